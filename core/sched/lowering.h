@@ -1,0 +1,49 @@
+#pragma once
+// Lowering (DESIGN section 3): stream assignment, per-device thunk
+// sequences with per-start completion events, and buffer assignment.
+
+#include <string>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/hlo/module.h"
+#include "core/sched/buffer_assignment.h"
+#include "core/sched/streams.h"
+#include "core/sched/thunk.h"
+
+namespace sl::sched {
+
+struct LowerOptions {
+  StreamOverrides overrides;
+  int64_t replica_count = 0;    // 0: take the module's
+  int64_t num_partitions = 0;   // 0: take the module's
+  // A while without known_trip_count runs this many times in sim/cuda.
+  // (The cpu backend evaluates the condition instead.)
+  int64_t default_trip_count = 1;
+};
+
+// The stream every instruction of the entry (and called) computations runs on,
+// after defaults and overrides. Saved with every run.
+struct StreamAssignmentEntry {
+  std::string instruction;
+  int stream = kMainStream;
+  bool overridden = false;
+  bool async_capable = false;  // may be moved by the user (GUI combo box)
+};
+
+struct LoweredProgram {
+  const hlo::Module* module = nullptr;  // must outlive this
+  int64_t replica_count = 1;
+  int64_t num_partitions = 1;
+  std::vector<DeviceProgram> devices;   // index = global device id
+  std::vector<StreamAssignmentEntry> streams;
+  BufferAssignment buffers;             // identical on every device
+  std::vector<std::string> warnings;
+};
+
+Result<LoweredProgram> lower(const hlo::Module& module, const LowerOptions& options);
+
+// `streamlens lower` output: readable thunk listing of one device (or all).
+std::string format_lowered(const LoweredProgram& program, int64_t device = -1);
+
+}  // namespace sl::sched

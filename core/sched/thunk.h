@@ -1,0 +1,74 @@
+#pragma once
+// The lowered form of a program on one device (DESIGN section 3): a flat
+// sequence of thunks in issue order. Calls and whiles with a known trip count
+// are unrolled, so every thunk is one occurrence of one instruction.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/hlo/module.h"
+#include "core/sched/streams.h"
+
+namespace sl::sched {
+
+enum class ThunkKind {
+  kKernel,        // elementwise / data / reduce / fusion / opaque custom-call
+  kGemm,          // dot or __cublas$gemm custom-call
+  kCollective,    // all-gather, reduce-scatter, all-reduce, collective-permute
+  kRecordEvent,   // record `event` on `stream`
+  kWaitEvent,     // `stream` waits until `event` has been recorded
+};
+
+// A byte range in the device arena (buffer assignment).
+struct BufferSlice {
+  int64_t offset = -1;  // -1: no buffer (e.g. token)
+  int64_t size = 0;
+};
+
+struct GemmDims {
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  hlo::PrimitiveType type = hlo::PrimitiveType::kF32;
+};
+
+struct CollectiveInfo {
+  hlo::Opcode op = hlo::Opcode::kAllReduce;
+  std::vector<int64_t> group;      // global device ids of this device's group, in group order
+  int64_t rank_in_group = 0;
+  int64_t send_to = -1;            // collective-permute: peer device or -1
+  int64_t recv_from = -1;          // collective-permute: peer device or -1 (then zeros)
+  int64_t bytes_in = 0;            // this device's input bytes, all tuple operands together
+  int64_t bytes_out = 0;
+  int64_t rendezvous_id = 0;       // equal on every device for the same occurrence
+};
+
+struct Thunk {
+  ThunkKind kind = ThunkKind::kKernel;
+  int stream = kMainStream;
+  const hlo::Computation* computation = nullptr;  // where `instruction` lives
+  const hlo::Instruction* instruction = nullptr;  // null for record/wait
+  // Name reported in traces: the instruction's name, or the async-start's
+  // name for work it wraps (DESIGN section 7).
+  std::string attributed_name;
+  int32_t occurrence = 0;                         // n-th execution of this instruction
+
+  std::vector<BufferSlice> operands;  // one per operand leaf read
+  std::vector<BufferSlice> results;   // one per result leaf written
+  BufferSlice workspace;              // GEMM workspace
+
+  int64_t flops = 0;
+  int64_t bytes_accessed = 0;         // bytes read + written
+  GemmDims gemm;                      // kGemm
+  CollectiveInfo collective;          // kCollective
+  int event = -1;                     // kRecordEvent / kWaitEvent: per-device event id
+};
+
+struct DeviceProgram {
+  int64_t device = 0;     // global id
+  int64_t replica = 0;
+  int64_t partition = 0;
+  std::vector<Thunk> thunks;
+  int num_events = 0;
+};
+
+}  // namespace sl::sched

@@ -1,0 +1,30 @@
+#pragma once
+// What is stored about a run besides its events (DESIGN section 6).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/sched/lowering.h"
+
+namespace sl::trace {
+
+enum class RunStatus { kRunning, kComplete, kFailed };
+const char* run_status_name(RunStatus status);
+
+struct RunInfo {
+  int64_t id = 0;
+  std::string name;
+  std::string program_name;      // module name
+  int64_t program_id = 0;
+  std::string backend;           // sim | cpu | cuda | nsys | capture
+  std::string device_model;      // h200, path of a device file, or the GPU's name
+  int64_t num_devices = 1;
+  RunStatus status = RunStatus::kRunning;
+  int64_t makespan_ns = 0;
+  std::string config_json;       // options the run used (init, seed, iterations, overrides...)
+  std::string created_at;        // ISO 8601 UTC
+  int64_t event_count = 0;
+};
+
+}  // namespace sl::trace

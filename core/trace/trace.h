@@ -1,0 +1,80 @@
+#pragma once
+// The trace model every backend produces and every consumer reads
+// (DESIGN section 4): events on (device, stream) tracks plus dependency edges
+// for waits between streams. Names are interned so a million events stay
+// small and load quickly.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/sched/streams.h"
+
+namespace sl::trace {
+
+using sched::StreamKind;
+
+enum class EventKind : uint8_t { kGemm, kCollective, kElementwise, kCopy, kMemset, kWait, kOther };
+
+const char* event_kind_name(EventKind kind);          // "gemm", "collective", ...
+bool parse_event_kind(std::string_view name, EventKind* out);
+
+class StringTable {
+ public:
+  uint32_t intern(std::string_view text);
+  const std::string& get(uint32_t id) const { return strings_[id]; }
+  size_t size() const { return strings_.size(); }
+  const std::vector<std::string>& all() const { return strings_; }
+
+ private:
+  std::vector<std::string> strings_{""};  // id 0 is the empty string
+  std::unordered_map<std::string, uint32_t> ids_{{"", 0}};
+};
+
+struct Event {
+  int32_t device = 0;
+  int32_t stream = 0;                       // see sched/streams.h
+  StreamKind stream_kind = StreamKind::kCompute;
+  EventKind kind = EventKind::kOther;
+  uint32_t name = 0;                        // kernel or op name (interned)
+  uint32_t instruction = 0;                 // instruction name without '%' (interned; 0 = none)
+  int64_t start_ns = 0;                     // from the run's first event
+  int64_t end_ns = 0;
+  int64_t bytes = 0;
+  int64_t flops = 0;
+  int64_t correlation = 0;                  // backend's id (CUPTI correlation id, thunk index)
+  int32_t iteration = 0;                    // --iterations index; 0 for single runs
+  int64_t duration_ns() const { return end_ns - start_ns; }
+};
+
+// `to` could not start before `from` ended: a wait between streams (or a
+// rendezvous). Indices into Trace::events.
+struct Dependency {
+  uint32_t from = 0;
+  uint32_t to = 0;
+};
+
+// Named counters for odd or dropped records (STYLE item 5).
+struct Counter {
+  std::string name;
+  int64_t value = 0;
+  std::string description;
+};
+
+struct Trace {
+  StringTable strings;
+  std::vector<Event> events;
+  std::vector<Dependency> dependencies;
+  std::vector<Counter> counters;
+
+  const std::string& name_of(const Event& e) const { return strings.get(e.name); }
+  const std::string& instruction_of(const Event& e) const { return strings.get(e.instruction); }
+  int64_t makespan_ns() const;  // last end - first start; 0 when empty
+  void add_counter(std::string_view name, int64_t delta, std::string_view description);
+  // Shift times so the first event starts at 0.
+  void normalize_time();
+};
+
+}  // namespace sl::trace
