@@ -1,2 +1,133 @@
+// `streamlens`: the headless command line (DESIGN section 7). Builds and runs
+// with no GPU, no display and no GLFW.
+
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
-int main() { std::puts("streamlens: under construction"); return 0; }
+#include <string>
+#include <vector>
+
+#include "app/cli/commands.h"
+#include "app/cli/exit_codes.h"
+
+namespace {
+
+using sl::cli::ProgramArgs;
+
+void add_program_options(CLI::App* cmd, ProgramArgs* args, bool with_devices) {
+  cmd->add_option("program", args->program, "program in HLO text (.hlo)")->required();
+  cmd->add_option("--stream", args->streams, "run instruction NAME on stream N (N or 'comm'), repeatable")
+      ->type_name("NAME=N");
+  if (with_devices) {
+    cmd->add_option("--replicas", args->replicas, "number of replicas (default: the module's replica_count)")
+        ->check(CLI::Range(1, 4096));
+    cmd->add_option("--partitions", args->partitions, "number of partitions (default: the module's num_partitions)")
+        ->check(CLI::Range(1, 4096));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"streamlens: simulate, run and compare GPU stream schedules of HLO programs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "streamlens 0.1.0");
+
+  ProgramArgs check_args;
+  auto* check = app.add_subcommand("check", "parse and verify a program");
+  check->add_option("program", check_args.program, "program in HLO text (.hlo)")->required();
+
+  ProgramArgs lower_args;
+  int64_t lower_device = -1;
+  auto* lower = app.add_subcommand("lower", "print the per-device thunk sequence and buffer assignment");
+  add_program_options(lower, &lower_args, true);
+  lower->add_option("--device-id", lower_device, "print only this device (global id)");
+
+  sl::cli::RunArgs run_args;
+  auto* run = app.add_subcommand("run", "run a program on a backend and record it in the database");
+  add_program_options(run, &run_args.program, true);
+  run->add_option("--backend", run_args.backend, "auto (cuda when a GPU is present, else sim), sim, cpu or cuda")
+      ->check(CLI::IsMember({"auto", "sim", "cpu", "cuda"}));
+  run->add_option("--device", run_args.device, "simulated device: h200, h100, a100 or a device .json");
+  run->add_option("--db", run_args.db, "trace database (SQLite)");
+  run->add_option("--name", run_args.name, "name of the run");
+  run->add_option("--init", run_args.init, "parameter values")->check(CLI::IsMember({"ramp", "random"}));
+  run->add_option("--seed", run_args.seed, "seed for --init random");
+  run->add_option("--results", run_args.results, "write the ROOT's values as JSON (cpu, cuda)");
+  run->add_option("--warmup", run_args.warmup, "untimed iterations first (cuda)")->check(CLI::Range(0, 1000000));
+  run->add_option("--iterations", run_args.iterations, "recorded iterations (cuda)")->check(CLI::Range(1, 1000000));
+  run->add_flag("--json", run_args.json, "print the run as one JSON object");
+  run->add_flag("--allow-tf32", run_args.allow_tf32, "let f32 GEMMs use TF32 (cuda)");
+
+  sl::cli::StoreArgs store_args;
+  auto add_db = [&](CLI::App* cmd) { cmd->add_option("--db", store_args.db, "trace database (SQLite)"); };
+
+  auto* runs = app.add_subcommand("runs", "list the runs in the database");
+  add_db(runs);
+  runs->add_flag("--json", store_args.json, "print JSON");
+
+  std::string show_run;
+  auto* show = app.add_subcommand("show", "print a run's events");
+  show->add_option("run", show_run, "run id (or 'last')")->required();
+  add_db(show);
+  show->add_flag("--json", store_args.json, "print one JSON object");
+
+  std::string run_a, run_b;
+  auto* compare = app.add_subcommand("compare", "compare two runs");
+  compare->add_option("run_a", run_a, "baseline run id")->required();
+  compare->add_option("run_b", run_b, "current run id")->required();
+  add_db(compare);
+  compare->add_flag("--json", store_args.json, "print one JSON object");
+
+  std::string export_run, export_format = "chrome", export_out;
+  auto* exp = app.add_subcommand("export", "export a run as Chrome trace JSON (Perfetto) or CSV");
+  exp->add_option("run", export_run, "run id (or 'last')")->required();
+  exp->add_option("--format", export_format, "chrome or csv")->check(CLI::IsMember({"chrome", "csv"}));
+  exp->add_option("-o,--output", export_out, "output file")->required();
+  add_db(exp);
+
+  std::string import_file, import_name;
+  auto* imp = app.add_subcommand("import", "import an Nsight Systems SQLite export as a run");
+  imp->add_option("nsys_sqlite", import_file, "file written by `nsys export --type sqlite`")->required();
+  imp->add_option("--name", import_name, "name of the run");
+  add_db(imp);
+
+  std::string capture_name;
+  std::vector<std::string> capture_command;
+  auto* capture = app.add_subcommand("capture", "record every CUDA kernel of a command: capture -- CMD ARGS...");
+  add_db(capture);
+  capture->add_option("--name", capture_name, "name of the run");
+  capture->add_option("command", capture_command, "the command to record (after --)")->required();
+
+  std::vector<std::string> calibrate_runs;
+  std::string calibrate_out;
+  auto* calibrate = app.add_subcommand("calibrate", "fit a device model to measured runs");
+  calibrate->add_option("runs", calibrate_runs, "measured run ids")->required();
+  calibrate->add_option("-o,--output", calibrate_out, "device file to write")->required();
+  add_db(calibrate);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return sl::cli::kExitUsage;
+  }
+
+  if (*check) return sl::cli::cmd_check(check_args);
+  if (*lower) return sl::cli::cmd_lower(lower_args, lower_device);
+  if (*run) return sl::cli::cmd_run(run_args);
+  if (*runs) return sl::cli::cmd_runs(store_args);
+  if (*show) return sl::cli::cmd_show(store_args, show_run);
+  if (*compare) return sl::cli::cmd_compare(store_args, run_a, run_b);
+  if (*exp) return sl::cli::cmd_export(store_args, export_run, export_format, export_out);
+  if (*imp) return sl::cli::cmd_import(store_args, import_file, import_name);
+  if (*capture) return sl::cli::cmd_capture(store_args, capture_name, capture_command);
+  if (*calibrate) return sl::cli::cmd_calibrate(store_args, calibrate_runs, calibrate_out);
+  return sl::cli::kExitUsage;
+}

@@ -1,0 +1,57 @@
+#include "app/cli/backend_factory.h"
+
+#include "core/exec/cpu/cpu_backend.h"
+#include "sim/sim_backend.h"
+#ifdef SL_HAVE_CUDA
+#include "core/exec/cuda/cuda_backend.h"
+#endif
+
+namespace sl::cli {
+namespace {
+
+Result<BackendChoice> make_sim(const std::string& device) {
+  SL_ASSIGN_OR_RETURN(sim::DeviceModel model, sim::load_device_model(device));
+  BackendChoice choice;
+  choice.backend = sim::make_sim_backend(model);
+  choice.name = "sim";
+  choice.device_model = device;
+  return choice;
+}
+
+Result<BackendChoice> make_cuda(bool allow_tf32) {
+#ifdef SL_HAVE_CUDA
+  exec::cuda::CudaOptions options;
+  options.allow_tf32 = allow_tf32;
+  SL_ASSIGN_OR_RETURN(std::unique_ptr<exec::Backend> backend, exec::cuda::make_cuda_backend(options));
+  BackendChoice choice;
+  choice.device_model = exec::cuda::gpu_description();
+  choice.backend = std::move(backend);
+  choice.name = "cuda";
+  return choice;
+#else
+  (void)allow_tf32;
+  return runtime_error("no GPU: this streamlens was built without CUDA (configure with -DSTREAMLENS_CUDA=ON)");
+#endif
+}
+
+}  // namespace
+
+Result<BackendChoice> make_backend(const std::string& requested, const std::string& device, bool allow_tf32) {
+  if (requested == "sim") return make_sim(device);
+  if (requested == "cpu") {
+    BackendChoice choice;
+    choice.backend = exec::make_cpu_backend();
+    choice.name = "cpu";
+    choice.device_model = "host";
+    return choice;
+  }
+  if (requested == "cuda") return make_cuda(allow_tf32);
+  if (requested != "auto") return usage_error("unknown backend '" + requested + "' (auto, sim, cpu, cuda)");
+  Result<BackendChoice> cuda = make_cuda(allow_tf32);
+  if (cuda) return cuda;
+  SL_ASSIGN_OR_RETURN(BackendChoice sim, make_sim(device));
+  sim.note = "note: " + cuda.status().message() + "; using the simulator (" + device + ")";
+  return sim;
+}
+
+}  // namespace sl::cli

@@ -1,0 +1,39 @@
+// `streamlens check` and `streamlens lower`.
+
+#include <cstdio>
+
+#include "app/cli/commands.h"
+#include "app/cli/exit_codes.h"
+#include "app/cli/program_loader.h"
+#include "core/sched/lowering.h"
+
+namespace sl::cli {
+
+int cmd_check(const ProgramArgs& args) {
+  Result<hlo::Module> module = load_program(args.program);
+  if (!module) return fail(module.status());
+  size_t instructions = 0;
+  for (const hlo::Computation& c : module->computations) instructions += c.instructions.size();
+  std::printf("%s: ok (module %s, %zu computations, %zu instructions, %lld replicas x %lld partitions)\n",
+              args.program.c_str(), module->name.c_str(), module->computations.size(), instructions,
+              static_cast<long long>(module->replica_count), static_cast<long long>(module->num_partitions));
+  return kExitOk;
+}
+
+int cmd_lower(const ProgramArgs& args, int64_t device) {
+  Result<hlo::Module> module = load_program(args.program);
+  if (!module) return fail(module.status());
+  Result<sched::LowerOptions> options = lower_options(args.streams, args.replicas, args.partitions);
+  if (!options) return fail(options.status());
+  Result<sched::LoweredProgram> lowered = sched::lower(*module, *options);
+  if (!lowered) return fail(lowered.status());
+  for (const std::string& warning : lowered->warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  if (device >= static_cast<int64_t>(lowered->devices.size())) {
+    return fail(usage_error("--device-id " + std::to_string(device) + " is out of range (the program has " +
+                            std::to_string(lowered->devices.size()) + " devices)"));
+  }
+  std::fputs(sched::format_lowered(*lowered, device).c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace sl::cli

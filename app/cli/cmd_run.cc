@@ -1,0 +1,107 @@
+// `streamlens run`: parse, verify, lower, execute on a backend, record.
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/backend_factory.h"
+#include "app/cli/commands.h"
+#include "app/cli/exit_codes.h"
+#include "app/cli/progress.h"
+#include "app/cli/program_loader.h"
+#include "app/cli/run_recorder.h"
+#include "core/exec/results_json.h"
+#include "core/trace/report.h"
+
+namespace sl::cli {
+namespace {
+
+std::string config_json(const RunArgs& args, const sched::LowerOptions& options, const std::string& backend) {
+  nlohmann::json config = {
+      {"program", args.program.program},
+      {"backend", backend},
+      {"init", args.init},
+      {"seed", args.seed},
+      {"warmup", args.warmup},
+      {"iterations", args.iterations},
+      {"replicas", options.replica_count},
+      {"partitions", options.num_partitions},
+      {"allow_tf32", args.allow_tf32},
+      {"stream_overrides", options.overrides},
+  };
+  return config.dump();
+}
+
+Status write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) return runtime_error("cannot write " + path);
+  out << text;
+  if (!out.flush()) return runtime_error("cannot write " + path);
+  return Status::ok();
+}
+
+}  // namespace
+
+int cmd_run(const RunArgs& args) {
+  Result<hlo::Module> module = load_program(args.program.program);
+  if (!module) return fail(module.status());
+  Result<sched::LowerOptions> options =
+      lower_options(args.program.streams, args.program.replicas, args.program.partitions);
+  if (!options) return fail(options.status());
+  Result<sched::LoweredProgram> lowered = sched::lower(*module, *options);
+  if (!lowered) return fail(lowered.status());
+  for (const std::string& warning : lowered->warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  options->replica_count = lowered->replica_count;
+  options->num_partitions = lowered->num_partitions;
+
+  if (args.backend != "cuda" && args.backend != "auto" && (args.warmup > 0 || args.iterations > 1)) {
+    std::fprintf(stderr, "note: --warmup/--iterations only apply to the cuda backend\n");
+  }
+  Result<BackendChoice> choice = make_backend(args.backend, args.device, args.allow_tf32);
+  if (!choice) return fail(choice.status());
+  if (!choice->note.empty()) std::fprintf(stderr, "%s\n", choice->note.c_str());
+
+  // Open the database before running, so a bad file fails fast and untouched.
+  Result<std::unique_ptr<trace::TraceStore>> store = trace::TraceStore::open(args.db);
+  if (!store) return fail(store.status());
+
+  trace::RunInfo info;
+  info.name = args.name.empty() ? module->name + " on " + choice->name : args.name;
+  info.program_name = module->name;
+  info.backend = choice->name;
+  info.device_model = choice->device_model;
+  info.num_devices = static_cast<int64_t>(lowered->devices.size());
+  info.config_json = config_json(args, *options, choice->name);
+
+  exec::RunOptions run_options;
+  run_options.init = args.init == "random" ? exec::InitMode::kRandom : exec::InitMode::kRamp;
+  run_options.seed = args.seed;
+  run_options.warmup = args.warmup;
+  run_options.iterations = args.iterations;
+  run_options.device_model = args.device;
+  run_options.allow_tf32 = args.allow_tf32;
+  run_options.collect_results = !args.results.empty();
+  ProgressBar progress("running on " + choice->name);
+  run_options.progress = [&progress](int64_t done, int64_t total) { progress.update(done, total); };
+
+  Result<RecordedRun> recorded =
+      record_run(**store, info, module->source_text, lowered->streams, *choice->backend, *lowered, run_options);
+  if (!recorded) return fail(recorded.status());
+
+  if (!args.results.empty()) {
+    Status written = write_text_file(args.results, exec::results_to_json(recorded->output.results));
+    if (!written.is_ok()) return fail(written);
+  }
+  Result<trace::RunInfo> stored = (*store)->run_info(recorded->run_id);
+  if (!stored) return fail(stored.status());
+  if (args.json) {
+    std::printf("%s\n", trace::run_json(*stored, recorded->output.trace).c_str());
+  } else {
+    std::printf("%s", trace::run_summary_text(*stored, recorded->output.trace).c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace sl::cli

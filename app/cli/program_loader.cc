@@ -1,0 +1,53 @@
+#include "app/cli/program_loader.h"
+
+#include <charconv>
+#include <cstdio>
+
+#include "core/hlo/parser.h"
+#include "core/hlo/verifier.h"
+
+namespace sl::cli {
+
+Result<hlo::Module> load_program(const std::string& path) {
+  SL_ASSIGN_OR_RETURN(hlo::Module module, hlo::parse_program_file(path));
+  for (const std::string& warning : module.warnings) std::fprintf(stderr, "%s\n", warning.c_str());
+  SL_RETURN_IF_ERROR(hlo::verify_status(module));
+  return module;
+}
+
+Result<sched::StreamOverrides> parse_stream_overrides(const std::vector<std::string>& specs) {
+  sched::StreamOverrides overrides;
+  for (const std::string& spec : specs) {
+    size_t eq = spec.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+      return usage_error("--stream expects NAME=N or NAME=comm, got '" + spec + "'");
+    }
+    std::string name = spec.substr(0, eq);
+    if (!name.empty() && name[0] == '%') name.erase(0, 1);
+    std::string value = spec.substr(eq + 1);
+    int stream = 0;
+    if (value == "comm") {
+      stream = sched::kCommStreamBase;
+    } else {
+      auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), stream);
+      if (ec != std::errc() || ptr != value.data() + value.size() || stream < 0 ||
+          stream >= sched::kCommStreamBase + 16) {
+        return usage_error("--stream " + spec + ": N must be a compute stream 0.." +
+                           std::to_string(sched::kCommStreamBase - 1) + " or 'comm'");
+      }
+    }
+    overrides[name] = stream;
+  }
+  return overrides;
+}
+
+Result<sched::LowerOptions> lower_options(const std::vector<std::string>& stream_specs, int64_t replicas,
+                                          int64_t partitions) {
+  sched::LowerOptions options;
+  SL_ASSIGN_OR_RETURN(options.overrides, parse_stream_overrides(stream_specs));
+  options.replica_count = replicas;
+  options.num_partitions = partitions;
+  return options;
+}
+
+}  // namespace sl::cli

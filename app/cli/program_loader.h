@@ -1,0 +1,23 @@
+#pragma once
+// Shared steps of check/lower/run: read, parse, verify, parse --stream.
+
+#include <string>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/hlo/module.h"
+#include "core/sched/lowering.h"
+
+namespace sl::cli {
+
+// Parses and verifies; warnings (unknown attributes) go to stderr.
+Result<hlo::Module> load_program(const std::string& path);
+
+// "NAME=N" or "NAME=comm" -> overrides; malformed entries are usage errors.
+Result<sched::StreamOverrides> parse_stream_overrides(const std::vector<std::string>& specs);
+
+// Lower options from the command line (overrides, replica/partition counts).
+Result<sched::LowerOptions> lower_options(const std::vector<std::string>& stream_specs, int64_t replicas,
+                                          int64_t partitions);
+
+}  // namespace sl::cli

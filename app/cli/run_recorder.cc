@@ -1,0 +1,39 @@
+#include "app/cli/run_recorder.h"
+
+#include <algorithm>
+
+namespace sl::cli {
+namespace {
+constexpr size_t kBatchEvents = 65536;
+}
+
+Result<RecordedRun> record_run(trace::TraceStore& store, const trace::RunInfo& info,
+                               const std::string& program_text,
+                               const std::vector<sched::StreamAssignmentEntry>& streams, exec::Backend& backend,
+                               const sched::LoweredProgram& program, const exec::RunOptions& options) {
+  SL_ASSIGN_OR_RETURN(int64_t run_id, store.begin_run(info, program_text, streams));
+  Result<exec::RunOutput> output = backend.run(program, options);
+  if (!output) {
+    // Keep the record of the attempt; the error is what the user sees.
+    (void)store.finish_run(run_id, trace::RunStatus::kFailed, 0,
+                           {{"backend_error", 1, output.status().message()}});
+    return output.status();
+  }
+  trace::Trace& trace = output->trace;
+  for (size_t first = 0; first < trace.events.size(); first += kBatchEvents) {
+    size_t count = std::min(kBatchEvents, trace.events.size() - first);
+    Status appended = store.append(run_id, trace, first, count);
+    if (!appended.is_ok()) {
+      (void)store.finish_run(run_id, trace::RunStatus::kFailed, 0, trace.counters);
+      return appended;
+    }
+  }
+  SL_RETURN_IF_ERROR(store.append_dependencies(run_id, trace.dependencies));
+  SL_RETURN_IF_ERROR(store.finish_run(run_id, trace::RunStatus::kComplete, trace.makespan_ns(), trace.counters));
+  RecordedRun recorded;
+  recorded.run_id = run_id;
+  recorded.output = std::move(output).value();
+  return recorded;
+}
+
+}  // namespace sl::cli
