@@ -24,4 +24,23 @@ Result<GroupMode> group_mode(const Instruction& collective);
 Result<std::vector<std::vector<int64_t>>> device_groups(const Instruction& collective,
                                                         int64_t replica_count, int64_t num_partitions);
 
+// The group `device` (global id) belongs to, and its rank there. Error when the
+// device is in no group (XLA: "doesn't appear in replica groups").
+struct DeviceGroup {
+  std::vector<int64_t> devices;  // global ids in group order
+  int64_t rank = -1;             // index of the device in `devices`
+};
+Result<DeviceGroup> group_of(const Instruction& collective, int64_t device, int64_t replica_count,
+                             int64_t num_partitions);
+
+// collective-permute: the peers of `device` (global ids; -1 = none). The ids in
+// source_target_pairs are replica ids (cross-replica) or partition ids
+// (cross-partition), so a pair connects devices of the same partition / replica.
+struct PermutePeers {
+  int64_t send_to = -1;
+  int64_t recv_from = -1;
+};
+Result<PermutePeers> permute_peers(const Instruction& collective_permute, int64_t device,
+                                   int64_t replica_count, int64_t num_partitions);
+
 }  // namespace sl::hlo
