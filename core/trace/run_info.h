@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/sched/lowering.h"
@@ -10,7 +11,8 @@
 namespace sl::trace {
 
 enum class RunStatus { kRunning, kComplete, kFailed };
-const char* run_status_name(RunStatus status);
+const char* run_status_name(RunStatus status);  // "running" | "complete" | "failed"
+bool parse_run_status(std::string_view name, RunStatus* out);
 
 struct RunInfo {
   int64_t id = 0;

@@ -1,0 +1,84 @@
+#pragma once
+// A thin RAII layer over the SQLite C API for the store and the importer.
+// Errors come back as Status naming the database file; nothing throws.
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/common/status.h"
+
+namespace sl::trace::store {
+
+class Statement;
+
+class Database {
+ public:
+  Database() = default;
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+  Database(Database&& other) noexcept;
+  Database& operator=(Database&& other) noexcept;
+  ~Database();
+
+  // flags: SQLITE_OPEN_READONLY or SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE.
+  static Result<Database> open(const std::string& path, int flags);
+
+  Status exec(const char* sql);
+  Result<Statement> prepare(std::string_view sql);
+  bool table_exists(std::string_view name);
+  // An error Status for the last failure, classified: corrupt/not-a-database
+  // are kInvalidInput, everything else kRuntime.
+  Status error(std::string_view what) const;
+  Status error_from(int rc, std::string_view what) const;
+
+  sqlite3* handle() const { return db_; }
+  const std::string& path() const { return path_; }
+  int64_t last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+  int changes() const { return sqlite3_changes(db_); }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
+// A prepared statement, reusable: bind, step until done, reset.
+class Statement {
+ public:
+  Statement() = default;
+  Statement(const Database* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  Statement(Statement&& other) noexcept;
+  Statement& operator=(Statement&& other) noexcept;
+  ~Statement();
+
+  // Indices are 1-based as in SQLite.
+  void bind(int index, int64_t value) { sqlite3_bind_int64(stmt_, index, value); }
+  void bind(int index, std::string_view text) {
+    sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  }
+  void bind_null(int index) { sqlite3_bind_null(stmt_, index); }
+
+  // true: a row is available; false: done. Errors set *status.
+  bool step(Status* status);
+  // Runs to completion, ignoring rows; resets afterwards.
+  Status run();
+  void reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+
+  int64_t column_int(int index) const { return sqlite3_column_int64(stmt_, index); }
+  std::string column_text(int index) const;
+  bool column_is_null(int index) const { return sqlite3_column_type(stmt_, index) == SQLITE_NULL; }
+  sqlite3_stmt* handle() const { return stmt_; }
+
+ private:
+  const Database* db_ = nullptr;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+}  // namespace sl::trace::store

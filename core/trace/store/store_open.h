@@ -1,0 +1,22 @@
+#pragma once
+// Deciding whether a file may be opened as a streamlens store, before
+// anything is written to it (DESIGN section 6: foreign, corrupt or newer
+// files are refused and left byte-identical).
+
+#include <string>
+
+#include "core/common/status.h"
+
+namespace sl::trace::store {
+
+enum class FileState {
+  kMissing,     // no such file
+  kEmpty,       // zero bytes, or an SQLite database without any table
+  kStreamlens,  // ours, with a schema version this build reads
+};
+
+// Inspects `path` through a read-only connection. Errors (kInvalidInput, naming
+// the file) for: not SQLite, corrupt, someone else's tables, newer schema.
+Result<FileState> inspect_file(const std::string& path);
+
+}  // namespace sl::trace::store
