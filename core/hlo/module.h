@@ -99,6 +99,10 @@ struct Computation {
   std::vector<int> parameters;            // parameters[N] = index of parameter(N)
   bool is_entry = false;
   SourceLoc loc;
+  // The header's `(p: shape, ...) -> shape` when the text has one (nullopt
+  // otherwise); the verifier checks it against the parameters and the ROOT.
+  std::optional<std::vector<Shape>> declared_parameters;
+  std::optional<Shape> declared_result;
 
   int find(std::string_view instruction_name) const;  // -1 if absent
 };
