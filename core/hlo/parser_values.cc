@@ -1,0 +1,442 @@
+// HLO text parser: shapes, integers, lists, constant literals, replica
+// groups, and skipping of values the tool does not read.
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "core/hlo/parser_impl.h"
+
+namespace sl::hlo::parser_internal {
+namespace {
+
+bool is_opener(TokenKind k) {
+  return k == TokenKind::kLbrace || k == TokenKind::kLbracket || k == TokenKind::kLparen;
+}
+bool is_closer(TokenKind k) {
+  return k == TokenKind::kRbrace || k == TokenKind::kRbracket || k == TokenKind::kRparen;
+}
+TokenKind closer_of(TokenKind k) {
+  if (k == TokenKind::kLbrace) return TokenKind::kRbrace;
+  if (k == TokenKind::kLbracket) return TokenKind::kRbracket;
+  return TokenKind::kRparen;
+}
+
+// Total bytes of a shape, or false on int64 overflow.
+bool checked_byte_size(const Shape& shape, int64_t& bytes) {
+  if (!shape.is_tuple()) {
+    int64_t elements = 1;
+    for (int64_t d : shape.dims) {
+      if (__builtin_mul_overflow(elements, d, &elements)) return false;
+    }
+    return !__builtin_mul_overflow(elements, primitive_type_bytes(shape.type), &bytes);
+  }
+  bytes = 0;
+  for (const Shape& e : shape.elements) {
+    int64_t b = 0;
+    if (!checked_byte_size(e, b) || __builtin_add_overflow(bytes, b, &bytes)) return false;
+  }
+  return true;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\n' || s.front() == '\t' || s.front() == '\r')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\t' || s.back() == '\r')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+}  // namespace
+
+bool Parser::parse_int(int64_t& value) {
+  if (!is(TokenKind::kInt)) return fail_expected("an integer");
+  auto [ptr, ec] = std::from_chars(cur_.text.data(), cur_.text.data() + cur_.text.size(), value);
+  if (ec == std::errc::result_out_of_range) return fail_here(fmt::format("integer {} is out of range", cur_.text));
+  if (ec != std::errc() || ptr != cur_.text.data() + cur_.text.size()) return fail_expected("an integer");
+  advance();
+  return true;
+}
+
+bool Parser::parse_bool(bool& value) {
+  if (is_ident("true") || is_ident("false")) {
+    value = cur_.text == "true";
+    advance();
+    return true;
+  }
+  return fail_expected("true or false");
+}
+
+bool Parser::parse_int_list(std::vector<int64_t>& values) {
+  values.clear();
+  if (!expect(TokenKind::kLbrace, "'{' to open a list of integers")) return false;
+  if (accept(TokenKind::kRbrace)) return true;
+  for (;;) {
+    int64_t v = 0;
+    if (!parse_int(v)) return false;
+    values.push_back(v);
+    if (accept(TokenKind::kComma)) continue;
+    return expect(TokenKind::kRbrace, "',' or '}' in a list of integers");
+  }
+}
+
+bool Parser::parse_int_list_list(std::vector<std::vector<int64_t>>& values) {
+  values.clear();
+  if (!expect(TokenKind::kLbrace, "'{' to open a list of lists")) return false;
+  if (accept(TokenKind::kRbrace)) return true;
+  for (;;) {
+    values.emplace_back();
+    if (!parse_int_list(values.back())) return false;
+    if (accept(TokenKind::kComma)) continue;
+    return expect(TokenKind::kRbrace, "',' or '}' in a list of lists");
+  }
+}
+
+bool Parser::parse_bracket_int_list(std::vector<int64_t>& values) {
+  values.clear();
+  if (!expect(TokenKind::kLbracket, "'['")) return false;
+  if (accept(TokenKind::kRbracket)) return true;
+  for (;;) {
+    int64_t v = 0;
+    if (!parse_int(v)) return false;
+    values.push_back(v);
+    if (accept(TokenKind::kComma)) continue;
+    return expect(TokenKind::kRbracket, "',' or ']'");
+  }
+}
+
+bool Parser::parse_shape(Shape& shape, int depth, bool before_body) {
+  if (depth >= kMaxNesting) return fail_here(fmt::format("shape nests deeper than {} levels", kMaxNesting));
+  if (is(TokenKind::kIdent)) return parse_array_shape(shape, before_body);
+  if (!is(TokenKind::kLparen)) return fail_expected("a shape");
+  SourceLoc loc = cur_.loc;
+  advance();
+  shape = Shape::tuple({});
+  if (!accept(TokenKind::kRparen)) {
+    for (;;) {
+      Shape element;
+      if (!parse_shape(element, depth + 1)) return false;
+      shape.elements.push_back(std::move(element));
+      if (accept(TokenKind::kComma)) continue;
+      if (!expect(TokenKind::kRparen, "',' or ')' in a tuple shape")) return false;
+      break;
+    }
+  }
+  int64_t bytes = 0;
+  if (depth == 0 && !checked_byte_size(shape, bytes)) return fail(loc, "tuple shape is too large (byte size overflows)");
+  return true;
+}
+
+bool Parser::parse_array_shape(Shape& shape, bool before_body) {
+  auto type = parse_primitive_type(cur_.text);
+  if (!type) {
+    if (peek_next().kind == TokenKind::kLbracket) {
+      return fail_here(fmt::format("unknown element type '{}'", cur_.text.substr(0, 40)));
+    }
+    return fail_expected("a shape");
+  }
+  SourceLoc loc = cur_.loc;
+  advance();
+  if (!expect(TokenKind::kLbracket, "'[' after the element type")) return false;
+  shape = Shape::array(*type, {});
+  if (!accept(TokenKind::kRbracket)) {
+    for (;;) {
+      SourceLoc dim_loc = cur_.loc;
+      int64_t d = 0;
+      if (!parse_int(d)) return false;
+      if (d < 0) return fail(dim_loc, fmt::format("dimension size {} is negative", d));
+      shape.dims.push_back(d);
+      if (accept(TokenKind::kComma)) continue;
+      if (!expect(TokenKind::kRbracket, "',' or ']' in the dimensions")) return false;
+      break;
+    }
+  }
+  if (*type == PrimitiveType::kToken && !shape.dims.empty()) return fail(loc, "token[] takes no dimensions");
+  int64_t bytes = 0;
+  if (!checked_byte_size(shape, bytes)) {
+    return fail(loc, fmt::format("shape {} is too large (element count or byte size overflows int64)",
+                                 to_string(shape).substr(0, 80)));
+  }
+  if (is(TokenKind::kLbrace)) return skip_layout(before_body);
+  return true;
+}
+
+bool Parser::skip_layout(bool before_body) {
+  if (before_body) {
+    // `-> f32[4]{0} {` vs `-> f32[4] {`: a layout holds numbers and ':'; an
+    // empty layout `{}` is one only when the body brace follows it.
+    Lexer::State saved = lexer_.state();
+    Token first = lexer_.next();
+    Token second = lexer_.next();
+    lexer_.restore(saved);
+    bool layout = first.kind == TokenKind::kInt || first.kind == TokenKind::kColon ||
+                  (first.kind == TokenKind::kRbrace && second.kind == TokenKind::kLbrace);
+    if (!layout) return true;
+  }
+  return skip_balanced();
+}
+
+bool Parser::skip_balanced() {
+  std::vector<std::pair<TokenKind, SourceLoc>> stack;
+  for (;;) {
+    if (is(TokenKind::kError)) return fail_here(cur_.value);
+    if (is(TokenKind::kEof)) {
+      return fail(stack.empty() ? cur_.loc : stack.back().second, "unbalanced bracket: not closed before end of file");
+    }
+    if (is_opener(cur_.kind)) {
+      if (stack.size() >= static_cast<size_t>(kMaxNesting)) {
+        return fail_here(fmt::format("value nests deeper than {} levels", kMaxNesting));
+      }
+      stack.emplace_back(closer_of(cur_.kind), cur_.loc);
+    } else if (is_closer(cur_.kind)) {
+      if (stack.empty() || stack.back().first != cur_.kind) {
+        return fail_here(fmt::format("mismatched {}", token_kind_name(cur_.kind)));
+      }
+      stack.pop_back();
+    } else if (stack.empty()) {
+      return fail_expected("'{', '[' or '('");
+    }
+    advance();
+    if (stack.empty()) return true;
+  }
+}
+
+bool Parser::skip_value() {
+  if (is(TokenKind::kComma) || is_closer(cur_.kind) || is(TokenKind::kEof)) return fail_expected("an attribute value");
+  for (;;) {
+    if (is(TokenKind::kError)) return fail_here(cur_.value);
+    if (is_opener(cur_.kind)) {
+      if (!skip_balanced()) return false;
+    } else {
+      advance();
+    }
+    // A value such as `[2,2]<=[4]T(1,0)` is several tokens on one line.
+    if (is(TokenKind::kComma) || is_closer(cur_.kind) || is(TokenKind::kEof)) return true;
+    if (cur_.loc.line != prev_.loc.line || is_ident("ROOT")) return true;
+  }
+}
+
+bool Parser::parse_literal(Instruction& instruction) {
+  const Shape& shape = instruction.shape;
+  if (shape.is_tuple()) return fail(instruction.opcode_loc, "tuple constants are not supported");
+  if (shape.is_token()) return fail(instruction.opcode_loc, "token constants are not supported");
+  size_t begin = cur_.begin;
+  if (is(TokenKind::kLbrace) && peek_next().kind == TokenKind::kEllipsis) {
+    // A large constant elided by the dump (`constant({...})`): no values.
+    advance();
+    advance();
+    if (!expect(TokenKind::kRbrace, "'}' after '...'")) return false;
+  } else {
+    std::vector<double> values;
+    if (!parse_literal_level(shape, 0, values)) return false;
+    instruction.literal = std::move(values);
+  }
+  instruction.literal_text = std::string(trim(text_.substr(begin, prev_.end - begin)));
+  return expect(TokenKind::kRparen, "')' after the constant value");
+}
+
+bool Parser::parse_literal_level(const Shape& shape, size_t depth, std::vector<double>& values) {
+  if (depth == shape.dims.size()) return parse_literal_scalar(shape.type, values);
+  if (depth >= static_cast<size_t>(kMaxNesting)) {
+    return fail_here(fmt::format("constant nests deeper than {} levels", kMaxNesting));
+  }
+  SourceLoc loc = cur_.loc;
+  if (!expect(TokenKind::kLbrace, fmt::format("'{{' for dimension {} of the constant", depth))) return false;
+  int64_t count = 0;
+  if (!is(TokenKind::kRbrace)) {
+    for (;;) {
+      if (!parse_literal_level(shape, depth + 1, values)) return false;
+      ++count;
+      if (!accept(TokenKind::kComma)) break;
+    }
+  }
+  if (!expect(TokenKind::kRbrace, "',' or '}' in the constant")) return false;
+  if (count != shape.dims[depth]) {
+    return fail(loc, fmt::format("constant has {} element(s) in dimension {}, but the shape {} says {}", count, depth,
+                                 to_string(shape), shape.dims[depth]));
+  }
+  return true;
+}
+
+bool Parser::parse_literal_scalar(PrimitiveType type, std::vector<double>& values) {
+  double v = 0;
+  SourceLoc loc = cur_.loc;
+  std::string_view text = cur_.text;
+  if (is(TokenKind::kInt)) {
+    int64_t i = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
+    if (ec == std::errc()) {
+      v = static_cast<double>(i);
+    } else {
+      if (is_integral(type) || type == PrimitiveType::kPred) {
+        return fail_here(fmt::format("integer {} is out of range", text.substr(0, 40)));
+      }
+      auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (r.ec != std::errc()) return fail_here(fmt::format("number {} is out of range", text.substr(0, 40)));
+    }
+  } else if (is(TokenKind::kFloat)) {
+    if (text == "-inf") {
+      v = -std::numeric_limits<double>::infinity();
+    } else if (text == "-nan") {
+      v = std::numeric_limits<double>::quiet_NaN();
+    } else {
+      auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec != std::errc()) return fail_here(fmt::format("number {} is out of range", text.substr(0, 40)));
+    }
+  } else if (is_ident("true") || is_ident("false")) {
+    v = text == "true" ? 1 : 0;
+  } else if (is_ident("inf") || is_ident("nan")) {
+    v = text == "inf" ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+  } else {
+    return fail_expected("a constant value");
+  }
+  advance();
+  if (!is_floating(type)) {
+    if (!std::isfinite(v) || v != std::floor(v)) {
+      return fail(loc, fmt::format("{} is not a valid {} value", text.substr(0, 40), primitive_type_name(type)));
+    }
+    double lo = 0, hi = 0;
+    switch (type) {
+      case PrimitiveType::kPred: lo = 0; hi = 1; break;
+      case PrimitiveType::kS8: lo = -128; hi = 127; break;
+      case PrimitiveType::kS32: lo = -2147483648.0; hi = 2147483647.0; break;
+      case PrimitiveType::kU32: lo = 0; hi = 4294967295.0; break;
+      default: lo = -9223372036854775808.0; hi = 9223372036854775807.0; break;
+    }
+    if (v < lo || v > hi) {
+      return fail(loc, fmt::format("{} is out of range for {}", text.substr(0, 40), primitive_type_name(type)));
+    }
+  }
+  values.push_back(v);
+  return true;
+}
+
+bool Parser::parse_replica_groups(ReplicaGroups& groups) {
+  groups = ReplicaGroups{};
+  if (is(TokenKind::kLbrace)) return parse_int_list_list(groups.groups);
+  if (!is(TokenKind::kLbracket)) return fail_expected("replica groups ('{{...}}' or '[G,S]<=[...]')");
+  SourceLoc loc = cur_.loc;
+  size_t begin = cur_.begin;
+  std::vector<int64_t> group_dims, reshape_dims, perm;
+  if (!parse_bracket_int_list(group_dims)) return false;
+  if (!expect(TokenKind::kLeq, "'<=' in iota replica groups")) return false;
+  if (!parse_bracket_int_list(reshape_dims)) return false;
+  if (is_ident("T")) {
+    advance();
+    if (!expect(TokenKind::kLparen, "'(' after T")) return false;
+    if (!accept(TokenKind::kRparen)) {
+      for (;;) {
+        int64_t v = 0;
+        if (!parse_int(v)) return false;
+        perm.push_back(v);
+        if (accept(TokenKind::kComma)) continue;
+        if (!expect(TokenKind::kRparen, "',' or ')' in the transpose")) return false;
+        break;
+      }
+    }
+  }
+  groups.iota_text = std::string(text_.substr(begin, prev_.end - begin));
+  std::string problem = expand_iota_groups(group_dims, reshape_dims, perm, groups.groups);
+  if (!problem.empty()) return fail(loc, problem);
+  return true;
+}
+
+bool Parser::parse_slice(std::vector<SliceDim>& slice) {
+  slice.clear();
+  if (!expect(TokenKind::kLbrace, "'{' to open the slice")) return false;
+  if (accept(TokenKind::kRbrace)) return true;
+  for (;;) {
+    SliceDim dim;
+    if (!expect(TokenKind::kLbracket, "'[' to open a slice dimension")) return false;
+    if (!parse_int(dim.start)) return false;
+    if (!expect(TokenKind::kColon, "':' in the slice dimension")) return false;
+    if (!parse_int(dim.limit)) return false;
+    if (accept(TokenKind::kColon) && !parse_int(dim.stride)) return false;
+    if (!expect(TokenKind::kRbracket, "']' to close the slice dimension")) return false;
+    slice.push_back(dim);
+    if (accept(TokenKind::kComma)) continue;
+    return expect(TokenKind::kRbrace, "',' or '}' in the slice");
+  }
+}
+
+bool Parser::parse_pairs(std::vector<std::pair<int64_t, int64_t>>& pairs) {
+  pairs.clear();
+  if (!expect(TokenKind::kLbrace, "'{' to open source_target_pairs")) return false;
+  if (accept(TokenKind::kRbrace)) return true;
+  for (;;) {
+    SourceLoc loc = cur_.loc;
+    std::vector<int64_t> pair;
+    if (!parse_int_list(pair)) return false;
+    if (pair.size() != 2) return fail(loc, fmt::format("a source-target pair needs 2 ids, got {}", pair.size()));
+    pairs.emplace_back(pair[0], pair[1]);
+    if (accept(TokenKind::kComma)) continue;
+    return expect(TokenKind::kRbrace, "',' or '}' in source_target_pairs");
+  }
+}
+
+std::string expand_iota_groups(const std::vector<int64_t>& group_dims, const std::vector<int64_t>& reshape_dims,
+                               const std::vector<int64_t>& perm, std::vector<std::vector<int64_t>>& groups) {
+  constexpr int64_t kMaxDevices = int64_t{1} << 20;
+  if (group_dims.size() != 2) {
+    return fmt::format("iota replica groups need [groups,size] (2 numbers), got {}", group_dims.size());
+  }
+  int64_t total = 0;
+  if (group_dims[0] <= 0 || group_dims[1] <= 0 || __builtin_mul_overflow(group_dims[0], group_dims[1], &total) ||
+      total > kMaxDevices) {
+    return fmt::format("iota replica groups [{},{}] must be positive and at most {} devices", group_dims[0],
+                       group_dims[1], kMaxDevices);
+  }
+  if (reshape_dims.empty()) return "iota replica groups need reshape dimensions after '<='";
+  int64_t product = 1;
+  for (int64_t d : reshape_dims) {
+    if (d <= 0 || __builtin_mul_overflow(product, d, &product) || product > kMaxDevices) {
+      return "iota reshape dimensions must be positive and hold at most 2^20 devices";
+    }
+  }
+  if (product != total) {
+    return fmt::format("iota replica groups [{},{}] hold {} devices but the reshape dimensions hold {}", group_dims[0],
+                       group_dims[1], total, product);
+  }
+  size_t rank = reshape_dims.size();
+  std::vector<int64_t> order = perm;
+  if (order.empty()) {
+    for (size_t i = 0; i < rank; ++i) order.push_back(static_cast<int64_t>(i));
+  }
+  if (order.size() != rank) {
+    return fmt::format("transpose T(...) has {} entries but there are {} reshape dimensions", order.size(), rank);
+  }
+  std::vector<bool> seen(rank, false);
+  for (int64_t p : order) {
+    if (p < 0 || static_cast<size_t>(p) >= rank || seen[static_cast<size_t>(p)]) {
+      return "transpose T(...) must be a permutation of the reshape dimensions";
+    }
+    seen[static_cast<size_t>(p)] = true;
+  }
+  // Row-major strides of the reshaped iota; walk the transposed array in
+  // row-major order and read the iota value (= flat input index).
+  std::vector<int64_t> in_stride(rank, 1);
+  for (size_t i = rank - 1; i > 0; --i) in_stride[i - 1] = in_stride[i] * reshape_dims[i];
+  std::vector<int64_t> out_dims(rank), out_stride(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    out_dims[i] = reshape_dims[static_cast<size_t>(order[i])];
+    out_stride[i] = in_stride[static_cast<size_t>(order[i])];
+  }
+  std::vector<int64_t> index(rank, 0);
+  groups.assign(static_cast<size_t>(group_dims[0]), {});
+  for (int64_t k = 0; k < total; ++k) {
+    int64_t value = 0;
+    for (size_t i = 0; i < rank; ++i) value += index[i] * out_stride[i];
+    groups[static_cast<size_t>(k / group_dims[1])].push_back(value);
+    for (size_t i = rank; i-- > 0;) {
+      if (++index[i] < out_dims[i]) break;
+      index[i] = 0;
+    }
+  }
+  return {};
+}
+
+}  // namespace sl::hlo::parser_internal
