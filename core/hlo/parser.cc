@@ -144,7 +144,7 @@ bool Parser::parse_computation() {
   computation.loc = cur_.loc;
   computation.is_entry = is_entry;
   advance();
-  if (is(TokenKind::kLparen) && !parse_signature()) return false;
+  if (is(TokenKind::kLparen) && !parse_signature(computation)) return false;
   if (!expect(TokenKind::kLbrace, "'{' to open the computation body")) return false;
   if (computation_names_.count(computation.name)) {
     return fail(computation.loc, fmt::format("duplicate computation name %{}", computation.name));
@@ -178,23 +178,28 @@ bool Parser::parse_computation() {
   return true;
 }
 
-bool Parser::parse_signature() {
+bool Parser::parse_signature(Computation& computation) {
   advance();  // '('
+  std::vector<Shape> parameters;
   if (!accept(TokenKind::kRparen)) {
     for (;;) {
       if (!is(TokenKind::kName) && !is(TokenKind::kIdent)) return fail_expected("a parameter name");
       advance();
       if (!expect(TokenKind::kColon, "':' after the parameter name")) return false;
-      Shape ignored;
-      if (!parse_shape(ignored, 0)) return false;
+      Shape shape;
+      if (!parse_shape(shape, 0)) return false;
+      parameters.push_back(std::move(shape));
       if (accept(TokenKind::kComma)) continue;
       if (!expect(TokenKind::kRparen, "',' or ')' in the computation signature")) return false;
       break;
     }
   }
   if (!expect(TokenKind::kArrow, "'->' after the computation parameters")) return false;
-  Shape ignored;
-  return parse_shape(ignored, 0, /*before_body=*/true);
+  Shape result;
+  if (!parse_shape(result, 0, /*before_body=*/true)) return false;
+  computation.declared_parameters = std::move(parameters);
+  computation.declared_result = std::move(result);
+  return true;
 }
 
 bool Parser::parse_instruction(Computation& computation, std::unordered_map<std::string_view, int>& names,

@@ -78,7 +78,7 @@ class Parser {
   // --- module structure (parser.cc) ---
   bool parse_header();
   bool parse_computation();
-  bool parse_signature();
+  bool parse_signature(Computation& computation);
   bool parse_instruction(Computation& computation, std::unordered_map<std::string_view, int>& names,
                          std::vector<PendingOperand>& pending);
   bool parse_opcode_token(Instruction& instruction);

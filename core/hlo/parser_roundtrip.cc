@@ -80,6 +80,9 @@ std::string module_difference(const Module& a, const Module& b) {
     if (ca.root != cb.root) return fmt::format("computation %{}: roots differ", ca.name);
     if (ca.parameters != cb.parameters) return fmt::format("computation %{}: parameters differ", ca.name);
     if (ca.is_entry != cb.is_entry) return fmt::format("computation %{}: ENTRY marks differ", ca.name);
+    if (ca.declared_parameters != cb.declared_parameters || ca.declared_result != cb.declared_result) {
+      return fmt::format("computation %{}: declared signatures differ", ca.name);
+    }
     if (ca.instructions.size() != cb.instructions.size()) {
       return fmt::format("computation %{}: instruction counts differ ({} vs {})", ca.name, ca.instructions.size(),
                          cb.instructions.size());

@@ -238,19 +238,18 @@ std::string print_module(const Module& module) {
     out += "\n";
     if (static_cast<int>(c) == module.entry) out += "ENTRY ";
     out += "%" + computation.name;
-    // Signature, when every parameter is known and a root exists.
-    bool signature = computation.root >= 0 && static_cast<size_t>(computation.root) < computation.instructions.size();
-    for (int p : computation.parameters) {
-      signature = signature && p >= 0 && static_cast<size_t>(p) < computation.instructions.size();
-    }
-    if (signature) {
+    // The signature as declared (it is not derived, so a round trip keeps it).
+    if (computation.declared_parameters && computation.declared_result) {
       out += " (";
-      for (size_t i = 0; i < computation.parameters.size(); ++i) {
-        const Instruction& param = computation.instructions[static_cast<size_t>(computation.parameters[i])];
+      const std::vector<Shape>& params = *computation.declared_parameters;
+      for (size_t i = 0; i < params.size(); ++i) {
         if (i) out += ", ";
-        out += param.name + ": " + to_string(param.shape);
+        int index = i < computation.parameters.size() ? computation.parameters[i] : -1;
+        bool named = index >= 0 && static_cast<size_t>(index) < computation.instructions.size();
+        out += named ? computation.instructions[static_cast<size_t>(index)].name : fmt::format("p{}", i);
+        out += ": " + to_string(params[i]);
       }
-      out += ") -> " + to_string(computation.instructions[static_cast<size_t>(computation.root)].shape);
+      out += ") -> " + to_string(*computation.declared_result);
     }
     out += " {\n";
     for (const Instruction& inst : computation.instructions) {

@@ -53,7 +53,7 @@ add {
   EXPECT_EQ(main.instructions[2].called, (std::vector<int>{0}));
   EXPECT_EQ(main.instructions[2].loc.line, 11);
   EXPECT_EQ(main.instructions[2].loc.col, 3);
-  EXPECT_EQ(main.instructions[2].opcode_loc.col, 16);
+  EXPECT_EQ(main.instructions[2].opcode_loc.col, 14);
 }
 
 TEST(ParserConstructs, EntryMayComeFirstAndCalleesAfterCallers) {
@@ -248,10 +248,11 @@ ENTRY main {
   const Instruction& big = instr(m, "main", "big");
   EXPECT_EQ(big.replica_groups->iota_text, "[3,10]<=[6,5]T(1,0)");
   ASSERT_EQ(big.replica_groups->groups.size(), 3u);
-  // iota(30) reshaped [6,5], transposed to [5,6]: rows are {0,5,10,15,20,25}, {1,6,...}, ...
-  EXPECT_EQ(big.replica_groups->groups[0], (std::vector<int64_t>{0, 5, 10, 15, 20, 25, 1, 6, 11, 16, 21, 26}));
-  EXPECT_EQ(big.replica_groups->groups[2],
-            (std::vector<int64_t>{3, 8, 13, 18, 23, 28, 4, 9, 14, 19, 24, 29}));
+  // iota(30) reshaped [6,5], transposed to [5,6]: rows {0,5,10,15,20,25}, {1,6,...}, ...
+  // Flattened: 0,5,10,...,25, 1,6,...,26, 2,... cut into 3 groups of 10.
+  EXPECT_EQ(big.replica_groups->groups[0], (std::vector<int64_t>{0, 5, 10, 15, 20, 25, 1, 6, 11, 16}));
+  EXPECT_EQ(big.replica_groups->groups[1], (std::vector<int64_t>{21, 26, 2, 7, 12, 17, 22, 27, 3, 8}));
+  EXPECT_EQ(big.replica_groups->groups[2], (std::vector<int64_t>{13, 18, 23, 28, 4, 9, 14, 19, 24, 29}));
   EXPECT_EQ(big.channel_id, 7);
   EXPECT_EQ(big.use_global_device_ids, true);
   EXPECT_FALSE(instr(m, "main", "l").channel_id.has_value());
@@ -380,7 +381,7 @@ ENTRY main {
             std::string::npos)
       << m.warnings[0];
   EXPECT_NE(m.warnings[0].find("^"), std::string::npos) << "source line and caret";
-  EXPECT_NE(m.warnings[1].find("test.hlo:5:56: warning: unknown attribute 'other'"), std::string::npos)
+  EXPECT_NE(m.warnings[1].find("test.hlo:5:51: warning: unknown attribute 'other'"), std::string::npos)
       << m.warnings[1];
   EXPECT_EQ(instr(m, "main", "c").operands, (std::vector<int>{2}));
 }
@@ -392,7 +393,7 @@ ENTRY main {
   ROOT a = f32[4] negate(p), backend_config="{not json", frontend_attributes={}
 })");
   ASSERT_EQ(m.warnings.size(), 1u);
-  EXPECT_NE(m.warnings[0].find("4:44: warning: backend_config is not a JSON object"), std::string::npos)
+  EXPECT_NE(m.warnings[0].find("4:45: warning: backend_config is not a JSON object"), std::string::npos)
       << m.warnings[0];
   EXPECT_FALSE(instr(m, "main", "a").operation_queue_id.has_value());
 }
