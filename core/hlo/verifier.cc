@@ -209,6 +209,33 @@ void verify_parameters(const Module& module, const Computation& computation, std
   }
 }
 
+// The header signature, when written, against the parameters and the ROOT.
+void verify_signature(const Module& module, const Computation& computation, std::vector<Diagnostic>& out) {
+  if (computation.declared_parameters) {
+    const auto& declared = *computation.declared_parameters;
+    std::vector<const Shape*> actual = verify_detail::parameter_shapes(computation);
+    if (declared.size() != actual.size()) {
+      report(module, out, computation.loc,
+             fmt::format("computation %{} declares {} parameter{} but has {}", computation.name, declared.size(),
+                         declared.size() == 1 ? "" : "s", actual.size()));
+    } else {
+      for (size_t i = 0; i < declared.size(); ++i) {
+        if (actual[i] != nullptr && *actual[i] != declared[i]) {
+          report(module, out, computation.loc,
+                 fmt::format("computation %{} declares parameter {} as {}, but parameter({}) is {}", computation.name,
+                             i, verify_detail::str(declared[i]), i, verify_detail::str(*actual[i])));
+        }
+      }
+    }
+  }
+  const Shape* root = verify_detail::root_shape(computation);
+  if (computation.declared_result && root != nullptr && *root != *computation.declared_result) {
+    report(module, out, computation.loc,
+           fmt::format("computation %{} declares result {}, but its ROOT is {}", computation.name,
+                       verify_detail::str(*computation.declared_result), verify_detail::str(*root)));
+  }
+}
+
 void verify_computation(const Module& module, const Computation& computation, std::vector<Diagnostic>& out) {
   const auto& insts = computation.instructions;
   if (insts.empty()) {
@@ -219,6 +246,7 @@ void verify_computation(const Module& module, const Computation& computation, st
     report(module, out, computation.loc, fmt::format("computation %{} has no valid ROOT", computation.name));
   }
   verify_parameters(module, computation, out);
+  verify_signature(module, computation, out);
 
   for (size_t i = 0; i < insts.size(); ++i) {
     const Instruction& inst = insts[i];
