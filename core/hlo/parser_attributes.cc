@@ -38,7 +38,7 @@ bool Parser::parse_attribute(Instruction& inst, CalledRefs& refs) {
   std::string_view name = cur_.text;
   SourceLoc loc = cur_.loc;
   advance();
-  if (!expect(TokenKind::kEquals, fmt::format("'=' after attribute {}", name))) return false;
+  if (!accept(TokenKind::kEquals)) return fail_expected(fmt::format("'=' after attribute {}", name));
 
   if (name == "dimensions") return parse_int_list(inst.dimensions);
   if (name == "slice") return parse_slice(inst.slice);

@@ -245,7 +245,7 @@ bool Parser::parse_literal_level(const Shape& shape, size_t depth, std::vector<d
     return fail_here(fmt::format("constant nests deeper than {} levels", kMaxNesting));
   }
   SourceLoc loc = cur_.loc;
-  if (!expect(TokenKind::kLbrace, fmt::format("'{{' for dimension {} of the constant", depth))) return false;
+  if (!accept(TokenKind::kLbrace)) return fail_expected(fmt::format("'{{' for dimension {} of the constant", depth));
   int64_t count = 0;
   if (!is(TokenKind::kRbrace)) {
     for (;;) {
