@@ -1,0 +1,140 @@
+#include "sim/cost_model.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace sl::sim {
+namespace {
+
+using hlo::Opcode;
+using hlo::PrimitiveType;
+
+constexpr double kNsPerS = 1e9;
+
+int64_t ceil_div(int64_t a, int64_t b) { return b <= 0 ? 0 : (a + b - 1) / b; }
+
+double hbm_bytes_per_ns(const DeviceModel& model) {
+  return model.hbm_bandwidth_gbps * model.hbm_efficiency;  // GB/s == bytes/ns
+}
+
+// Splits a standalone duration into the shares of compute and HBM it uses.
+KernelCost make_cost(double compute_ns, double memory_ns, double launch_ns, double occupancy) {
+  KernelCost cost;
+  double busy = std::max(compute_ns, memory_ns);
+  cost.work_ns = busy + launch_ns;
+  if (busy > 0) {
+    cost.compute_need = std::clamp(compute_ns / busy * occupancy, 0.0, 1.0);
+    cost.mem_need = std::clamp(memory_ns / busy, 0.0, 1.0);
+  }
+  return cost;
+}
+
+}  // namespace
+
+double gemm_peak_flops(const DeviceModel& model, PrimitiveType type, bool allow_tf32) {
+  double tflops = model.peak_f32_tflops;
+  switch (type) {
+    case PrimitiveType::kBF16: tflops = model.peak_bf16_tflops; break;
+    case PrimitiveType::kF16: tflops = model.peak_f16_tflops; break;
+    case PrimitiveType::kF32: tflops = allow_tf32 ? model.peak_tf32_tflops : model.peak_f32_tflops; break;
+    default: break;
+  }
+  return tflops * 1e12;
+}
+
+double gemm_efficiency(const DeviceModel& model, const sched::GemmDims& dims) {
+  const GemmEfficiencyTable& table = model.gemm_efficiency;
+  double base = table.lookup(dims.m, dims.n, dims.k);
+  int64_t tiles = ceil_div(std::max<int64_t>(dims.m, 1), table.tile_m) *
+                  ceil_div(std::max<int64_t>(dims.n, 1), table.tile_n) * std::max<int64_t>(dims.batch, 1);
+  int64_t sms = std::max(model.sm_count, 1);
+  int64_t waves = ceil_div(tiles, sms);
+  double quantization = waves > 0 ? static_cast<double>(tiles) / static_cast<double>(waves * sms) : 1.0;
+  return base * quantization;
+}
+
+KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool allow_tf32) {
+  const sched::GemmDims& d = thunk.gemm;
+  double flops = thunk.flops > 0 ? static_cast<double>(thunk.flops)
+                                 : 2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) *
+                                       static_cast<double>(d.k) * static_cast<double>(std::max<int64_t>(d.batch, 1));
+  double rate = gemm_peak_flops(model, d.type, allow_tf32) * gemm_efficiency(model, d);
+  double compute_ns = rate > 0 ? flops / rate * kNsPerS : 0;
+  double memory_ns = static_cast<double>(thunk.bytes_accessed) / hbm_bytes_per_ns(model);
+  int64_t tiles = ceil_div(std::max<int64_t>(d.m, 1), model.gemm_efficiency.tile_m) *
+                  ceil_div(std::max<int64_t>(d.n, 1), model.gemm_efficiency.tile_n) * std::max<int64_t>(d.batch, 1);
+  double occupancy = std::min(1.0, static_cast<double>(tiles) / std::max(model.sm_count, 1));
+  return make_cost(compute_ns, memory_ns, model.kernel_launch_us * 1e3, occupancy);
+}
+
+KernelCost kernel_cost(const DeviceModel& model, const sched::Thunk& thunk) {
+  double rate = model.peak_f32_tflops * 1e12 * model.kernel_compute_efficiency;
+  double compute_ns = static_cast<double>(thunk.flops) / rate * kNsPerS;
+  double memory_ns = static_cast<double>(thunk.bytes_accessed) / hbm_bytes_per_ns(model);
+  return make_cost(compute_ns, memory_ns, model.kernel_launch_us * 1e3, 1.0);
+}
+
+CollectiveCost collective_cost(const DeviceModel& model, const sched::CollectiveInfo& info, int64_t group_size) {
+  CollectiveCost cost;
+  const double launch_ns = model.nccl_launch_us * 1e3;
+  const double n = static_cast<double>(std::max<int64_t>(group_size, 1));
+  double local_bytes = static_cast<double>(info.bytes_in + info.bytes_out);
+
+  // One rank, or a permute with no peers: a local copy (or zero fill).
+  bool permute = info.op == Opcode::kCollectivePermute;
+  bool no_peers = permute ? (info.send_to < 0 && info.recv_from < 0) : group_size <= 1;
+  if (no_peers) {
+    double copy_ns = (permute ? static_cast<double>(info.bytes_out) : local_bytes) / hbm_bytes_per_ns(model);
+    cost.work_ns = launch_ns + copy_ns;
+    cost.mem_need = copy_ns > 0 ? 1.0 : 0.0;
+    return cost;
+  }
+
+  double bytes = 0;      // nccl-tests' size S
+  double steps = 1;      // ring steps
+  double bus_to_alg = 1; // algbw = busbw * bus_to_alg
+  double bus_bw = model.nccl_bus_bandwidth_gbps;
+  switch (info.op) {
+    case Opcode::kAllGather:
+      bytes = static_cast<double>(info.bytes_out);
+      steps = n - 1;
+      bus_to_alg = n / (n - 1);
+      break;
+    case Opcode::kReduceScatter:
+      bytes = static_cast<double>(info.bytes_in);
+      steps = n - 1;
+      bus_to_alg = n / (n - 1);
+      break;
+    case Opcode::kAllReduce:
+      bytes = static_cast<double>(info.bytes_in);
+      steps = 2 * (n - 1);
+      bus_to_alg = n / (2 * (n - 1));
+      break;
+    default:  // collective-permute: send and receive at once on separate links
+      bytes = static_cast<double>(std::max(info.send_to >= 0 ? info.bytes_in : 0, info.recv_from >= 0 ? info.bytes_out : 0));
+      steps = 1;
+      bus_to_alg = 1;
+      bus_bw = model.p2p_bandwidth_gbps;
+      break;
+  }
+
+  double best = std::numeric_limits<double>::infinity();
+  for (const NcclProtocol& p : model.nccl_protocols) {
+    double fraction = info.op == Opcode::kAllReduce ? p.all_reduce_bandwidth_fraction : p.bandwidth_fraction;
+    double algbw = bus_bw * fraction * bus_to_alg;  // GB/s == bytes/ns
+    double latency_ns = (p.base_latency_us + steps * p.hop_latency_us) * 1e3;
+    double t = latency_ns + bytes / algbw;
+    if (t < best) {
+      best = t;
+      cost.protocol = &p;
+      cost.latency_ns = latency_ns;
+      cost.algbw_gbps = algbw;
+    }
+  }
+  cost.work_ns = launch_ns + best;
+  double transfer_ns = best - cost.latency_ns;
+  cost.mem_need = transfer_ns > 0 ? std::min(1.0, local_bytes / transfer_ns / hbm_bytes_per_ns(model)) : 0.0;
+  return cost;
+}
+
+}  // namespace sl::sim

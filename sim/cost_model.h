@@ -1,0 +1,46 @@
+#pragma once
+// Standalone costs of thunks on a DeviceModel (DESIGN section 5). The engine
+// turns these into progress rates that change with contention, so a cost is
+// the work (ns at full speed) plus how much of the device's compute and HBM
+// bandwidth the work keeps busy while it runs alone.
+
+#include <cstdint>
+#include <string>
+
+#include "core/sched/thunk.h"
+#include "sim/device_model.h"
+
+namespace sl::sim {
+
+struct KernelCost {
+  double work_ns = 0;       // standalone duration, launch included
+  double compute_need = 0;  // fraction of the device's SMs/tensor throughput in use while alone, [0, 1]
+  double mem_need = 0;      // fraction of the device's achievable HBM bandwidth in use while alone, [0, 1]
+};
+
+struct CollectiveCost {
+  double work_ns = 0;       // standalone duration: launch + latency + bytes / algbw
+  double mem_need = 0;      // HBM share the collective's copies take on each member
+  const NcclProtocol* protocol = nullptr;  // the protocol NCCL's model picks
+  double latency_ns = 0;
+  double algbw_gbps = 0;
+};
+
+// Peak rate in FLOP/s for a GEMM of `type` (tensor cores; f32 uses tf32 only
+// when allowed).
+double gemm_peak_flops(const DeviceModel& model, hlo::PrimitiveType type, bool allow_tf32);
+
+// Fraction of peak a GEMM reaches: the table's bucket times the wave
+// quantization of its CTA tiles over the SMs.
+double gemm_efficiency(const DeviceModel& model, const sched::GemmDims& dims);
+
+KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool allow_tf32);
+KernelCost kernel_cost(const DeviceModel& model, const sched::Thunk& thunk);
+
+// NCCL's ring model for a group of `group_size` ranks: the cheapest protocol's
+// base latency + steps * hop latency + bytes / algbw, with
+// algbw = busbw * n / steps (steps = n-1 for all-gather and reduce-scatter,
+// 2(n-1) for all-reduce); collective-permute is point to point.
+CollectiveCost collective_cost(const DeviceModel& model, const sched::CollectiveInfo& info, int64_t group_size);
+
+}  // namespace sl::sim

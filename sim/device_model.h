@@ -1,0 +1,83 @@
+#pragma once
+// A GPU as the simulator sees it (DESIGN section 5): peak rates, memory and
+// link bandwidths, launch overheads, NCCL's protocol latencies, a GEMM
+// efficiency table and the contention factors. Loaded from
+// assets/devices/<name>.json, where every number carries its source.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/common/status.h"
+
+namespace sl::sim {
+
+// One NCCL protocol (LL, LL128, Simple) on the ring algorithm, intra-node.
+struct NcclProtocol {
+  std::string name;
+  double base_latency_us = 0;         // NCCL tuning: base latency
+  double hop_latency_us = 0;          // NCCL tuning: per-step NVLink latency
+  double bandwidth_fraction = 1;      // of the Simple bus bandwidth
+  double all_reduce_bandwidth_fraction = 1;
+};
+
+// GEMM efficiency over (m, n, k) buckets. A dimension falls in bucket i =
+// number of edges <= dim; values[im][in][ik] is the fraction of peak reached
+// before wave quantization.
+struct GemmEfficiencyTable {
+  std::vector<int64_t> m_edges, n_edges, k_edges;
+  std::vector<std::vector<std::vector<double>>> values;
+  int64_t tile_m = 128;  // CTA tile for wave quantization
+  int64_t tile_n = 256;
+  double lookup(int64_t m, int64_t n, int64_t k) const;
+};
+
+struct DeviceModel {
+  std::string name;         // "h200"
+  std::string description;  // "NVIDIA H200 SXM 141GB"
+  std::string file;         // where it was loaded from; empty when built in code
+
+  int sm_count = 0;
+  double clock_mhz = 0;
+  double peak_bf16_tflops = 0;   // dense tensor core
+  double peak_f16_tflops = 0;
+  double peak_tf32_tflops = 0;
+  double peak_f32_tflops = 0;    // CUDA cores, non-tensor
+  double hbm_bandwidth_gbps = 0; // GB/s (1e9)
+  double hbm_efficiency = 1;     // achievable fraction for streaming kernels
+  double kernel_compute_efficiency = 1;  // non-GEMM kernels, fraction of f32 peak
+
+  double nvlink_bandwidth_per_link_gbps = 0;  // one direction
+  int nvlink_links = 0;
+  double nccl_bus_bandwidth_gbps = 0;  // ring/Simple bus bandwidth reached by NCCL
+  double p2p_bandwidth_gbps = 0;       // collective-permute (send/recv)
+  int nccl_channels = 0;
+  std::vector<NcclProtocol> nccl_protocols;
+
+  double kernel_launch_us = 0;
+  double nccl_launch_us = 0;
+
+  GemmEfficiencyTable gemm_efficiency;
+
+  // While a collective runs, compute kernels keep 1 - channels/SMs * factor of
+  // the device's compute.
+  double contention_factor = 1;
+  // A collective's progress rate while compute kernels saturate the device.
+  double comm_rate_under_compute = 1;
+  // Total throughput when several kernels oversubscribe the SMs, relative to
+  // running them one after the other.
+  double concurrent_kernel_efficiency = 1;
+};
+
+// Parses a device file. `file_name` names it in errors.
+Result<DeviceModel> parse_device_model(const std::string& json_text, const std::string& file_name);
+
+// "h200" -> $STREAMLENS_ASSETS/devices/h200.json, SL_ASSETS_DIR/devices/h200.json,
+// or <executable dir>/../assets/devices/h200.json (the first that exists);
+// anything containing '/' or ending in ".json" is a path.
+Result<DeviceModel> load_device_model(const std::string& name_or_path);
+
+// The paths load_device_model tries for a bare name, in order.
+std::vector<std::string> device_model_candidates(const std::string& name);
+
+}  // namespace sl::sim

@@ -1,0 +1,48 @@
+#pragma once
+// The discrete-event simulator (DESIGN section 5). Every stream of every
+// device is a FIFO of thunks. A thunk starts when its stream is free and its
+// waits are satisfied; a kWaitEvent waits for the record of its event that
+// was issued before it in program order (CUDA's cudaStreamWaitEvent; a wait
+// on an event never recorded before it is a no-op). A collective starts when
+// every member of its group has reached it (rendezvous on rendezvous_id and
+// group) and ends on all members together; an early member's stream shows a
+// `wait` event from its arrival until the start.
+//
+// Running work progresses at rates set by the contention model
+// (sim/contention.h), re-evaluated whenever the set of running work on a
+// device changes, so overlapping kernels slow each other for exactly as long
+// as they overlap. Ties are broken by a sequence number, so a run is
+// deterministic. Each thunk costs O(log n) plus O(work running on its device).
+//
+// Dependency edges: one per wait on an event recorded on another stream of
+// the same device (from the last event on the recording stream before the
+// record, to the next event on the waiting stream), whether or not the wait
+// delayed anything; and, for a rendezvous with a late member, one from the
+// late member's last event before the collective to each early member's
+// collective event.
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/sched/thunk.h"
+#include "core/trace/trace.h"
+#include "sim/device_model.h"
+
+namespace sl::sim {
+
+struct SimOptions {
+  bool allow_tf32 = false;  // f32 GEMMs at the TF32 tensor core rate
+  // Called now and then with thunks done / total; may be empty.
+  std::function<void(int64_t done, int64_t total)> progress;
+};
+
+// Simulates the devices together. Errors: malformed thunks (bad event ids,
+// collectives naming devices that are not simulated) and deadlocks (a stream
+// waiting for an event that is never recorded, a rendezvous a member never
+// reaches), each naming the device, stream and thunk.
+Result<trace::Trace> simulate(const std::vector<sched::DeviceProgram>& devices, const DeviceModel& model,
+                              const SimOptions& options = {});
+
+}  // namespace sl::sim

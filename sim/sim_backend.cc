@@ -1,0 +1,68 @@
+#include "sim/sim_backend.h"
+
+#include <fmt/format.h>
+
+#include "sim/engine.h"
+
+namespace sl::sim {
+namespace {
+
+class SimBackend : public exec::Backend {
+ public:
+  explicit SimBackend(DeviceModel model) : model_(std::move(model)) {}
+
+  std::string name() const override { return "sim"; }
+
+  Result<exec::RunOutput> run(const sched::LoweredProgram& program, const exec::RunOptions& options) override {
+    if (options.iterations < 1) return usage_error(fmt::format("--iterations must be >= 1 (got {})", options.iterations));
+    SimOptions sim_options;
+    sim_options.allow_tf32 = options.allow_tf32;
+    int iterations = options.iterations;
+    if (options.progress) {
+      // One simulated iteration is the whole work; repeats are copies.
+      sim_options.progress = options.progress;
+    }
+    SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(program.devices, model_, sim_options));
+    trace.normalize_time();
+    if (iterations > 1) repeat(trace, iterations);
+
+    exec::RunOutput out;
+    out.trace = std::move(trace);
+    out.device_description = fmt::format("{} model ({}) x{}", model_.name, model_.description, program.devices.size());
+    return out;
+  }
+
+ private:
+  // Iteration i starts when iteration i-1 has ended on every device.
+  static void repeat(trace::Trace& trace, int iterations) {
+    const size_t events = trace.events.size();
+    const size_t deps = trace.dependencies.size();
+    const int64_t span = trace.makespan_ns();
+    trace.events.reserve(events * static_cast<size_t>(iterations));
+    trace.dependencies.reserve(deps * static_cast<size_t>(iterations));
+    for (int it = 1; it < iterations; ++it) {
+      const auto offset = static_cast<uint32_t>(events * static_cast<size_t>(it));
+      for (size_t i = 0; i < events; ++i) {
+        trace::Event e = trace.events[i];
+        e.start_ns += span * it;
+        e.end_ns += span * it;
+        e.iteration = it;
+        trace.events.push_back(e);
+      }
+      for (size_t i = 0; i < deps; ++i) {
+        trace::Dependency d = trace.dependencies[i];
+        trace.dependencies.push_back({d.from + offset, d.to + offset});
+      }
+    }
+  }
+
+  DeviceModel model_;
+};
+
+}  // namespace
+
+std::unique_ptr<exec::Backend> make_sim_backend(DeviceModel model) {
+  return std::make_unique<SimBackend>(std::move(model));
+}
+
+}  // namespace sl::sim

@@ -1,0 +1,21 @@
+#pragma once
+// The `sim` backend (DESIGN section 4): simulates a lowered program on a
+// device model. No numerics; deterministic.
+
+#include <memory>
+#include <string>
+
+#include "core/common/status.h"
+#include "core/exec/backend.h"
+#include "sim/device_model.h"
+
+namespace sl::sim {
+
+// The model is fixed at construction (RunOptions::device_model is how app/
+// picks the file: load it with load_device_model). RunOptions::iterations > 1
+// repeats the simulated run back to back with Event::iteration set; warmup
+// iterations are skipped, since every iteration of a deterministic run is the
+// same. allow_tf32 runs f32 GEMMs at the TF32 rate.
+std::unique_ptr<exec::Backend> make_sim_backend(DeviceModel model);
+
+}  // namespace sl::sim
