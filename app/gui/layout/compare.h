@@ -1,0 +1,38 @@
+#pragma once
+// The compare view's data: core/trace/compare.h's comparison (events
+// matched per (device, instruction, occurrence), deltas sorted by size)
+// plus, for drawing, which events of each run every delta refers to and
+// which instructions changed (moved to another stream, or their duration
+// changed noticeably), so those can be outlined on the shared time axis.
+
+#include <cstdint>
+#include <vector>
+
+#include "core/trace/compare.h"
+#include "core/trace/run_info.h"
+#include "core/trace/trace.h"
+
+namespace sl::gui {
+
+struct CompareOptions {
+  int64_t min_duration_delta_ns = 100;       // below this a duration change is noise
+  double min_duration_delta_fraction = 0.02; // ... and below 2% of the baseline duration
+};
+
+struct Comparison {
+  trace::Comparison summary;              // a = baseline, b = current
+  std::vector<int64_t> base_event;        // per delta: event index in the baseline, -1 if none
+  std::vector<int64_t> current_event;     // per delta: event index in the current run, -1 if none
+  std::vector<uint8_t> changed;           // per delta
+  std::vector<uint8_t> base_changed;      // per baseline event
+  std::vector<uint8_t> current_changed;   // per current event
+  int64_t changed_count = 0;
+};
+
+bool delta_changed(const trace::InstructionDelta& d, const CompareOptions& options);
+
+Comparison compare_for_view(const trace::RunInfo& base_info, const trace::Trace& base,
+                            const trace::RunInfo& current_info, const trace::Trace& current,
+                            const CompareOptions& options = {});
+
+}  // namespace sl::gui

@@ -1,0 +1,40 @@
+#pragma once
+// Time ruler ticks with an adaptive unit: the major step is the smallest
+// 1-2-5 x 10^k ns step whose labels are at least `min_label_px` apart, and
+// its unit (ns, µs, ms, s) is the largest one the step is a whole multiple of.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/gui/layout/viewport.h"
+
+namespace sl::gui {
+
+enum class TimeUnit { kNs, kUs, kMs, kS };
+
+int64_t unit_ns(TimeUnit unit);
+const char* unit_suffix(TimeUnit unit);   // "ns", "µs", "ms", "s"
+TimeUnit unit_for_step(int64_t step_ns);
+
+// "1.57 ms", "820 ns", "3.2 s": three significant digits in the best unit.
+std::string format_duration(int64_t ns);
+
+struct RulerTick {
+  float x = 0;          // pixels from the left edge
+  int64_t t_ns = 0;
+  bool major = false;   // major ticks carry a label
+  std::string label;
+};
+
+struct Ruler {
+  int64_t major_step_ns = 1;
+  int64_t minor_step_ns = 1;
+  TimeUnit unit = TimeUnit::kNs;
+  std::vector<RulerTick> ticks;
+};
+
+int64_t nice_step(double min_step_ns);   // smallest 1-2-5 x 10^k >= min_step_ns (>= 1)
+Ruler make_ruler(const Viewport& view, float width_px, float min_label_px = 90);
+
+}  // namespace sl::gui

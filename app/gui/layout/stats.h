@@ -1,0 +1,29 @@
+#pragma once
+// Statistics of one trace for the statistics panel, computed once when a run
+// is opened, from core/trace/analysis.h (the same numbers `streamlens show`
+// prints): busy time per stream, compute/communication overlap, the critical
+// path and the per-kernel table.
+
+#include <cstdint>
+#include <vector>
+
+#include "core/trace/analysis.h"
+#include "core/trace/trace.h"
+
+namespace sl::gui {
+
+struct TraceStats {
+  int64_t makespan_ns = 0;
+  int64_t events = 0;
+  std::vector<trace::StreamBusy> streams;   // sorted by (device, stream), like the tracks
+  trace::OverlapReport overlap;
+  trace::CriticalPath critical_path;
+  std::vector<trace::KernelStats> kernels;  // by total time, largest first
+  double busy_fraction(const trace::StreamBusy& s) const {
+    return makespan_ns > 0 ? static_cast<double>(s.busy_ns) / static_cast<double>(makespan_ns) : 0.0;
+  }
+};
+
+TraceStats compute_stats(const trace::Trace& trace);
+
+}  // namespace sl::gui

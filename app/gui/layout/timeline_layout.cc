@@ -1,0 +1,108 @@
+#include "app/gui/layout/timeline_layout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+#include "app/gui/layout/colors.h"
+
+namespace sl::gui {
+
+uint16_t fit_label(size_t text_len, float width_px, const LayoutOptions& options, bool* truncated) {
+  *truncated = false;
+  float room = width_px - 2 * options.label_pad_px;
+  if (room <= 0 || options.char_px <= 0) return 0;
+  auto fits = static_cast<size_t>(std::floor(room / options.char_px));
+  if (fits >= text_len) return static_cast<uint16_t>(std::min<size_t>(text_len, 0xffff));
+  // Truncated labels keep two characters for "..".
+  if (fits < 5) return 0;
+  *truncated = true;
+  return static_cast<uint16_t>(std::min<size_t>(fits - 2, 0xffff));
+}
+
+TrackDraw layout_track(const trace::Trace& trace, const TraceIndex& index, uint32_t track_id, const Viewport& view,
+                       const LayoutOptions& options) {
+  TrackDraw out;
+  out.track = track_id;
+  const Track& track = index.tracks[track_id];
+  const float width = std::max(1.0f, options.width_px);
+  const double ns_per_px = view.ns_per_px(width);
+  // Merging works in time: an event shorter than min_ns is "tiny".
+  const auto min_ns = static_cast<int64_t>(std::ceil(options.min_px * ns_per_px));
+  const PosRange range = visible_range(track, view.start_ns, view.end_ns);
+  const auto& ev = trace.events;
+  auto clip = [&](int64_t t) { return std::clamp(view.to_px(t, width), -1.0f, width + 1.0f); };
+  auto highlighted = [&](uint32_t e) {
+    return options.highlight != nullptr && e < options.highlight->size() && (*options.highlight)[e] != 0;
+  };
+
+  size_t p = range.first;
+  while (p < range.last) {
+    ++out.visited;
+    const int64_t s = track.start_ns[p];
+    const int64_t e = track.end_ns[p];
+    const uint32_t event = track.events[p];
+    if (e < view.start_ns) {  // overlapped by an earlier long event; not itself visible
+      ++p;
+      continue;
+    }
+    if (e - s >= min_ns) {
+      DrawRect r;
+      r.x0 = clip(s);
+      r.x1 = clip(e);
+      r.color = kind_color(ev[event].kind);
+      r.event = event;
+      r.highlighted = highlighted(event);
+      r.label_chars = fit_label(trace.name_of(ev[event]).size(), r.x1 - std::max(r.x0, 0.0f), options,
+                                &r.label_truncated);
+      out.rects.push_back(r);
+      ++p;
+      continue;
+    }
+    // A tiny event: absorb every following event that ends within min_ns of
+    // the block's end, and tiny neighbours separated by less than min_ns.
+    int64_t block_end = e;
+    size_t q = p + 1;
+    bool any_highlight = highlighted(event);
+    while (q < range.last) {
+      auto next = std::upper_bound(track.max_end_ns.begin() + static_cast<std::ptrdiff_t>(q),
+                                   track.max_end_ns.begin() + static_cast<std::ptrdiff_t>(range.last),
+                                   block_end + min_ns) -
+                  track.max_end_ns.begin();
+      if (static_cast<size_t>(next) > q) {
+        block_end = std::max(block_end, track.max_end_ns[next - 1]);
+        q = static_cast<size_t>(next);
+        ++out.visited;
+      }
+      if (q >= range.last) break;
+      const int64_t ns = track.start_ns[q];
+      const int64_t ne = track.end_ns[q];
+      if (ns - block_end > min_ns || ne - ns >= min_ns) break;  // a visible gap, or a wide event
+      block_end = std::max(block_end, ne);
+      any_highlight = any_highlight || highlighted(track.events[q]);
+      ++q;
+      ++out.visited;
+    }
+    DrawRect r;
+    r.x0 = clip(s);
+    r.x1 = clip(block_end);
+    if (r.x1 - r.x0 < 1.0f) r.x1 = r.x0 + 1.0f;  // at least one pixel so activity stays visible
+    r.event = event;
+    r.merged = static_cast<uint32_t>(q - p);
+    r.color = r.merged > 1 ? merged_color(ev[event].kind) : kind_color(ev[event].kind);
+    r.highlighted = any_highlight;
+    out.rects.push_back(r);
+    p = q;
+  }
+  return out;
+}
+
+std::vector<TrackDraw> layout_timeline(const trace::Trace& trace, const TraceIndex& index, const Viewport& view,
+                                       const LayoutOptions& options) {
+  std::vector<TrackDraw> out;
+  out.reserve(index.tracks.size());
+  for (uint32_t t = 0; t < index.tracks.size(); ++t) out.push_back(layout_track(trace, index, t, view, options));
+  return out;
+}
+
+}  // namespace sl::gui
