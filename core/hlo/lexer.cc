@@ -208,11 +208,14 @@ Token Lexer::lex_number(size_t begin, SourceLoc loc) {
     }
   }
   Token t = make(is_float ? TokenKind::kFloat : TokenKind::kInt, begin, loc);
-  // A number glued to letters (12ab) is not a number.
+  // Digits glued to letters (XLA's `window={size=2x2}`, `padding=0_0x1_1`)
+  // form one word; the grammar rejects it wherever a number is required.
   if (!at_end() && is_ident_start(text_[state_.pos])) {
-    while (!at_end() && is_ident_char(text_[state_.pos])) bump();
-    t = make(TokenKind::kError, begin, loc);
-    t.value = fmt::format("malformed number '{}'", t.text);
+    while (!at_end() && is_ident_char(text_[state_.pos])) {
+      if (text_[state_.pos] == '-' && at(state_.pos + 1) == '>') break;
+      bump();
+    }
+    t = make(TokenKind::kIdent, begin, loc);
   }
   return t;
 }

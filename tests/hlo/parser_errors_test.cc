@@ -155,7 +155,7 @@ TEST(ParserErrors, LexicalErrors) {
   expect_error_at(body("  p = f32[4] \xff" "parameter(0)"), 3, 14, "byte 0xff");
   expect_error_at(body("  p = f32[4] parameter(0)\n  ROOT t = f32[4] custom-call(p), custom_call_target=\"a\\qb\""), 4, 56,
                   "unknown escape sequence");
-  expect_error_at(body("  p = f32[12ab] parameter(0)"), 3, 11, "malformed number '12ab'");
+  expect_error_at(body("  p = f32[12ab] parameter(0)"), 3, 11, "expected an integer, got '12ab'");
 }
 
 TEST(ParserErrors, NulByte) {

@@ -137,5 +137,28 @@ ENTRY %main.10 (Arg_0.1: f32[8,16]) -> f32[8] {
   EXPECT_EQ(instr(m, "main.10", "reduce.7").dimensions, (std::vector<int64_t>{1}));
 }
 
+TEST(ParserXlaDump, XlaTestStyleNamesLayoutsAndForeignAttributes) {
+  // Unquoted names that equal opcodes, scalar layouts `{}`, sparse/tiled
+  // layouts, attributes spread over lines and attribute values such as 2x2.
+  Module m = testing::parse_ok(R"(HloModule CollectivePermuteStartAndDone, entry_computation_layout={(f32[128,32]{0,1})->f32[128,32]{0,1}}
+
+ENTRY CollectivePermuteStartAndDone {
+  input = f32[128,32]{0,1:D(C+~,S~)#(u32)*(u32)S(42)} parameter(0)
+  s = f32[]{} constant(1)
+  collective-permute-start.1 = (f32[128,32]{0,1}, f32[128,32]{0,1}, u32[], u32[]) collective-permute-start(input),
+      source_target_pairs={{0,1},{1,2},{2,3}}
+  collective-permute = f32[128,32]{0,1} collective-permute-done(collective-permute-start.1)
+  ROOT r = f32[128,32]{0,1} custom-call(collective-permute), window={size=2x2}, dim_labels=b01f_01io->b01f, custom_call_target="target"
+}
+)");
+  const Instruction& start = instr(m, "CollectivePermuteStartAndDone", "collective-permute-start.1");
+  EXPECT_EQ(start.source_target_pairs.size(), 3u);
+  EXPECT_EQ(instr(m, "CollectivePermuteStartAndDone", "r").operands, (std::vector<int>{3}));
+  EXPECT_EQ(instr(m, "CollectivePermuteStartAndDone", "r").custom_call_target, "target");
+  ASSERT_EQ(m.warnings.size(), 2u);
+  EXPECT_NE(m.warnings[0].find("unknown attribute 'window'"), std::string::npos);
+  EXPECT_NE(m.warnings[1].find("unknown attribute 'dim_labels'"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sl::hlo
