@@ -1,0 +1,78 @@
+#pragma once
+// Pure analyses of a Trace (no SQLite): stream busy time, HTA-style
+// compute/communication overlap, critical path, per-kernel statistics.
+// Used by `show`, `compare`, the GUI's statistics panel and calibration.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/trace/trace.h"
+
+namespace sl::trace {
+
+// Length of the union of half-open intervals [start, end); empty or
+// inverted intervals count nothing. The vector is sorted in place.
+int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& intervals);
+
+struct StreamBusy {
+  int32_t device = 0;
+  int32_t stream = 0;
+  StreamKind stream_kind = StreamKind::kCompute;
+  int64_t busy_ns = 0;      // union of the stream's event intervals
+  int64_t event_count = 0;
+};
+// One entry per (device, stream) that has events, sorted by (device, stream).
+std::vector<StreamBusy> stream_busy_time(const Trace& trace);
+
+// Holistic Trace Analysis's definition: overlap = time spent computing while
+// communicating / time spent communicating. Compute: events on compute
+// streams of kind gemm, elementwise, copy or other. Communication: events of
+// kind collective (on any stream).
+struct DeviceOverlap {
+  int32_t device = 0;
+  int64_t compute_ns = 0;        // union of compute intervals
+  int64_t communication_ns = 0;  // union of communication intervals
+  int64_t overlap_ns = 0;        // |compute ∩ communication|
+  double ratio = 0.0;            // overlap / communication; 0 without communication
+};
+struct OverlapReport {
+  std::vector<DeviceOverlap> devices;  // sorted by device
+  int64_t compute_ns = 0;              // sums over devices
+  int64_t communication_ns = 0;
+  int64_t overlap_ns = 0;
+  double ratio = 0.0;                  // overall: sum overlap / sum communication
+};
+OverlapReport compute_communication_overlap(const Trace& trace);
+bool is_compute_event(const Event& e);
+bool is_communication_event(const Event& e);
+
+// The chain that decides the makespan: from the last-ending event, repeatedly
+// step to the latest-ending predecessor, where the predecessors of an event
+// are the previous event on its (device, stream) and the sources of its
+// dependency edges. Ties prefer the dependency edge's source (first listed),
+// then the same-stream predecessor.
+struct CriticalPath {
+  std::vector<uint32_t> events;  // indices into Trace::events, earliest first
+  int64_t start_ns = 0;          // start of the first event on the path
+  int64_t end_ns = 0;            // end of the last event on the path
+  int64_t busy_ns = 0;           // sum of the path events' durations
+  int64_t length_ns() const { return end_ns - start_ns; }
+};
+CriticalPath critical_path(const Trace& trace);
+
+struct KernelStats {
+  std::string name;
+  EventKind kind = EventKind::kOther;  // the kind of its first event
+  int64_t count = 0;
+  int64_t total_ns = 0;
+  int64_t min_ns = 0;
+  int64_t max_ns = 0;
+  double mean_ns = 0.0;
+  double stddev_ns = 0.0;  // population standard deviation
+};
+// Per event name, sorted by total time (largest first), then name.
+std::vector<KernelStats> kernel_statistics(const Trace& trace);
+
+}  // namespace sl::trace

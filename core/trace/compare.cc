@@ -1,0 +1,247 @@
+#include "core/trace/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <tuple>
+
+#include "core/trace/report.h"
+
+namespace sl::trace {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct Key {
+  int32_t device;
+  std::string instruction;
+  int32_t occurrence;
+  bool operator<(const Key& o) const {
+    return std::tie(device, instruction, occurrence) < std::tie(o.device, o.instruction, o.occurrence);
+  }
+};
+
+int64_t origin_of(const Trace& trace) {
+  int64_t first = std::numeric_limits<int64_t>::max();
+  for (const Event& e : trace.events) first = std::min(first, e.start_ns);
+  return trace.events.empty() ? 0 : first;
+}
+
+// Key -> event index, occurrences numbered in start order per (device, key).
+std::map<Key, uint32_t> keyed_events(const Trace& trace) {
+  const auto& ev = trace.events;
+  std::vector<uint32_t> order(ev.size());
+  for (uint32_t i = 0; i < ev.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    return std::tie(ev[x].start_ns, ev[x].end_ns, ev[x].stream, x) <
+           std::tie(ev[y].start_ns, ev[y].end_ns, ev[y].stream, y);
+  });
+  std::map<std::pair<int32_t, std::string>, int32_t> seen;
+  std::map<Key, uint32_t> out;
+  for (uint32_t i : order) {
+    const Event& e = ev[i];
+    std::string key = e.instruction != 0 ? trace.instruction_of(e) : trace.name_of(e);
+    int32_t occurrence = seen[{e.device, key}]++;
+    out.emplace(Key{e.device, std::move(key), occurrence}, i);
+  }
+  return out;
+}
+
+RunSummary summarize(const RunInfo& info, const Trace& trace) {
+  RunSummary s;
+  s.info = info;
+  s.makespan_ns = trace.events.empty() ? info.makespan_ns : trace.makespan_ns();
+  s.streams = stream_busy_time(trace);
+  s.overlap = compute_communication_overlap(trace);
+  s.critical_path = critical_path(trace);
+  for (uint32_t i : s.critical_path.events) {
+    const Event& e = trace.events[i];
+    s.critical_path_names.push_back(e.instruction != 0
+                                        ? fmt::format("{} ({})", trace.instruction_of(e), trace.name_of(e))
+                                        : trace.name_of(e));
+  }
+  return s;
+}
+
+Json summary_json(const RunSummary& s) {
+  Json j;
+  j["run"] = s.info.id;
+  j["name"] = s.info.name;
+  j["backend"] = s.info.backend;
+  j["device_model"] = s.info.device_model;
+  j["makespan_ns"] = s.makespan_ns;
+  Json streams = Json::array();
+  for (const StreamBusy& b : s.streams) {
+    streams.push_back({{"device", b.device}, {"stream", b.stream},
+                       {"stream_kind", sched::stream_kind_name(b.stream_kind)}, {"busy_ns", b.busy_ns},
+                       {"events", b.event_count}});
+  }
+  j["streams"] = std::move(streams);
+  Json devices = Json::array();
+  for (const DeviceOverlap& d : s.overlap.devices) {
+    devices.push_back({{"device", d.device}, {"compute_ns", d.compute_ns}, {"communication_ns", d.communication_ns},
+                       {"overlap_ns", d.overlap_ns}, {"ratio", d.ratio}});
+  }
+  j["overlap"] = {{"compute_ns", s.overlap.compute_ns}, {"communication_ns", s.overlap.communication_ns},
+                  {"overlap_ns", s.overlap.overlap_ns}, {"ratio", s.overlap.ratio}, {"devices", devices}};
+  j["critical_path"] = {{"length_ns", s.critical_path.length_ns()}, {"busy_ns", s.critical_path.busy_ns},
+                        {"events", s.critical_path_names}};
+  return j;
+}
+
+}  // namespace
+
+Comparison compare_runs(const RunInfo& info_a, const Trace& a, const RunInfo& info_b, const Trace& b) {
+  Comparison c;
+  c.a = summarize(info_a, a);
+  c.b = summarize(info_b, b);
+  int64_t origin_a = origin_of(a);
+  int64_t origin_b = origin_of(b);
+  std::map<Key, uint32_t> ka = keyed_events(a);
+  std::map<Key, uint32_t> kb = keyed_events(b);
+
+  auto fill = [](InstructionDelta& d, const Trace& t, uint32_t i, int64_t origin, bool is_a) {
+    const Event& e = t.events[i];
+    if (d.name.empty()) d.name = t.name_of(e);
+    (is_a ? d.in_a : d.in_b) = true;
+    (is_a ? d.start_a_ns : d.start_b_ns) = e.start_ns - origin;
+    (is_a ? d.duration_a_ns : d.duration_b_ns) = e.duration_ns();
+    (is_a ? d.stream_a : d.stream_b) = e.stream;
+  };
+  for (const auto& [key, ia] : ka) {
+    InstructionDelta d;
+    d.device = key.device;
+    d.instruction = key.instruction;
+    d.occurrence = key.occurrence;
+    fill(d, a, ia, origin_a, true);
+    auto it = kb.find(key);
+    if (it != kb.end()) fill(d, b, it->second, origin_b, false);
+    c.deltas.push_back(std::move(d));
+  }
+  for (const auto& [key, ib] : kb) {
+    if (ka.count(key)) continue;
+    InstructionDelta d;
+    d.device = key.device;
+    d.instruction = key.instruction;
+    d.occurrence = key.occurrence;
+    fill(d, b, ib, origin_b, false);
+    c.deltas.push_back(std::move(d));
+  }
+  for (const InstructionDelta& d : c.deltas) {
+    if (d.matched()) ++c.matched;
+    else if (d.in_a) ++c.only_in_a;
+    else ++c.only_in_b;
+  }
+  std::stable_sort(c.deltas.begin(), c.deltas.end(), [](const InstructionDelta& x, const InstructionDelta& y) {
+    if (x.matched() != y.matched()) return x.matched();
+    int64_t dx = std::llabs(x.duration_delta_ns()), dy = std::llabs(y.duration_delta_ns());
+    if (dx != dy) return dx > dy;
+    int64_t sx = std::llabs(x.start_delta_ns()), sy = std::llabs(y.start_delta_ns());
+    if (sx != sy) return sx > sy;
+    return std::tie(x.device, x.instruction, x.occurrence) < std::tie(y.device, y.instruction, y.occurrence);
+  });
+  return c;
+}
+
+std::string format_comparison_text(const Comparison& c, size_t max_rows) {
+  auto pct = [](int64_t base, int64_t delta) {
+    return base != 0 ? fmt::format("{:+.1f}%", 100.0 * static_cast<double>(delta) / static_cast<double>(base))
+                     : std::string("n/a");
+  };
+  std::string out;
+  out += fmt::format("A: run {} {} ({} {}), makespan {} us\n", c.a.info.id, c.a.info.name, c.a.info.backend,
+                     c.a.info.device_model, format_us(c.a.makespan_ns));
+  out += fmt::format("B: run {} {} ({} {}), makespan {} us\n", c.b.info.id, c.b.info.name, c.b.info.backend,
+                     c.b.info.device_model, format_us(c.b.makespan_ns));
+  out += fmt::format("makespan delta (B - A): {} us ({})\n", format_us(c.makespan_delta_ns()),
+                     pct(c.a.makespan_ns, c.makespan_delta_ns()));
+  out += fmt::format("events matched {}, only in A {}, only in B {}\n", c.matched, c.only_in_a, c.only_in_b);
+
+  out += "\nper-instruction deltas (B - A), largest first\n";
+  out += fmt::format("{:>6}  {:<28} {:>4}  {:>12} {:>12} {:>12}  {:>12} {:>12} {:>12}\n", "DEVICE", "INSTRUCTION",
+                     "OCC", "DUR_A(us)", "DUR_B(us)", "dDUR(us)", "START_A(us)", "START_B(us)", "dSTART(us)");
+  size_t rows = max_rows == 0 ? c.deltas.size() : std::min(max_rows, c.deltas.size());
+  for (size_t i = 0; i < rows; ++i) {
+    const InstructionDelta& d = c.deltas[i];
+    auto or_dash = [](bool present, int64_t ns) { return present ? format_us(ns) : std::string("-"); };
+    out += fmt::format("{:>6}  {:<28} {:>4}  {:>12} {:>12} {:>12}  {:>12} {:>12} {:>12}\n", d.device,
+                       d.instruction, d.occurrence, or_dash(d.in_a, d.duration_a_ns), or_dash(d.in_b, d.duration_b_ns),
+                       d.matched() ? format_us(d.duration_delta_ns()) : (d.in_a ? "only A" : "only B"),
+                       or_dash(d.in_a, d.start_a_ns), or_dash(d.in_b, d.start_b_ns),
+                       d.matched() ? format_us(d.start_delta_ns()) : std::string("-"));
+  }
+  if (rows < c.deltas.size()) out += fmt::format("... {} more\n", c.deltas.size() - rows);
+
+  out += "\nstream busy time (us)\n";
+  std::map<std::pair<int32_t, int32_t>, std::pair<int64_t, int64_t>> busy;
+  for (const StreamBusy& s : c.a.streams) busy[{s.device, s.stream}].first = s.busy_ns;
+  for (const StreamBusy& s : c.b.streams) busy[{s.device, s.stream}].second = s.busy_ns;
+  out += fmt::format("{:>6} {:>6}  {:>12} {:>12} {:>12}\n", "DEVICE", "STREAM", "A", "B", "B-A");
+  for (const auto& [key, v] : busy) {
+    out += fmt::format("{:>6} {:>6}  {:>12} {:>12} {:>12}\n", key.first, key.second, format_us(v.first),
+                       format_us(v.second), format_us(v.second - v.first));
+  }
+
+  out += "\ncompute/communication overlap\n";
+  out += fmt::format("A: {:.1f}% ({} of {} us communicating)\n", 100.0 * c.a.overlap.ratio,
+                     format_us(c.a.overlap.overlap_ns), format_us(c.a.overlap.communication_ns));
+  out += fmt::format("B: {:.1f}% ({} of {} us communicating)\n", 100.0 * c.b.overlap.ratio,
+                     format_us(c.b.overlap.overlap_ns), format_us(c.b.overlap.communication_ns));
+
+  for (const RunSummary* s : {&c.a, &c.b}) {
+    out += fmt::format("\ncritical path {}: {} events, {} us busy of {} us\n", s == &c.a ? "A" : "B",
+                       s->critical_path.events.size(), format_us(s->critical_path.busy_ns),
+                       format_us(s->critical_path.length_ns()));
+    std::string chain;
+    for (size_t i = 0; i < s->critical_path_names.size(); ++i) {
+      chain += (i ? " -> " : "  ") + s->critical_path_names[i];
+    }
+    out += chain + "\n";
+  }
+  return out;
+}
+
+std::string comparison_json(const Comparison& c, int indent) {
+  Json j;
+  j["a"] = summary_json(c.a);
+  j["b"] = summary_json(c.b);
+  j["makespan_a_ns"] = c.a.makespan_ns;
+  j["makespan_b_ns"] = c.b.makespan_ns;
+  j["makespan_delta_ns"] = c.makespan_delta_ns();
+  j["matched"] = c.matched;
+  j["only_in_a"] = c.only_in_a;
+  j["only_in_b"] = c.only_in_b;
+  Json deltas = Json::array();
+  for (const InstructionDelta& d : c.deltas) {
+    Json row;
+    row["device"] = d.device;
+    row["instruction"] = d.instruction;
+    row["occurrence"] = d.occurrence;
+    row["name"] = d.name;
+    row["in_a"] = d.in_a;
+    row["in_b"] = d.in_b;
+    if (d.in_a) {
+      row["stream_a"] = d.stream_a;
+      row["start_a_ns"] = d.start_a_ns;
+      row["duration_a_ns"] = d.duration_a_ns;
+    }
+    if (d.in_b) {
+      row["stream_b"] = d.stream_b;
+      row["start_b_ns"] = d.start_b_ns;
+      row["duration_b_ns"] = d.duration_b_ns;
+    }
+    if (d.matched()) {
+      row["duration_delta_ns"] = d.duration_delta_ns();
+      row["start_delta_ns"] = d.start_delta_ns();
+    }
+    deltas.push_back(std::move(row));
+  }
+  j["deltas"] = std::move(deltas);
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace sl::trace

@@ -1,0 +1,66 @@
+#pragma once
+// Comparing two runs (DESIGN section 6): events matched per (device,
+// instruction, occurrence), makespans, per-instruction duration and start
+// deltas, per-stream busy time, overlap and critical path of each run.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/trace/analysis.h"
+#include "core/trace/run_info.h"
+#include "core/trace/trace.h"
+
+namespace sl::trace {
+
+// One matched (or unmatched) event. The key is the instruction name, or the
+// event's name for events that belong to no instruction (imported traces).
+// occurrence counts the key's events on that device in start order.
+struct InstructionDelta {
+  int32_t device = 0;
+  std::string instruction;
+  int32_t occurrence = 0;
+  std::string name;        // event name in A (or B when only in B)
+  bool in_a = false;
+  bool in_b = false;
+  int64_t start_a_ns = 0;  // relative to each run's first event
+  int64_t duration_a_ns = 0;
+  int64_t start_b_ns = 0;
+  int64_t duration_b_ns = 0;
+  int32_t stream_a = 0;
+  int32_t stream_b = 0;
+  bool matched() const { return in_a && in_b; }
+  int64_t duration_delta_ns() const { return duration_b_ns - duration_a_ns; }  // B - A
+  int64_t start_delta_ns() const { return start_b_ns - start_a_ns; }
+};
+
+struct RunSummary {
+  RunInfo info;
+  int64_t makespan_ns = 0;
+  std::vector<StreamBusy> streams;
+  OverlapReport overlap;
+  CriticalPath critical_path;
+  std::vector<std::string> critical_path_names;  // "instruction (name)" per path event
+};
+
+struct Comparison {
+  RunSummary a;
+  RunSummary b;
+  // Matched entries first, sorted by |duration delta|, then |start delta|
+  // (largest first); then entries present in one run only.
+  std::vector<InstructionDelta> deltas;
+  int64_t matched = 0;
+  int64_t only_in_a = 0;
+  int64_t only_in_b = 0;
+  int64_t makespan_delta_ns() const { return b.makespan_ns - a.makespan_ns; }
+};
+
+Comparison compare_runs(const RunInfo& info_a, const Trace& a, const RunInfo& info_b, const Trace& b);
+
+// max_rows = 0 prints every delta.
+std::string format_comparison_text(const Comparison& comparison, size_t max_rows = 0);
+// {"a":{"run","backend","device_model","makespan_ns","streams":[...],"overlap":{...},"critical_path":{...}},
+//  "b":{...},"makespan_a_ns","makespan_b_ns","makespan_delta_ns","matched","only_in_a","only_in_b","deltas":[...]}.
+std::string comparison_json(const Comparison& comparison, int indent = -1);
+
+}  // namespace sl::trace

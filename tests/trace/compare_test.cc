@@ -1,0 +1,121 @@
+// compare on two hand-made traces with hand-computed deltas.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/trace/compare.h"
+#include "tests/trace/trace_test_util.h"
+
+namespace sl::trace {
+namespace {
+
+using testing::add_event;
+constexpr int kComm = sched::kCommStreamBase;
+
+struct Pair {
+  RunInfo info_a, info_b;
+  Trace a, b;
+};
+
+Pair make_pair() {
+  Pair p;
+  p.info_a.id = 1;
+  p.info_a.backend = "sim";
+  p.info_b.id = 2;
+  p.info_b.backend = "sim";
+  add_event(p.a, 0, 0, EventKind::kGemm, "gemm", "g0", 0, 100);
+  add_event(p.a, 0, 0, EventKind::kGemm, "gemm", "g1", 100, 200);
+  add_event(p.a, 0, kComm, EventKind::kCollective, "all-gather", "ag", 0, 150);
+  add_event(p.a, 0, 0, EventKind::kGemm, "gemm", "g0", 200, 250);  // second occurrence (iteration 2)
+  add_event(p.a, 1, 0, EventKind::kGemm, "gemm", "g0", 0, 100);     // device 1: only in A
+
+  add_event(p.b, 0, 0, EventKind::kGemm, "gemm", "g0", 0, 120);
+  add_event(p.b, 0, 1, EventKind::kGemm, "gemm", "g1", 0, 90);      // moved to stream 1
+  add_event(p.b, 0, kComm, EventKind::kCollective, "all-gather", "ag", 10, 150);
+  add_event(p.b, 0, 0, EventKind::kGemm, "gemm", "g0", 150, 170);
+  add_event(p.b, 0, 0, EventKind::kElementwise, "add", "extra", 120, 130);  // only in B
+  return p;
+}
+
+TEST(CompareTest, MatchesPerDeviceInstructionOccurrenceWithHandComputedDeltas) {
+  Pair p = make_pair();
+  Comparison c = compare_runs(p.info_a, p.a, p.info_b, p.b);
+  EXPECT_EQ(c.a.makespan_ns, 250);
+  EXPECT_EQ(c.b.makespan_ns, 170);
+  EXPECT_EQ(c.makespan_delta_ns(), -80);
+  EXPECT_EQ(c.matched, 4);
+  EXPECT_EQ(c.only_in_a, 1);
+  EXPECT_EQ(c.only_in_b, 1);
+  ASSERT_EQ(c.deltas.size(), 6u);
+
+  // Sorted by |duration delta|, then |start delta|.
+  EXPECT_EQ(c.deltas[0].instruction, "g0");
+  EXPECT_EQ(c.deltas[0].occurrence, 1);
+  EXPECT_EQ(c.deltas[0].duration_delta_ns(), -30);  // 20 - 50
+  EXPECT_EQ(c.deltas[0].start_delta_ns(), -50);     // 150 - 200
+  EXPECT_EQ(c.deltas[1].instruction, "g0");
+  EXPECT_EQ(c.deltas[1].occurrence, 0);
+  EXPECT_EQ(c.deltas[1].duration_delta_ns(), 20);
+  EXPECT_EQ(c.deltas[1].start_delta_ns(), 0);
+  EXPECT_EQ(c.deltas[2].instruction, "g1");
+  EXPECT_EQ(c.deltas[2].duration_delta_ns(), -10);
+  EXPECT_EQ(c.deltas[2].start_delta_ns(), -100);
+  EXPECT_EQ(c.deltas[2].stream_a, 0);
+  EXPECT_EQ(c.deltas[2].stream_b, 1);
+  EXPECT_EQ(c.deltas[3].instruction, "ag");
+  EXPECT_EQ(c.deltas[3].duration_delta_ns(), -10);
+  EXPECT_EQ(c.deltas[3].start_delta_ns(), 10);
+  EXPECT_TRUE(c.deltas[4].in_a && !c.deltas[4].in_b);
+  EXPECT_EQ(c.deltas[4].device, 1);
+  EXPECT_TRUE(!c.deltas[5].in_a && c.deltas[5].in_b);
+  EXPECT_EQ(c.deltas[5].instruction, "extra");
+
+  // Stream busy time and overlap of each run.
+  ASSERT_EQ(c.b.streams.size(), 3u);
+  EXPECT_EQ(c.b.streams[0].busy_ns, 120 + 10 + 20);
+  EXPECT_EQ(c.b.streams[1].busy_ns, 90);
+  // B device 0: compute [0,130) [150,170); comm [10,150) -> overlap [10,130) = 120 of 140.
+  EXPECT_EQ(c.b.overlap.overlap_ns, 120);
+  EXPECT_EQ(c.b.overlap.communication_ns, 140);
+  EXPECT_FALSE(c.a.critical_path.events.empty());
+  EXPECT_EQ(c.a.critical_path_names.back(), "g0 (gemm)");
+}
+
+TEST(CompareTest, JsonHoldsBothMakespansAndDeltas) {
+  Pair p = make_pair();
+  Comparison c = compare_runs(p.info_a, p.a, p.info_b, p.b);
+  auto j = nlohmann::json::parse(comparison_json(c));
+  EXPECT_EQ(j["a"]["makespan_ns"], 250);
+  EXPECT_EQ(j["b"]["makespan_ns"], 170);
+  EXPECT_EQ(j["makespan_a_ns"], 250);
+  EXPECT_EQ(j["makespan_b_ns"], 170);
+  EXPECT_EQ(j["a"]["run"], 1);
+  EXPECT_EQ(j["only_in_a"], 1);
+  ASSERT_EQ(j["deltas"].size(), 6u);
+  EXPECT_EQ(j["deltas"][0]["instruction"], "g0");
+  EXPECT_EQ(j["deltas"][0]["duration_delta_ns"], -30);
+  EXPECT_EQ(j["deltas"][0]["start_delta_ns"], -50);
+  EXPECT_FALSE(j["deltas"][4].contains("duration_delta_ns"));
+  EXPECT_EQ(j["deltas"][5]["in_a"], false);
+  EXPECT_TRUE(j["a"]["overlap"].contains("ratio"));
+  EXPECT_TRUE(j["b"]["critical_path"]["events"].is_array());
+
+  std::string text = format_comparison_text(c);
+  EXPECT_NE(text.find("makespan delta (B - A): -0.080 us"), std::string::npos) << text;
+  EXPECT_NE(text.find("only A"), std::string::npos);
+  EXPECT_NE(text.find("only B"), std::string::npos);
+}
+
+TEST(CompareTest, IdenticalRunsHaveZeroDeltas) {
+  Pair p = make_pair();
+  Comparison c = compare_runs(p.info_a, p.a, p.info_a, p.a);
+  EXPECT_EQ(c.only_in_a + c.only_in_b, 0);
+  for (const auto& d : c.deltas) {
+    EXPECT_EQ(d.duration_delta_ns(), 0);
+    EXPECT_EQ(d.start_delta_ns(), 0);
+  }
+}
+
+}  // namespace
+}  // namespace sl::trace
