@@ -1,0 +1,41 @@
+#pragma once
+// Everything that can change the GUI's state, as values (STYLE item 7).
+// Buttons, mouse and keyboard handlers and `--script` lines all produce
+// these; `apply` (app_state.h) is the only code that carries them out.
+
+#include <cstdint>
+#include <string>
+#include <variant>
+
+namespace sl::gui {
+
+struct OpenDatabase { std::string path; };
+struct RefreshRuns {};
+struct OpenRun { int64_t run_id = 0; };
+struct Compare { int64_t run_id = 0; };   // the open run becomes "current", this one the baseline
+struct CloseCompare {};
+// Put an instruction on another stream for the next rerun (kCommStreamBase = communication).
+struct SetStream { std::string instruction; int stream = 0; };
+struct ClearEdits {};
+struct Rerun { std::string backend; };     // sim | cpu | cuda
+struct PollJob {};                         // once a frame: pick up a finished rerun
+struct ZoomTo { int64_t start_ns = 0; int64_t end_ns = 0; };
+struct ZoomAt { double factor = 1; int64_t anchor_ns = 0; };  // factor < 1 zooms in
+struct Pan { int64_t delta_ns = 0; };
+struct FitAll {};
+struct Select { int64_t event = -1; };     // index into the current trace; -1 clears
+struct SelectInstruction { std::string name; };
+struct Search { std::string text; };
+struct SearchNext { int direction = 1; };
+struct ExportPng { std::string path; };    // the frame loop writes the next frame to `path`
+struct ScreenshotDone { std::string path; bool ok = true; std::string error; };
+struct ClearMessage {};
+
+using Action = std::variant<OpenDatabase, RefreshRuns, OpenRun, Compare, CloseCompare, SetStream, ClearEdits, Rerun,
+                            PollJob, ZoomTo, ZoomAt, Pan, FitAll, Select, SelectInstruction, Search, SearchNext,
+                            ExportPng, ScreenshotDone, ClearMessage>;
+
+// A short human-readable form for logs and tests ("open-run 3").
+std::string describe(const Action& action);
+
+}  // namespace sl::gui

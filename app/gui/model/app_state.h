@@ -1,0 +1,94 @@
+#pragma once
+// The GUI's whole model (STYLE item 7): the open database and its runs, the
+// current run with its trace and derived index and statistics, the compare
+// run, viewport, selection, stream edits, search, messages and the rerun job.
+// `apply` is the only code that changes it; views read it and push Actions.
+// No ImGui here.
+
+#include <chrono>
+#include <cstdint>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/gui/layout/compare.h"
+#include "app/gui/layout/stats.h"
+#include "app/gui/layout/track_index.h"
+#include "app/gui/layout/viewport.h"
+#include "app/gui/model/action.h"
+#include "app/gui/model/services.h"
+#include "core/sched/lowering.h"
+#include "core/trace/run_info.h"
+#include "core/trace/store/trace_store.h"
+#include "core/trace/trace.h"
+
+namespace sl::gui {
+
+// A loaded run: its trace and everything derived from it once.
+struct LoadedRun {
+  trace::RunInfo info;
+  trace::Trace trace;
+  TraceIndex index;
+  TraceStats stats;
+  std::vector<sched::StreamAssignmentEntry> streams;  // as saved with the run
+  std::string program_text;                            // empty for imported/captured runs
+  double load_ms = 0;                                  // read + index + stats
+};
+
+struct RerunJob {
+  bool active = false;
+  std::string backend;
+  int64_t source_run = 0;
+  std::shared_ptr<JobProgress> progress;
+  std::future<Result<int64_t>> result;
+  std::chrono::steady_clock::time_point started;
+};
+
+struct Message {
+  std::string text;
+  bool error = false;
+};
+
+struct AppState {
+  Services services;
+
+  std::string db_path;
+  std::unique_ptr<trace::TraceStore> store;
+  std::vector<trace::RunInfo> runs;
+  std::vector<std::string> recent_files;   // most recent first
+
+  std::shared_ptr<LoadedRun> current;      // null: no run open
+  std::shared_ptr<LoadedRun> baseline;     // null: not comparing
+  std::shared_ptr<Comparison> comparison;  // baseline vs current
+
+  Viewport viewport;
+  int64_t selected = -1;                   // event index in current->trace
+  sched::StreamOverrides edits;            // instruction -> stream, for the next rerun
+
+  std::string search_text;
+  std::vector<uint32_t> search_hits;       // event indices, in time order
+  int64_t search_cursor = -1;
+
+  Message message;
+  RerunJob job;
+  std::string pending_screenshot;          // set by ExportPng; the frame loop writes it
+  int64_t frames_applied = 0;              // number of PollJob calls (one per frame)
+
+  bool has_run() const { return current != nullptr; }
+  bool comparing() const { return baseline != nullptr && comparison != nullptr; }
+  bool busy() const { return job.active; }
+};
+
+// The one place where state changes. Errors land in state.message.
+void apply(AppState& state, const Action& action);
+
+// The stream an instruction will run on at the next rerun (saved + edits).
+int effective_stream(const AppState& state, const std::string& instruction);
+// The overrides a rerun of the current run uses: saved overrides + edits.
+sched::StreamOverrides rerun_overrides(const AppState& state);
+
+// Blocks until a running rerun finishes and applies its result (headless mode).
+void wait_for_job(AppState& state);
+
+}  // namespace sl::gui

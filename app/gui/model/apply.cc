@@ -1,0 +1,348 @@
+// apply(): the only code that changes AppState (STYLE item 7).
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/gui/layout/ruler.h"
+#include "app/gui/model/app_state.h"
+
+namespace sl::gui {
+namespace {
+
+constexpr size_t kMaxRecentFiles = 10;
+
+void fail(AppState& s, std::string text) { s.message = {std::move(text), true}; }
+void info(AppState& s, std::string text) { s.message = {std::move(text), false}; }
+
+Result<std::shared_ptr<LoadedRun>> load_run(trace::TraceStore& store, int64_t run_id) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto run = std::make_shared<LoadedRun>();
+  SL_ASSIGN_OR_RETURN(run->info, store.run_info(run_id));
+  SL_ASSIGN_OR_RETURN(run->trace, store.load_trace(run_id));
+  // Imported and captured runs have no program: they can be viewed, not rerun.
+  Result<std::string> text = store.program_text(run_id);
+  if (text) run->program_text = std::move(text).value();
+  Result<std::vector<sched::StreamAssignmentEntry>> streams = store.stream_assignment(run_id);
+  if (streams) run->streams = std::move(streams).value();
+  run->index = build_index(run->trace);
+  run->stats = compute_stats(run->trace);
+  run->load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return run;
+}
+
+// Time of the current trace corresponding to baseline time 0 (both drawn on one axis).
+Viewport extent(const AppState& s) {
+  int64_t begin = s.current->index.begin_ns, end = s.current->index.end_ns;
+  if (s.comparing() && !s.baseline->index.empty()) {
+    // The baseline is drawn shifted so both runs start together.
+    end = std::max(end, begin + (s.baseline->index.end_ns - s.baseline->index.begin_ns));
+  }
+  return {begin, end};
+}
+
+void fit_all(AppState& s) {
+  if (!s.current || s.current->index.empty()) {
+    s.viewport = {0, 1000000};
+    return;
+  }
+  Viewport e = extent(s);
+  s.viewport = fit_range(e.start_ns, e.end_ns);
+}
+
+void refresh_runs(AppState& s) {
+  if (!s.store) return;
+  Result<std::vector<trace::RunInfo>> runs = s.store->list_runs();
+  if (!runs) return fail(s, runs.status().message());
+  s.runs = std::move(runs).value();
+}
+
+void update_comparison(AppState& s) {
+  if (s.current && s.baseline) {
+    s.comparison = std::make_shared<Comparison>(
+        compare_for_view(s.baseline->info, s.baseline->trace, s.current->info, s.current->trace));
+  } else {
+    s.comparison.reset();
+  }
+}
+
+std::string to_lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+void run_search(AppState& s) {
+  s.search_hits.clear();
+  s.search_cursor = -1;
+  if (!s.current || s.search_text.empty()) return;
+  const trace::Trace& t = s.current->trace;
+  // Match the interned strings once, then the events by id: O(strings + events).
+  const std::string needle = to_lower(s.search_text);
+  std::vector<uint8_t> match(t.strings.size(), 0);
+  for (size_t i = 1; i < t.strings.size(); ++i) match[i] = to_lower(t.strings.get(static_cast<uint32_t>(i))).find(needle) != std::string::npos;
+  for (uint32_t i = 0; i < t.events.size(); ++i) {
+    const auto& e = t.events[i];
+    if ((e.name < match.size() && match[e.name]) || (e.instruction < match.size() && match[e.instruction])) {
+      s.search_hits.push_back(i);
+    }
+  }
+  std::stable_sort(s.search_hits.begin(), s.search_hits.end(),
+                   [&](uint32_t a, uint32_t b) { return t.events[a].start_ns < t.events[b].start_ns; });
+}
+
+// Keep the zoom, but move the view so event `e` is visible (centred when it was not).
+void reveal(AppState& s, int64_t e) {
+  const auto& ev = s.current->trace.events[static_cast<size_t>(e)];
+  if (ev.start_ns >= s.viewport.start_ns && ev.end_ns <= s.viewport.end_ns) return;
+  int64_t span = s.viewport.span_ns();
+  if (ev.duration_ns() > span) {
+    s.viewport = fit_range(ev.start_ns, ev.end_ns);
+    return;
+  }
+  int64_t mid = ev.start_ns + ev.duration_ns() / 2;
+  s.viewport = {mid - span / 2, mid - span / 2 + span};
+}
+
+void open_database(AppState& s, const std::string& path) {
+  if (s.job.active) return fail(s, "wait for the rerun to finish before opening another database");
+  if (path.empty()) return fail(s, "no database path given");
+  Result<std::unique_ptr<trace::TraceStore>> store = s.services.open_store(path);
+  if (!store) return fail(s, store.status().message());
+  s.store = std::move(store).value();
+  s.db_path = path;
+  s.current.reset();
+  s.baseline.reset();
+  s.comparison.reset();
+  s.selected = -1;
+  s.edits.clear();
+  s.search_hits.clear();
+  s.runs.clear();
+  std::error_code ec;
+  std::string absolute = std::filesystem::absolute(path, ec).lexically_normal().string();
+  if (ec) absolute = path;
+  auto& recent = s.recent_files;
+  recent.erase(std::remove(recent.begin(), recent.end(), absolute), recent.end());
+  recent.insert(recent.begin(), absolute);
+  if (recent.size() > kMaxRecentFiles) recent.resize(kMaxRecentFiles);
+  refresh_runs(s);
+  if (!s.message.error) info(s, fmt::format("opened {} ({} runs)", path, s.runs.size()));
+}
+
+void open_run(AppState& s, int64_t run_id) {
+  if (!s.store) return fail(s, "no database is open");
+  Result<std::shared_ptr<LoadedRun>> run = load_run(*s.store, run_id);
+  if (!run) return fail(s, fmt::format("run {}: {}", run_id, run.status().message()));
+  s.current = std::move(run).value();
+  if (s.baseline && s.baseline->info.id == run_id) s.baseline.reset();
+  update_comparison(s);
+  s.selected = -1;
+  s.edits.clear();
+  run_search(s);
+  fit_all(s);
+  const auto& r = *s.current;
+  if (r.trace.events.empty()) {
+    info(s, fmt::format("run {} has no events", run_id));
+  } else {
+    info(s, fmt::format("run {}: {} events on {} tracks, loaded in {:.0f} ms", run_id, r.trace.events.size(),
+                        r.index.tracks.size(), r.load_ms));
+  }
+}
+
+void compare(AppState& s, int64_t run_id) {
+  if (!s.current) return fail(s, "open a run before comparing");
+  if (run_id == s.current->info.id) return fail(s, "a run cannot be compared with itself");
+  Result<std::shared_ptr<LoadedRun>> run = load_run(*s.store, run_id);
+  if (!run) return fail(s, fmt::format("run {}: {}", run_id, run.status().message()));
+  s.baseline = std::move(run).value();
+  update_comparison(s);
+  fit_all(s);
+  info(s, fmt::format("comparing run {} (current) with run {} (baseline): {} changed", s.current->info.id, run_id,
+                      s.comparison->changed_count));
+}
+
+void set_stream(AppState& s, const SetStream& a) {
+  if (!s.current) return fail(s, "open a run first");
+  const auto& streams = s.current->streams;
+  auto it = std::find_if(streams.begin(), streams.end(),
+                         [&](const sched::StreamAssignmentEntry& e) { return e.instruction == a.instruction; });
+  if (it == streams.end()) return fail(s, "no instruction '" + a.instruction + "' in this run's program");
+  if (!it->async_capable) return fail(s, "'" + a.instruction + "' cannot run asynchronously, so it stays on its stream");
+  if (a.stream < 0) return fail(s, "stream numbers are >= 0");
+  if (a.stream == it->stream) {
+    s.edits.erase(a.instruction);
+  } else {
+    s.edits[a.instruction] = a.stream;
+  }
+  info(s, fmt::format("{} -> stream {} (rerun to see the effect)", a.instruction, a.stream));
+}
+
+int64_t config_int(const std::string& config_json, const char* key) {
+  auto config = nlohmann::json::parse(config_json, nullptr, false);
+  if (config.is_discarded() || !config.is_object() || !config.contains(key) || !config[key].is_number_integer()) return 0;
+  return config[key].get<int64_t>();
+}
+
+void rerun(AppState& s, const Rerun& a) {
+  if (s.job.active) return fail(s, "a rerun is already in progress");
+  if (!s.current) return fail(s, "open a run first");
+  if (s.current->program_text.empty()) return fail(s, "this run has no program text (imported or captured): nothing to rerun");
+  std::string why = s.services.unavailable_reason ? s.services.unavailable_reason(a.backend) : "";
+  if (!why.empty()) return fail(s, a.backend + " is not available: " + why);
+  if (!s.services.rerun) return fail(s, "reruns are not available");
+
+  RerunRequest request;
+  request.db_path = s.db_path;
+  request.source_run = s.current->info.id;
+  request.backend = a.backend;
+  const auto& source = s.current->info;
+  request.device_model = source.backend == "sim" && !source.device_model.empty() ? source.device_model : "h200";
+  request.program_text = s.current->program_text;
+  request.program_name = source.program_name;
+  request.overrides = rerun_overrides(s);
+  request.replicas = config_int(source.config_json, "replicas");
+  request.partitions = config_int(source.config_json, "partitions");
+
+  s.job = RerunJob{};
+  s.job.active = true;
+  s.job.backend = a.backend;
+  s.job.source_run = request.source_run;
+  s.job.progress = std::make_shared<JobProgress>();
+  s.job.started = std::chrono::steady_clock::now();
+  // The job owns copies of everything it needs; the progress block is shared.
+  s.job.result = std::async(std::launch::async, [fn = s.services.rerun, request, progress = s.job.progress] {
+    return fn(request, *progress);
+  });
+  info(s, fmt::format("rerunning run {} on {}...", request.source_run, a.backend));
+}
+
+void poll_job(AppState& s) {
+  ++s.frames_applied;
+  if (!s.job.active) return;
+  if (s.job.result.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+  Result<int64_t> result = s.job.result.get();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.job.started).count();
+  std::string backend = s.job.backend;
+  s.job = RerunJob{};
+  if (!result) return fail(s, "rerun on " + backend + " failed: " + result.status().message());
+  refresh_runs(s);
+  open_run(s, *result);
+  if (!s.message.error) info(s, fmt::format("rerun on {} saved as run {} ({:.1f} s)", backend, *result, seconds));
+}
+
+void select_instruction(AppState& s, const std::string& name) {
+  if (!s.current) return fail(s, "open a run first");
+  const trace::Trace& t = s.current->trace;
+  int64_t best = -1;
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    const auto& e = t.events[i];
+    if (t.instruction_of(e) != name && t.name_of(e) != name) continue;
+    if (best < 0 || e.start_ns < t.events[static_cast<size_t>(best)].start_ns) best = static_cast<int64_t>(i);
+  }
+  if (best < 0) return fail(s, "no event for instruction '" + name + "'");
+  s.selected = best;
+  reveal(s, best);
+}
+
+void search_next(AppState& s, int direction) {
+  if (s.search_hits.empty()) {
+    if (!s.search_text.empty()) fail(s, "no match for '" + s.search_text + "'");
+    return;
+  }
+  auto n = static_cast<int64_t>(s.search_hits.size());
+  s.search_cursor = s.search_cursor < 0 ? (direction >= 0 ? 0 : n - 1) : ((s.search_cursor + direction) % n + n) % n;
+  s.selected = s.search_hits[static_cast<size_t>(s.search_cursor)];
+  reveal(s, s.selected);
+}
+
+}  // namespace
+
+int effective_stream(const AppState& state, const std::string& instruction) {
+  auto edit = state.edits.find(instruction);
+  if (edit != state.edits.end()) return edit->second;
+  if (state.current) {
+    for (const auto& e : state.current->streams) {
+      if (e.instruction == instruction) return e.stream;
+    }
+  }
+  return sched::kMainStream;
+}
+
+sched::StreamOverrides rerun_overrides(const AppState& state) {
+  sched::StreamOverrides overrides;
+  if (state.current) {
+    for (const auto& e : state.current->streams) {
+      if (e.overridden) overrides[e.instruction] = e.stream;
+    }
+  }
+  for (const auto& [name, stream] : state.edits) overrides[name] = stream;
+  return overrides;
+}
+
+void apply(AppState& s, const Action& action) {
+  std::visit(
+      [&s](const auto& a) {
+        using A = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<A, OpenDatabase>) {
+          open_database(s, a.path);
+        } else if constexpr (std::is_same_v<A, RefreshRuns>) {
+          refresh_runs(s);
+        } else if constexpr (std::is_same_v<A, OpenRun>) {
+          open_run(s, a.run_id);
+        } else if constexpr (std::is_same_v<A, Compare>) {
+          compare(s, a.run_id);
+        } else if constexpr (std::is_same_v<A, CloseCompare>) {
+          s.baseline.reset();
+          s.comparison.reset();
+        } else if constexpr (std::is_same_v<A, SetStream>) {
+          set_stream(s, a);
+        } else if constexpr (std::is_same_v<A, ClearEdits>) {
+          s.edits.clear();
+        } else if constexpr (std::is_same_v<A, Rerun>) {
+          rerun(s, a);
+        } else if constexpr (std::is_same_v<A, PollJob>) {
+          poll_job(s);
+        } else if constexpr (std::is_same_v<A, ZoomTo>) {
+          s.viewport = normalized(a.start_ns, a.end_ns);
+        } else if constexpr (std::is_same_v<A, ZoomAt>) {
+          s.viewport = zoom_at(s.viewport, a.factor, a.anchor_ns);
+        } else if constexpr (std::is_same_v<A, Pan>) {
+          s.viewport = pan_by(s.viewport, a.delta_ns);
+        } else if constexpr (std::is_same_v<A, FitAll>) {
+          fit_all(s);
+        } else if constexpr (std::is_same_v<A, Select>) {
+          bool valid = s.current && a.event >= 0 && static_cast<size_t>(a.event) < s.current->trace.events.size();
+          s.selected = valid ? a.event : -1;
+        } else if constexpr (std::is_same_v<A, SelectInstruction>) {
+          select_instruction(s, a.name);
+        } else if constexpr (std::is_same_v<A, Search>) {
+          s.search_text = a.text;
+          run_search(s);
+        } else if constexpr (std::is_same_v<A, SearchNext>) {
+          search_next(s, a.direction);
+        } else if constexpr (std::is_same_v<A, ExportPng>) {
+          if (a.path.empty()) return fail(s, "no file name for the PNG");
+          s.pending_screenshot = a.path;
+        } else if constexpr (std::is_same_v<A, ScreenshotDone>) {
+          s.pending_screenshot.clear();
+          if (a.ok) {
+            info(s, "saved " + a.path);
+          } else {
+            fail(s, "could not save " + a.path + ": " + a.error);
+          }
+        } else if constexpr (std::is_same_v<A, ClearMessage>) {
+          s.message = {};
+        }
+      },
+      action);
+}
+
+void wait_for_job(AppState& state) {
+  if (state.job.active && state.job.result.valid()) state.job.result.wait();
+  apply(state, PollJob{});
+}
+
+}  // namespace sl::gui

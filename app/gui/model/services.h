@@ -1,0 +1,52 @@
+#pragma once
+// The seams between the GUI model and the rest of streamlens: opening a
+// store, which backends exist here, and the rerun pipeline (parse, lower
+// with overrides, run, save). Passed explicitly so tests can substitute
+// them; default_services() wires the real ones.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/common/status.h"
+#include "core/sched/streams.h"
+#include "core/trace/store/trace_store.h"
+
+namespace sl::gui {
+
+// Shared between the UI thread and a rerun job: written by the job, read by the UI.
+struct JobProgress {
+  enum Phase : int { kQueued, kParsing, kLowering, kRunning, kSaving, kDone };
+  std::atomic<int> phase{kQueued};
+  std::atomic<int64_t> done{0};
+  std::atomic<int64_t> total{0};
+};
+const char* phase_name(int phase);
+
+struct RerunRequest {
+  std::string db_path;
+  int64_t source_run = 0;
+  std::string backend;            // sim | cpu | cuda
+  std::string device_model;       // sim device model (from the source run when it was a sim run)
+  std::string program_text;
+  std::string program_name;
+  sched::StreamOverrides overrides;
+  int64_t replicas = 0;           // 0: the module's own (as `streamlens run`)
+  int64_t partitions = 0;
+};
+
+struct Services {
+  std::function<Result<std::unique_ptr<trace::TraceStore>>(const std::string& path)> open_store;
+  // Empty string when `backend` can run here; otherwise why not (for a tooltip).
+  std::function<std::string(const std::string& backend)> unavailable_reason;
+  // Runs on a worker thread: must not touch AppState. Returns the new run id.
+  std::function<Result<int64_t>(const RerunRequest& request, JobProgress& progress)> rerun;
+};
+
+// The real store (existing files only), sim and cpu backends (cuda when built
+// with it and a GPU is present), and the full parse/lower/run/save pipeline.
+Services default_services();
+
+}  // namespace sl::gui
