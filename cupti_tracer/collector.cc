@@ -1,0 +1,185 @@
+#include "cupti_tracer/collector.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <type_traits>
+
+namespace sl::cupti {
+
+void ActivityCollector::on_activity(const Activity& activity) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::visit(
+      [&](const auto& a) {
+        using T = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<T, KernelActivity>) {
+          raw_.push_back({Raw::Kind::kKernel, a.device, a.stream, a.correlation, a.start_ns, a.end_ns, 0, a.name});
+        } else if constexpr (std::is_same_v<T, MemcpyActivity>) {
+          raw_.push_back({Raw::Kind::kMemcpy, a.device, a.stream, a.correlation, a.start_ns, a.end_ns, a.bytes,
+                          memcpy_kind_name(a.copy_kind)});
+        } else if constexpr (std::is_same_v<T, MemsetActivity>) {
+          raw_.push_back({Raw::Kind::kMemset, a.device, a.stream, a.correlation, a.start_ns, a.end_ns, a.bytes,
+                          "memset"});
+        } else if constexpr (std::is_same_v<T, ExternalCorrelationActivity>) {
+          if (a.external_kind == 3 /* CUSTOM0, see cupti_api.h */) external_of_[a.correlation] = a.external_id;
+        } else if constexpr (std::is_same_v<T, OverheadActivity>) {
+          overhead_ns_ += static_cast<int64_t>(a.end_ns - a.start_ns);
+        } else if constexpr (std::is_same_v<T, SyncActivity>) {
+          ++sync_records_;
+        } else if constexpr (std::is_same_v<T, CudaEventActivity>) {
+          ++event_records_;
+        }
+      },
+      activity);
+}
+
+void ActivityCollector::on_dropped(uint64_t count) {
+  std::lock_guard<std::mutex> lock(mu_);
+  dropped_ += static_cast<int64_t>(count);
+}
+
+void ActivityCollector::on_unknown_kind(uint32_t /*kind*/) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++unknown_kinds_;
+}
+
+void ActivityCollector::register_launch(uint64_t external_id, LaunchInfo info) {
+  std::lock_guard<std::mutex> lock(mu_);
+  launches_[external_id] = std::move(info);
+}
+
+void ActivityCollector::map_stream(uint32_t cuda_device, uint32_t cupti_stream, int32_t program_stream) {
+  std::lock_guard<std::mutex> lock(mu_);
+  streams_[{cuda_device, cupti_stream}] = program_stream;
+}
+
+void ActivityCollector::add_wait_edge(uint64_t from_external, uint64_t to_external) {
+  std::lock_guard<std::mutex> lock(mu_);
+  waits_.emplace_back(from_external, to_external);
+}
+
+void ActivityCollector::set_time_origin(uint64_t gpu_ns) {
+  std::lock_guard<std::mutex> lock(mu_);
+  origin_ = gpu_ns;
+}
+
+size_t ActivityCollector::record_count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return raw_.size();
+}
+
+trace::Trace ActivityCollector::build_trace() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  trace::Trace t;
+  int64_t unattributed = 0, outside = 0, warmup = 0, before_origin = 0, bad_time = 0;
+  // Streams of foreign programs, numbered per device in order of first record.
+  std::map<std::pair<uint32_t, uint32_t>, int32_t> auto_streams = streams_;
+  std::map<uint32_t, int32_t> next_stream;
+  for (const auto& [key, s] : streams_) next_stream[key.first] = std::max(next_stream[key.first], s + 1);
+
+  // Records arrive per buffer, not in time order: sort so auto numbering is stable.
+  std::vector<const Raw*> order;
+  order.reserve(raw_.size());
+  for (const Raw& r : raw_) order.push_back(&r);
+  std::stable_sort(order.begin(), order.end(), [](const Raw* a, const Raw* b) { return a->start < b->start; });
+
+  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> span_of;  // external id -> (first, last) event
+  for (const Raw* r : order) {
+    if (r->end < r->start) { ++bad_time; continue; }
+    if (r->start < origin_) { ++before_origin; continue; }
+    trace::Event e;
+    e.start_ns = static_cast<int64_t>(r->start - origin_);
+    e.end_ns = static_cast<int64_t>(r->end - origin_);
+    e.bytes = static_cast<int64_t>(r->bytes);
+    e.name = t.strings.intern(r->kind == Raw::Kind::kKernel ? short_kernel_name(r->name) : r->name);
+    e.correlation = r->correlation;
+    const LaunchInfo* info = nullptr;
+    uint64_t ext = 0;
+    if (auto x = external_of_.find(r->correlation); x != external_of_.end()) {
+      ext = x->second;
+      if (auto l = launches_.find(ext); l != launches_.end()) info = &l->second;
+    }
+    if (info != nullptr) {
+      if (!info->keep) { ++warmup; continue; }
+      e.device = info->device;
+      auto s = streams_.find({r->device, r->stream});
+      e.stream = s != streams_.end() ? s->second : info->stream;
+      e.instruction = t.strings.intern(info->instruction);
+      e.iteration = info->iteration;
+      e.flops = info->flops;
+      if (r->kind == Raw::Kind::kMemset) {
+        e.kind = trace::EventKind::kMemset;
+      } else if (r->kind == Raw::Kind::kMemcpy && info->kind != trace::EventKind::kCollective) {
+        e.kind = trace::EventKind::kCopy;
+      } else {
+        e.kind = info->kind;
+      }
+    } else {
+      if (!options_.keep_unattributed) { ++outside; continue; }
+      ++unattributed;
+      e.device = static_cast<int32_t>(r->device);
+      auto key = std::make_pair(r->device, r->stream);
+      auto s = auto_streams.find(key);
+      if (s == auto_streams.end()) s = auto_streams.emplace(key, next_stream[r->device]++).first;
+      e.stream = s->second;
+      e.kind = r->kind == Raw::Kind::kKernel   ? trace::EventKind::kOther
+               : r->kind == Raw::Kind::kMemcpy ? trace::EventKind::kCopy
+                                               : trace::EventKind::kMemset;
+    }
+    e.stream_kind = sched::stream_kind(e.stream);
+    auto idx = static_cast<uint32_t>(t.events.size());
+    t.events.push_back(e);
+    if (info != nullptr) {
+      auto [it, inserted] = span_of.try_emplace(ext, idx, idx);
+      if (!inserted) {
+        if (t.events[idx].end_ns > t.events[it->second.second].end_ns) it->second.second = idx;
+      }
+    }
+  }
+  for (const auto& [from, to] : waits_) {
+    auto f = span_of.find(from);
+    auto g = span_of.find(to);
+    if (f == span_of.end() || g == span_of.end()) continue;
+    t.dependencies.push_back({f->second.second, g->second.first});
+  }
+  if (dropped_ > 0) t.add_counter("cupti_dropped_records", dropped_, "CUPTI records lost because buffers were full");
+  if (unknown_kinds_ > 0)
+    t.add_counter("cupti_unknown_activity_kinds", unknown_kinds_, "CUPTI records of a kind the tracer does not decode");
+  if (unattributed > 0)
+    t.add_counter("kernels_without_instruction", unattributed, "GPU work with no instruction (no external correlation id)");
+  if (outside > 0)
+    t.add_counter("records_outside_run", outside, "GPU work outside the program's thunks (setup copies), not shown");
+  if (warmup > 0) t.add_counter("warmup_records", warmup, "records of warm-up iterations, not shown");
+  if (before_origin > 0) t.add_counter("records_before_origin", before_origin, "records that started before the run");
+  if (bad_time > 0) t.add_counter("cupti_bad_timestamps", bad_time, "records whose end precedes their start");
+  if (overhead_ns_ > 0) t.add_counter("cupti_overhead_ns", overhead_ns_, "time CUPTI reported as its own overhead");
+  return t;
+}
+
+std::string short_kernel_name(const std::string& name) {
+  std::string text = name;
+  if (name.rfind("_Z", 0) == 0) {
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
+                                                     std::free);
+    if (status == 0 && demangled) text = demangled.get();
+  }
+  // Drop the parameter list, then template arguments, then a leading return type.
+  std::string out;
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(' && depth == 0 && !out.empty()) break;
+    if (c == '<') { ++depth; continue; }
+    if (c == '>') { if (depth > 0) --depth; continue; }
+    if (depth == 0) out.push_back(c);
+  }
+  auto space = out.rfind(' ');
+  if (space != std::string::npos && space + 1 < out.size()) out = out.substr(space + 1);
+  return out.empty() ? text : out;
+}
+
+}  // namespace sl::cupti

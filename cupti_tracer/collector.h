@@ -1,0 +1,93 @@
+#pragma once
+// Turns CUPTI activity records into a trace::Trace (DESIGN section 4):
+// external correlation ids -> the instruction (thunk occurrence) that
+// launched the work, GPU timestamps -> the run's time base, CUPTI stream ids
+// -> program stream numbers, dropped/unknown records -> named counters.
+// Pure logic: the CUDA backend, the capture importer and the CI tests all
+// feed it records; none of it needs a GPU.
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/trace/trace.h"
+#include "cupti_tracer/activity_sink.h"
+
+namespace sl::cupti {
+
+// What the launcher knows about one external correlation id: one occurrence
+// of one thunk in one iteration.
+struct LaunchInfo {
+  int32_t device = 0;
+  int32_t stream = 0;                  // program stream number (sched/streams.h)
+  trace::EventKind kind = trace::EventKind::kOther;
+  std::string instruction;             // without '%'
+  int64_t flops = 0;
+  int64_t bytes = 0;
+  int32_t iteration = 0;
+  bool keep = true;                    // false: warm-up work, its records are dropped
+};
+
+struct CollectorOptions {
+  // Records that carry no registered external id: keep them on a stream
+  // numbered by first appearance per device (capture of foreign programs), or
+  // drop them and count them (the backend's own setup copies).
+  bool keep_unattributed = false;
+};
+
+class ActivityCollector : public ActivitySink {
+ public:
+  explicit ActivityCollector(CollectorOptions options = {}) : options_(options) {}
+
+  // ActivitySink: thread-safe; may run on CUPTI's worker thread.
+  void on_activity(const Activity& activity) override;
+  void on_dropped(uint64_t count) override;
+  void on_unknown_kind(uint32_t kind) override;
+
+  // Launcher side (any thread).
+  void register_launch(uint64_t external_id, LaunchInfo info);
+  void map_stream(uint32_t cuda_device, uint32_t cupti_stream, int32_t program_stream);
+  // `to_external`'s first record could not start before `from_external`'s
+  // last record ended (a cross-stream wait).
+  void add_wait_edge(uint64_t from_external, uint64_t to_external);
+  // GPU timestamp (CUPTI time base) that becomes 0 before normalization.
+  void set_time_origin(uint64_t gpu_ns);
+
+  // Events sorted by (start, device, stream), times from the earliest kept
+  // record, counters for everything odd. Safe to call after a flush.
+  trace::Trace build_trace() const;
+
+  size_t record_count() const;
+
+ private:
+  struct Raw {
+    enum class Kind { kKernel, kMemcpy, kMemset } kind;
+    uint32_t device, stream, correlation;
+    uint64_t start, end, bytes;
+    std::string name;
+  };
+
+  CollectorOptions options_;
+  mutable std::mutex mu_;  // guards everything below
+  std::vector<Raw> raw_;
+  std::unordered_map<uint32_t, uint64_t> external_of_;   // correlation -> external id
+  std::unordered_map<uint64_t, LaunchInfo> launches_;
+  std::map<std::pair<uint32_t, uint32_t>, int32_t> streams_;  // (device, cupti stream) -> program stream
+  std::vector<std::pair<uint64_t, uint64_t>> waits_;
+  uint64_t origin_ = 0;
+  int64_t dropped_ = 0;
+  int64_t unknown_kinds_ = 0;
+  int64_t overhead_ns_ = 0;
+  int64_t sync_records_ = 0;
+  int64_t event_records_ = 0;
+};
+
+// Demangled-ish short name for a kernel: the function name without template
+// arguments or parameter list ("void ns::foo<int>(float*)" -> "ns::foo").
+std::string short_kernel_name(const std::string& name);
+
+}  // namespace sl::cupti

@@ -1,0 +1,136 @@
+#include "cupti_tracer/cupti_api.h"
+
+#include <cupti.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+namespace sl::cupti {
+
+namespace {
+
+constexpr size_t kBufferBytes = 8u << 20;  // 8 MiB per CUPTI buffer
+constexpr size_t kBufferAlign = 8;         // CUPTI requires 8-byte aligned buffers
+
+// The one installed sink (see the header). Atomic because the completed
+// callback reads it on CUPTI's worker thread while start/stop write it.
+std::atomic<ActivitySink*> g_sink{nullptr};
+std::mutex g_setup_mutex;  // serializes start/stop; never held inside callbacks
+bool g_callbacks_registered = false;
+
+std::string cupti_error(const char* call, CUptiResult result) {
+  const char* text = nullptr;
+  if (cuptiGetResultString(result, &text) != CUPTI_SUCCESS || text == nullptr) text = "unknown CUPTI error";
+  return std::string(call) + " failed: " + text + " (" + std::to_string(static_cast<int>(result)) + ")";
+}
+
+#define SL_CUPTI_CALL(call)                                        \
+  do {                                                             \
+    CUptiResult _r = (call);                                       \
+    if (_r != CUPTI_SUCCESS) return runtime_error(cupti_error(#call, _r)); \
+  } while (0)
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(kBufferAlign, kBufferBytes));
+  *size = *buffer ? kBufferBytes : 0;
+  *max_records = 0;  // as many as fit
+}
+
+// Runs on CUPTI's worker thread, or re-entrantly on a thread that is inside
+// cuptiActivityFlushAll. It touches only the sink (which locks itself).
+void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t /*size*/,
+                               size_t valid_size) {
+  ActivitySink* sink = g_sink.load(std::memory_order_acquire);
+  if (sink != nullptr && valid_size > 0) {
+    CUpti_Activity* record = nullptr;
+    while (cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS) {
+      if (auto activity = decode_activity(record)) {
+        sink->on_activity(*activity);
+      } else {
+        sink->on_unknown_kind(static_cast<uint32_t>(record->kind));
+      }
+    }
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+      sink->on_dropped(dropped);
+    }
+  }
+  std::free(buffer);
+}
+
+constexpr CUpti_ActivityKind kRequiredKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+// Useful but not needed for kernel timelines: failure to enable is tolerated.
+constexpr CUpti_ActivityKind kOptionalKinds[] = {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_CUDA_EVENT,
+                                                 CUPTI_ACTIVITY_KIND_OVERHEAD};
+
+}  // namespace
+
+Status CuptiApi::start(ActivitySink* sink) {
+  std::lock_guard<std::mutex> lock(g_setup_mutex);
+  if (!g_callbacks_registered) {
+    SL_CUPTI_CALL(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
+    g_callbacks_registered = true;
+  }
+  g_sink.store(sink, std::memory_order_release);
+  for (CUpti_ActivityKind kind : kRequiredKinds) SL_CUPTI_CALL(cuptiActivityEnable(kind));
+  for (CUpti_ActivityKind kind : kOptionalKinds) (void)cuptiActivityEnable(kind);
+  return Status::ok();
+}
+
+Status CuptiApi::flush() {
+  SL_CUPTI_CALL(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+  return Status::ok();
+}
+
+Status CuptiApi::stop() {
+  // Flush before taking the setup lock: the sink runs inside the flush.
+  Status flushed = flush();
+  std::lock_guard<std::mutex> lock(g_setup_mutex);
+  for (CUpti_ActivityKind kind : kRequiredKinds) (void)cuptiActivityDisable(kind);
+  for (CUpti_ActivityKind kind : kOptionalKinds) (void)cuptiActivityDisable(kind);
+  g_sink.store(nullptr, std::memory_order_release);
+  return flushed;
+}
+
+Result<uint64_t> CuptiApi::timestamp() {
+  uint64_t ts = 0;
+  CUptiResult r = cuptiGetTimestamp(&ts);
+  if (r != CUPTI_SUCCESS) return runtime_error(cupti_error("cuptiGetTimestamp", r));
+  return ts;
+}
+
+Result<uint32_t> CuptiApi::stream_id(void* cuda_stream) {
+  uint32_t id = 0;
+  CUptiResult r = cuptiGetStreamIdEx(nullptr, static_cast<CUstream>(cuda_stream), 0, &id);
+  if (r != CUPTI_SUCCESS) return runtime_error(cupti_error("cuptiGetStreamIdEx", r));
+  return id;
+}
+
+Status CuptiApi::push_external_id(uint64_t id) {
+  SL_CUPTI_CALL(cuptiActivityPushExternalCorrelationId(
+      static_cast<CUpti_ExternalCorrelationKind>(kExternalKindStreamlens), id));
+  return Status::ok();
+}
+
+Status CuptiApi::pop_external_id() {
+  uint64_t last = 0;
+  SL_CUPTI_CALL(cuptiActivityPopExternalCorrelationId(
+      static_cast<CUpti_ExternalCorrelationKind>(kExternalKindStreamlens), &last));
+  return Status::ok();
+}
+
+ExternalIdScope::ExternalIdScope(uint64_t id, bool enabled) {
+  if (!enabled) return;
+  status_ = CuptiApi::push_external_id(id);
+  pushed_ = status_.is_ok();
+}
+
+ExternalIdScope::~ExternalIdScope() {
+  if (pushed_) (void)CuptiApi::pop_external_id();
+}
+
+}  // namespace sl::cupti

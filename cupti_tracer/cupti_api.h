@@ -1,0 +1,58 @@
+#pragma once
+// The only code that calls CUPTI (STYLE item 6). Everything it receives is
+// decoded into records.h views and handed to an ActivitySink.
+//
+// CUPTI's buffer callbacks carry no user pointer, so there is exactly one
+// installed sink per process; start() installs it and stop() flushes and
+// removes it. Callers pass their sink explicitly; nothing else is global.
+
+#include <cstdint>
+
+#include "core/common/status.h"
+#include "cupti_tracer/activity_sink.h"
+
+namespace sl::cupti {
+
+// External correlation ids pushed by CuptiApi use this kind (CUSTOM0).
+constexpr uint32_t kExternalKindStreamlens = 3;
+
+class CuptiApi {
+ public:
+  // Enables CONCURRENT_KERNEL, MEMCPY, MEMSET, SYNCHRONIZATION, CUDA_EVENT,
+  // EXTERNAL_CORRELATION and OVERHEAD records and registers 8 MiB buffers.
+  // kRuntime naming the CUPTI call on failure. A second start() without stop()
+  // just replaces the sink.
+  static Status start(ActivitySink* sink);
+  // cuptiActivityFlushAll(forced): completed buffers are delivered to the sink
+  // on this thread before it returns. Never call this while holding a lock the
+  // sink takes (the sink runs inside this call).
+  static Status flush();
+  // Flush, disable the kinds, remove the sink.
+  static Status stop();
+
+  // CUPTI's GPU time base (ns), comparable with record timestamps.
+  static Result<uint64_t> timestamp();
+  // CUPTI stream id of a CUDA stream handle (cudaStream_t / CUstream).
+  static Result<uint32_t> stream_id(void* cuda_stream);
+  // Tag every CUDA launch of the calling thread until pop with `id`
+  // (per-thread stack inside CUPTI).
+  static Status push_external_id(uint64_t id);
+  static Status pop_external_id();
+};
+
+// RAII push/pop of an external correlation id; errors are reported by the
+// explicit calls, the guard only keeps push and pop paired.
+class ExternalIdScope {
+ public:
+  explicit ExternalIdScope(uint64_t id, bool enabled = true);
+  ~ExternalIdScope();
+  ExternalIdScope(const ExternalIdScope&) = delete;
+  ExternalIdScope& operator=(const ExternalIdScope&) = delete;
+  const Status& status() const { return status_; }
+
+ private:
+  bool pushed_ = false;
+  Status status_;
+};
+
+}  // namespace sl::cupti

@@ -1,0 +1,88 @@
+// libstreamlens_inject.so: loaded by the CUDA driver through
+// CUDA_INJECTION64_PATH (set by `streamlens capture -- CMD`). Records every
+// kernel, memcpy and memset of the process with CUPTI and writes them as JSON
+// lines (capture_file.h) to $STREAMLENS_CAPTURE_FILE at exit.
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <string>
+
+#include "cupti_tracer/capture_file.h"
+#include "cupti_tracer/cupti_api.h"
+
+namespace {
+
+// Writes each record as it arrives. Runs on CUPTI's worker thread or inside
+// the flush at exit; the mutex only orders writers, it never spans a CUPTI call.
+class FileSink : public sl::cupti::ActivitySink {
+ public:
+  explicit FileSink(std::FILE* file) : file_(file) {}
+  void on_activity(const sl::cupti::Activity& activity) override {
+    std::string line = sl::cupti::capture_line(activity);
+    if (line.empty()) return;
+    write(line);
+  }
+  void on_dropped(uint64_t count) override { write("{\"k\":\"dropped\",\"n\":" + std::to_string(count) + "}"); }
+  void on_unknown_kind(uint32_t kind) override {
+    write("{\"k\":\"unknown\",\"kind\":" + std::to_string(kind) + "}");
+  }
+  void write(const std::string& line) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (file_ == nullptr) return;
+    std::fwrite(line.data(), 1, line.size(), file_);
+    std::fputc('\n', file_);
+  }
+  void close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (file_ != nullptr) std::fclose(file_);
+    file_ = nullptr;
+  }
+
+ private:
+  std::mutex mu_;
+  std::FILE* file_;
+};
+
+FileSink* g_file_sink = nullptr;  // one per process: the driver injects once
+
+std::string command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (char& c : raw) if (c == '\0') c = ' ';
+  while (!raw.empty() && raw.back() == ' ') raw.pop_back();
+  return raw;
+}
+
+void finish_capture() {
+  if (g_file_sink == nullptr) return;
+  sl::Status s = sl::cupti::CuptiApi::stop();  // flushes into the sink
+  if (!s.is_ok()) std::fprintf(stderr, "streamlens inject: %s\n", s.message().c_str());
+  g_file_sink->close();
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  if (g_file_sink != nullptr) return 1;
+  const char* env = std::getenv("STREAMLENS_CAPTURE_FILE");
+  std::string path = env && *env ? env : "streamlens_capture." + std::to_string(::getpid()) + ".jsonl";
+  std::FILE* file = std::fopen(path.c_str(), "w");
+  if (file == nullptr) {
+    std::fprintf(stderr, "streamlens inject: cannot write %s\n", path.c_str());
+    return 0;
+  }
+  g_file_sink = new FileSink(file);  // lives until exit: CUPTI may call it from its thread
+  g_file_sink->write(sl::cupti::capture_meta_line(static_cast<long>(::getpid()), command_line()));
+  sl::Status s = sl::cupti::CuptiApi::start(g_file_sink);
+  if (!s.is_ok()) {
+    std::fprintf(stderr, "streamlens inject: %s\n", s.message().c_str());
+    g_file_sink->close();
+    return 0;
+  }
+  std::atexit(finish_capture);
+  return 1;
+}
