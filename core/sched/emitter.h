@@ -1,0 +1,127 @@
+#pragma once
+// Flattens a module into one device-independent thunk sequence (DESIGN
+// section 3): calls inlined, whiles unrolled, async starts and implicit async
+// pairs turned into record/wait events, and every value given a logical
+// buffer with its live range. lower() then allocates the buffers and copies
+// the sequence per device, filling in each device's collective peers.
+// Internal to core/sched.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/hlo/module.h"
+#include "core/sched/buffer_assignment.h"
+#include "core/sched/lowering.h"
+#include "core/sched/stream_assignment.h"
+#include "core/sched/thunk.h"
+
+namespace sl::sched::detail {
+
+using Leaves = std::vector<int32_t>;  // buffer id per shape leaf; -1 = no buffer
+
+// Buffer ids a thunk reads and writes, turned into slices after allocation.
+struct ThunkBuffers {
+  std::vector<int32_t> operands;
+  std::vector<int32_t> results;
+  int32_t workspace = -1;
+};
+
+struct FlatProgram {
+  std::vector<Thunk> thunks;              // collective group/rank/peers not yet filled
+  std::vector<ThunkBuffers> buffers_of;   // parallel to thunks
+  std::vector<LogicalBuffer> buffers;     // slices not yet assigned
+  std::vector<Leaves> parameters;         // entry parameter leaves
+  Leaves outputs;                         // entry ROOT leaves
+  std::vector<std::pair<const hlo::Instruction*, int32_t>> constants;
+  int num_events = 0;
+  std::vector<StreamAssignmentEntry> streams;
+};
+
+class Emitter {
+ public:
+  Emitter(const hlo::Module& module, const StreamPolicy& policy, const LowerOptions& options,
+          std::vector<std::string>* warnings)
+      : module_(module), policy_(policy), options_(options), warnings_(warnings) {}
+
+  Result<FlatProgram> run();
+
+ private:
+  // Work moved to another stream: its buffers live from `start` (the
+  // parent's record) until the done's wait.
+  struct Region {
+    int64_t start = 0;
+    std::vector<int32_t> touched;
+  };
+  struct AsyncState {
+    bool inline_on_parent = false;  // the start's stream is its parent's: no events
+    int event = -1;                 // recorded on the async stream after the work
+    Region region;
+    Leaves output;
+  };
+  struct PendingDone {
+    int stream = 0;   // the parent stream that waits
+    int event = -1;
+    Region region;
+    const std::string* name = nullptr;
+  };
+  // Per computation, computed once: where each value is first used, and the
+  // done that ends each async-start.
+  struct ComputationInfo {
+    std::vector<int> first_user;
+    std::vector<int> done_of;
+  };
+
+  Status emit_computation(const hlo::Computation& computation, int stream, const std::string* attribution,
+                          const std::vector<Leaves>& arguments, Leaves* result);
+  Status emit_instruction(const hlo::Computation& computation, int index, int stream,
+                          const std::string* attribution, std::vector<Leaves>& env,
+                          std::map<int, std::vector<PendingDone>>& pending,
+                          std::unordered_map<int, AsyncState>& async);
+  // The instruction's own work on `stream` (call/while/conditional recurse).
+  Result<Leaves> emit_op(const hlo::Computation& computation, const hlo::Instruction& instruction, int stream,
+                         const std::string* attribution, std::vector<Leaves>& env);
+  // One kernel/GEMM/collective thunk computing `op` into a `result` shape.
+  Leaves emit_work(const hlo::Computation& computation, const hlo::Instruction& instruction, hlo::Opcode op,
+                   const hlo::Shape& result, int stream, const std::string* attribution,
+                   const std::vector<Leaves>& env);
+  Status emit_async_start(const hlo::Computation& computation, int index, int stream,
+                          const std::string* attribution, std::vector<Leaves>& env,
+                          std::unordered_map<int, AsyncState>& async);
+  void emit_async_done(const hlo::Computation& computation, int index, int stream, std::vector<Leaves>& env,
+                       std::unordered_map<int, AsyncState>& async);
+
+  int64_t push_event_thunk(ThunkKind kind, int stream, int event, const std::string* name);
+  void close_region(Region& region, int64_t end);
+  int32_t new_buffer(int64_t size, const hlo::Instruction* instruction, int32_t leaf_index, int64_t position);
+  Leaves new_leaves(const hlo::Shape& shape, const hlo::Instruction* instruction, int64_t position,
+                    bool whole_program);
+  void touch(int32_t buffer, int64_t position);
+  const ComputationInfo& info(const hlo::Computation& computation);
+  void list_stream(const hlo::Instruction& instruction, int stream);
+
+  const hlo::Module& module_;
+  const StreamPolicy& policy_;
+  const LowerOptions& options_;
+  std::vector<std::string>* warnings_;
+
+  FlatProgram out_;
+  std::vector<Region*> regions_;  // innermost last
+  std::vector<int32_t> whole_program_;  // buffers live over the whole program
+  std::unordered_map<const hlo::Instruction*, int32_t> occurrences_;
+  std::unordered_map<const hlo::Instruction*, int32_t> constant_buffers_;
+  std::unordered_map<const hlo::Computation*, ComputationInfo> infos_;
+  std::unordered_set<const hlo::Instruction*> listed_;
+  std::unordered_set<const hlo::Instruction*> warned_;
+  int64_t next_rendezvous_ = 0;
+  int depth_ = 0;
+};
+
+// Number of array/token leaves of a shape (an array is one leaf).
+int64_t leaf_count(const hlo::Shape& shape);
+
+}  // namespace sl::sched::detail

@@ -1,0 +1,31 @@
+#pragma once
+// GEMM recognition and dimensions (DESIGN section 2): `dot`, and custom-calls
+// to cuBLAS (`__cublas$gemm`, `__cublas$lt$matmul`), whose dot dimension
+// numbers live in backend_config.
+
+#include <cstdint>
+
+#include "core/hlo/module.h"
+#include "core/sched/thunk.h"
+
+namespace sl::sched {
+
+// Workspace given to a dot's GEMM: cuBLASLt's recommended 32 MiB for Hopper.
+// A cuBLAS custom-call brings its own workspace as its last s8[...] output.
+constexpr int64_t kDefaultGemmWorkspaceBytes = int64_t{32} << 20;
+
+// dot, or a custom-call (plain or sugared `custom-call-start`) to cuBLAS.
+bool is_gemm(const hlo::Instruction& instruction);
+
+// m, n, k, batch and element type of a GEMM whose operands live in
+// `computation`. For a custom-call the dims come from backend_config
+// (dot_dimension_numbers, at top level or in gemm_backend_config); without
+// them a [batch..., m, k] x [batch..., k, n] layout is assumed.
+GemmDims gemm_dims(const hlo::Computation& computation, const hlo::Instruction& gemm);
+
+// Index of the workspace leaf in `result` (the custom-call's result shape; for
+// a sugared custom-call-start, its done's shape): the last tuple element when
+// that is an s8 array, or -1 when there is none (dot: never).
+int gemm_workspace_leaf(const hlo::Instruction& gemm, const hlo::Shape& result);
+
+}  // namespace sl::sched
