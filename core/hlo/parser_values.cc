@@ -2,6 +2,7 @@
 // groups, and skipping of values the tool does not read.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <charconv>
 #include <cmath>
@@ -235,7 +236,12 @@ bool Parser::parse_literal(Instruction& instruction) {
     if (!parse_literal_level(shape, 0, values)) return false;
     instruction.literal = std::move(values);
   }
-  instruction.literal_text = std::string(trim(text_.substr(begin, prev_.end - begin)));
+  std::string_view written = trim(text_.substr(begin, prev_.end - begin));
+  // A comment inside the literal could swallow the closing ')' when printed
+  // on one line; leave the text empty so the printer writes the values.
+  if (written.find("//") == std::string_view::npos && written.find("/*") == std::string_view::npos) {
+    instruction.literal_text = std::string(written);
+  }
   return expect(TokenKind::kRparen, "')' after the constant value");
 }
 
@@ -320,7 +326,6 @@ bool Parser::parse_replica_groups(ReplicaGroups& groups) {
   if (is(TokenKind::kLbrace)) return parse_int_list_list(groups.groups);
   if (!is(TokenKind::kLbracket)) return fail_expected("replica groups ('{{...}}' or '[G,S]<=[...]')");
   SourceLoc loc = cur_.loc;
-  size_t begin = cur_.begin;
   std::vector<int64_t> group_dims, reshape_dims, perm;
   if (!parse_bracket_int_list(group_dims)) return false;
   if (!expect(TokenKind::kLeq, "'<=' in iota replica groups")) return false;
@@ -339,7 +344,9 @@ bool Parser::parse_replica_groups(ReplicaGroups& groups) {
       }
     }
   }
-  groups.iota_text = std::string(text_.substr(begin, prev_.end - begin));
+  // Canonical spelling (no spaces or comments), e.g. [3,10]<=[6,5]T(1,0).
+  groups.iota_text = fmt::format("[{}]<=[{}]", fmt::join(group_dims, ","), fmt::join(reshape_dims, ","));
+  if (!perm.empty()) groups.iota_text += fmt::format("T({})", fmt::join(perm, ","));
   std::string problem = expand_iota_groups(group_dims, reshape_dims, perm, groups.groups);
   if (!problem.empty()) return fail(loc, problem);
   return true;

@@ -6,6 +6,7 @@
 #include "core/hlo/printer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>

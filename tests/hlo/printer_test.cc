@@ -82,6 +82,23 @@ ENTRY main (p: f32[8,6], q: bf16[2]) -> (f32[8,6]) {
   EXPECT_NE(printed.find("branch_computations={%cond, %cond}"), std::string::npos);
 }
 
+TEST(Printer, CommentsInsideValuesDoNotBreakThePrintedLine) {
+  Module m = parse_ok("HloModule m\nENTRY main {\n"
+                      "  c = f32[2] constant({1, // first\n 2 /* second */})\n"
+                      "  e = f32[3] constant({ /* elided */ ... })\n"
+                      "  p = f32[4] parameter(0)\n"
+                      "  ROOT r = f32[4] all-reduce(p), replica_groups=[1, 2] /* x */ <= // y\n [2], to_apply=add,"
+                      " backend_config={\"operation_queue_id\": \"2\" // z\n}\n"
+                      "}\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n");
+  EXPECT_EQ(testing::instr(m, "main", "c").literal, (std::vector<double>{1, 2}));
+  EXPECT_EQ(testing::instr(m, "main", "r").replica_groups->iota_text, "[1,2]<=[2]");
+  EXPECT_EQ(m.warnings.size(), 1u) << "JSON with a comment is not read";
+  expect_round_trip(m);
+  std::string printed = print_module(m);
+  EXPECT_NE(printed.find("constant({1, 2})"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("constant({...})"), std::string::npos) << printed;
+}
+
 TEST(Printer, PrintsConstantsBuiltInCode) {
   Module m;
   m.name = "built";
