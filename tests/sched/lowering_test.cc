@@ -1,0 +1,281 @@
+// Lowering (DESIGN section 3): thunk order for async work, unrolling,
+// collectives per device, GEMM dims, and linear time.
+
+#include <gtest/gtest.h>
+
+#include <ctime>
+
+#include "core/sched/gemm.h"
+#include "tests/sched/sched_test_util.h"
+
+namespace sl::sched {
+namespace {
+
+using testing::find_thunk;
+using testing::lower_text;
+using testing::signature;
+using Sig = std::vector<std::string>;
+
+TEST(Lowering, TwoAsyncOpsOnOneStreamHaveNoFalseDependency) {
+  auto l = lower_text(R"(
+HloModule two_async
+neg {
+  p = f32[8] parameter(0)
+  ROOT n = f32[8] negate(p)
+}
+expo {
+  p = f32[8] parameter(0)
+  ROOT x = f32[8] exponential(p)
+}
+ENTRY e {
+  x = f32[8] parameter(0)
+  s1 = ((f32[8]), f32[8], s32[]) async-start(x), calls=neg
+  s2 = ((f32[8]), f32[8], s32[]) async-start(x), calls=expo
+  d2 = f32[8] async-done(s2)
+  c = f32[8] add(d2, d2)
+  d1 = f32[8] async-done(s1)
+  ROOT r = f32[8] add(c, d1)
+}
+)");
+  ASSERT_TRUE(l);
+  // d2 waits on the event recorded right after s2's own work (e3), not on
+  // "everything on stream 1", so c does not wait for s1's work.
+  EXPECT_EQ(signature(l->thunks()),
+            (Sig{"rec s0 e0", "wait s1 e0", "s1 n", "rec s1 e1", "rec s0 e2", "wait s1 e2", "s1 x", "rec s1 e3",
+                 "wait s0 e3", "s0 c", "wait s0 e1", "s0 r"}));
+  EXPECT_EQ(l->device().num_events, 4);
+  const auto& thunks = l->thunks();
+  EXPECT_EQ(thunks[find_thunk(thunks, "n")].attributed_name, "s1");
+  EXPECT_EQ(thunks[find_thunk(thunks, "x", 0)].attributed_name, "s2");
+}
+
+constexpr std::string_view kLoop = R"(
+HloModule loop
+body {
+  p = (s32[], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  v = f32[8] get-tuple-element(p), index=1
+  n = f32[8] negate(v)
+  ROOT t = (s32[], f32[8]) tuple(i, n)
+}
+cond {
+  p = (s32[], f32[8]) parameter(0)
+  ROOT c = pred[] constant(true)
+}
+ENTRY e {
+  x = f32[8] parameter(0)
+  z = s32[] constant(0)
+  init = (s32[], f32[8]) tuple(z, x)
+  w = (s32[], f32[8]) while(init), condition=cond, body=body TRIP
+  ROOT r = f32[8] get-tuple-element(w), index=1
+}
+)";
+
+std::string loop_text(std::string_view trip) {
+  std::string text(kLoop);
+  text.replace(text.find("TRIP"), 4, trip);
+  return text;
+}
+
+TEST(Lowering, WhileUnrollsKnownTripCount) {
+  auto l = lower_text(loop_text(R"(, backend_config={"known_trip_count":{"n":"3"}})"));
+  ASSERT_TRUE(l);
+  const auto& thunks = l->thunks();
+  ASSERT_EQ(thunks.size(), 3u);  // parameters, tuples, gte and constants make no thunk
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(thunks[k].instruction->name, "n");
+    EXPECT_EQ(thunks[k].occurrence, k);
+  }
+  // Each iteration reads the previous one's result.
+  EXPECT_EQ(thunks[1].operands.at(0).offset, thunks[0].results.at(0).offset);
+  EXPECT_EQ(thunks[2].operands.at(0).offset, thunks[1].results.at(0).offset);
+  EXPECT_EQ(l->program.buffers.outputs.at(0).offset, thunks[2].results.at(0).offset);
+  EXPECT_TRUE(l->program.warnings.empty());
+}
+
+TEST(Lowering, WhileWithoutTripCountUsesDefaultAndWarns) {
+  LowerOptions options;
+  options.default_trip_count = 2;
+  auto l = lower_text(loop_text(""), options);
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->thunks().size(), 2u);
+  ASSERT_EQ(l->program.warnings.size(), 1u);
+  EXPECT_NE(l->program.warnings[0].find("known_trip_count"), std::string::npos);
+}
+
+TEST(Lowering, CollectivesPerDeviceShareRendezvousIds) {
+  auto l = lower_text(R"(
+HloModule coll, replica_count=2, num_partitions=2
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  y = bf16[2] parameter(1)
+  ag = (f32[8], bf16[4]) all-gather(x, y), replica_groups={{1,0}}, dimensions={0}
+  ar = f32[4] all-reduce(x), channel_id=1, replica_groups={{3,0},{1,2}}, use_global_device_ids=true, to_apply=sum
+  cp = f32[4] collective-permute(x), channel_id=2, source_target_pairs={{0,1}}
+  ROOT t = (f32[8], bf16[4], f32[4], f32[4]) tuple(ag, ar, cp)
+}
+)");
+  ASSERT_TRUE(l);
+  ASSERT_EQ(l->program.devices.size(), 4u);
+  for (int64_t d = 0; d < 4; ++d) {
+    const auto& thunks = l->thunks(static_cast<size_t>(d));
+    ASSERT_EQ(thunks.size(), 3u);
+    const CollectiveInfo& ag = thunks[0].collective;
+    EXPECT_EQ(ag.bytes_in, 4 * 4 + 2 * 2);  // summed over the tuple operands
+    EXPECT_EQ(ag.bytes_out, 2 * (4 * 4 + 2 * 2));
+    EXPECT_EQ(thunks[0].operands.size(), 2u);
+    EXPECT_EQ(thunks[0].results.size(), 2u);
+    for (int k = 0; k < 3; ++k) EXPECT_EQ(thunks[k].collective.rendezvous_id, k);
+    // Cross-replica {1,0}: replica 1 then replica 0 of this device's partition.
+    const int64_t partition = d % 2;
+    EXPECT_EQ(ag.group, (std::vector<int64_t>{2 + partition, partition}));
+    EXPECT_EQ(ag.rank_in_group, d < 2 ? 1 : 0);
+    // Flattened ids are device ids.
+    const CollectiveInfo& ar = thunks[1].collective;
+    EXPECT_EQ(ar.group, (d == 0 || d == 3) ? (std::vector<int64_t>{3, 0}) : (std::vector<int64_t>{1, 2}));
+    EXPECT_EQ(ar.rank_in_group, (d == 3 || d == 1) ? 0 : 1);
+    // channel_id on collective-permute: cross-partition, pairs within a replica.
+    const CollectiveInfo& cp = thunks[2].collective;
+    const int64_t replica = d / 2;
+    EXPECT_EQ(cp.send_to, partition == 0 ? replica * 2 + 1 : -1);
+    EXPECT_EQ(cp.recv_from, partition == 1 ? replica * 2 : -1);
+  }
+}
+
+TEST(Lowering, DeviceOutsideEveryGroupIsAnError) {
+  auto parsed = hlo::parse_program(R"(
+HloModule partial, replica_count=4
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  ROOT ar = f32[4] all-reduce(x), replica_groups={{0,1}}, to_apply=sum
+}
+)",
+                                   "p.hlo");
+  ASSERT_TRUE(parsed.is_ok()) << parsed.status().message();
+  auto lowered = lower(*parsed, {});
+  ASSERT_FALSE(lowered.is_ok());
+  EXPECT_NE(lowered.status().message().find("no replica group"), std::string::npos);
+  LowerOptions two;
+  two.replica_count = 2;
+  EXPECT_TRUE(lower(*parsed, two).is_ok());
+}
+
+TEST(Lowering, CollectivePermutePeersAndRendezvousAcrossOccurrences) {
+  auto l = lower_text(R"(
+HloModule perm, num_partitions=3
+body {
+  p = f32[4] parameter(0)
+  ROOT cp = f32[4] collective-permute(p), channel_id=1, source_target_pairs={{0,1},{1,2}}
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  c1 = f32[4] call(x), to_apply=body
+  ROOT c2 = f32[4] call(c1), to_apply=body
+}
+)");
+  ASSERT_TRUE(l);
+  const int64_t send[] = {1, 2, -1};
+  const int64_t recv[] = {-1, 0, 1};
+  for (size_t d = 0; d < 3; ++d) {
+    const auto& thunks = l->thunks(d);
+    ASSERT_EQ(thunks.size(), 2u);
+    for (int k = 0; k < 2; ++k) {
+      EXPECT_EQ(thunks[k].occurrence, k);
+      EXPECT_EQ(thunks[k].collective.rendezvous_id, k);
+      EXPECT_EQ(thunks[k].collective.send_to, send[d]);
+      EXPECT_EQ(thunks[k].collective.recv_from, recv[d]);
+      EXPECT_EQ(thunks[k].collective.group, (std::vector<int64_t>{0, 1, 2}));
+    }
+  }
+}
+
+TEST(Lowering, GemmDimsAndFlops) {
+  auto l = lower_text(R"(
+HloModule gemms
+ENTRY e {
+  a = bf16[4,32,64] parameter(0)
+  b = bf16[4,64,16] parameter(1)
+  d = bf16[4,32,16] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+  l = f32[128,256] parameter(2)
+  r = f32[512,256] parameter(3)
+  cc = (f32[128,512], s8[4096]) custom-call(l, r), custom_call_target="__cublas$gemm", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["1"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]}}}
+  ROOT t = (bf16[4,32,16], (f32[128,512], s8[4096])) tuple(d, cc)
+}
+)");
+  ASSERT_TRUE(l);
+  const auto& thunks = l->thunks();
+  const Thunk& dot = thunks[find_thunk(thunks, "d")];
+  EXPECT_EQ(dot.kind, ThunkKind::kGemm);
+  EXPECT_EQ(dot.gemm.m, 32);
+  EXPECT_EQ(dot.gemm.n, 16);
+  EXPECT_EQ(dot.gemm.k, 64);
+  EXPECT_EQ(dot.gemm.batch, 4);
+  EXPECT_EQ(dot.gemm.type, hlo::PrimitiveType::kBF16);
+  EXPECT_EQ(dot.flops, 2 * 32 * 16 * 64 * 4);
+  EXPECT_EQ(dot.workspace.size, kDefaultGemmWorkspaceBytes);
+
+  const Thunk& cc = thunks[find_thunk(thunks, "cc")];
+  EXPECT_EQ(cc.kind, ThunkKind::kGemm);
+  EXPECT_EQ(cc.gemm.m, 128);
+  EXPECT_EQ(cc.gemm.n, 512);
+  EXPECT_EQ(cc.gemm.k, 256);
+  EXPECT_EQ(cc.gemm.batch, 1);
+  EXPECT_EQ(cc.flops, int64_t{2} * 128 * 512 * 256);
+  // The s8 output is the workspace, not a result.
+  EXPECT_EQ(cc.workspace.size, 4096);
+  ASSERT_EQ(cc.results.size(), 1u);
+  EXPECT_EQ(cc.results[0].size, 128 * 512 * 4);
+}
+
+TEST(Lowering, KernelsCountBytesAndLinearTime) {
+  // 100,000 dependent instructions lower in linear time.
+  std::string text = "HloModule big\nENTRY e {\n  v0 = f32[16] parameter(0)\n";
+  constexpr int kCount = 100000;
+  for (int i = 1; i < kCount; ++i) text += "  v" + std::to_string(i) + " = f32[16] negate(v" + std::to_string(i - 1) + ")\n";
+  text += "  ROOT r = f32[16] add(v" + std::to_string(kCount - 1) + ", v0)\n}\n";
+  auto parsed = hlo::parse_program(text, "big.hlo");
+  ASSERT_TRUE(parsed.is_ok()) << parsed.status().message();
+  const std::clock_t begin = std::clock();  // CPU time: the test machine is shared
+  auto lowered = lower(*parsed, {});
+  const double seconds = static_cast<double>(std::clock() - begin) / CLOCKS_PER_SEC;
+  ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
+  ASSERT_EQ(lowered->devices[0].thunks.size(), static_cast<size_t>(kCount));
+  EXPECT_EQ(lowered->devices[0].thunks[5].bytes_accessed, 128);
+  EXPECT_EQ(lowered->devices[0].thunks[5].flops, 16);
+  // Three buffers live at most at once: parameter, one input and one output.
+  EXPECT_EQ(lowered->buffers.peak_bytes, 3 * 64);
+  // Generous for sanitizer builds; release builds take well under a second.
+  EXPECT_LT(seconds, 10.0);
+  RecordProperty("lower_seconds", std::to_string(seconds));
+}
+
+TEST(Lowering, FormatListsThunksStreamsAndPeak) {
+  auto l = lower_text(R"(
+HloModule fmt
+ENTRY e {
+  x = f32[8] parameter(0)
+  a = f32[8] negate(x), backend_config={"operation_queue_id":"1"}
+  ROOT b = f32[8] add(a, x)
+}
+)");
+  ASSERT_TRUE(l);
+  std::string text = format_lowered(l->program);
+  EXPECT_NE(text.find("device 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("record event e0"), std::string::npos) << text;
+  EXPECT_NE(text.find("wait for event e1"), std::string::npos) << text;
+  EXPECT_NE(text.find("peak 96 bytes"), std::string::npos) << text;
+  EXPECT_NE(text.find("s1"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace sl::sched
