@@ -1,0 +1,64 @@
+// Details of the selected event, with the events it waited for and that
+// waited for it (click one to select it).
+
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include "app/gui/layout/ruler.h"
+#include "app/gui/views/views.h"
+
+namespace sl::gui {
+namespace {
+
+void event_link(const trace::Trace& t, uint32_t e, ActionQueue& out) {
+  const auto& ev = t.events[e];
+  std::string label = fmt::format("{} (dev {}, {}, ends {})##{}", t.name_of(ev), ev.device, stream_name(ev.stream),
+                                  format_duration(ev.end_ns), e);
+  if (ImGui::Selectable(label.c_str())) out.push_back(Select{e});
+}
+
+}  // namespace
+
+void show_details(const AppState& state, ActionQueue& out) {
+  if (!state.current || state.selected < 0) {
+    ImGui::TextDisabled("click an event in the timeline (or search for an instruction) to see its details");
+    return;
+  }
+  const LoadedRun& run = *state.current;
+  const trace::Trace& t = run.trace;
+  const auto sel = static_cast<uint32_t>(state.selected);
+  const trace::Event& e = t.events[sel];
+  ImGui::Text("%s", t.name_of(e).c_str());
+  ImGui::Separator();
+  if (ImGui::BeginTable("details", 2, ImGuiTableFlags_SizingFixedFit)) {
+    auto row = [](const char* key, const std::string& value) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextDisabled("%s", key);
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(value.c_str());
+    };
+    row("instruction", e.instruction != 0 ? t.instruction_of(e) : "-");
+    row("kind", trace::event_kind_name(e.kind));
+    row("device", fmt::format("{}", e.device));
+    row("stream", fmt::format("{} ({})", stream_name(e.stream), sched::stream_kind_name(e.stream_kind)));
+    row("start", format_duration(e.start_ns));
+    row("end", format_duration(e.end_ns));
+    row("duration", format_duration(e.duration_ns()));
+    row("bytes", e.bytes > 0 ? format_bytes(e.bytes) : "-");
+    row("flops", e.flops > 0 ? fmt::format("{:.4g}", static_cast<double>(e.flops)) : "-");
+    std::string rate = event_rate(e);
+    row("achieved", rate.empty() ? "-" : rate);
+    row("correlation", fmt::format("{}", e.correlation));
+    if (e.iteration != 0) row("iteration", fmt::format("{}", e.iteration));
+    ImGui::EndTable();
+  }
+  auto in = waits_of(run.index, sel);
+  auto outgoing = waited_by(run.index, sel);
+  ImGui::Text("waited for %zu event(s):", in.size());
+  for (uint32_t src : in) event_link(t, src, out);
+  ImGui::Text("waited on by %zu event(s):", outgoing.size());
+  for (uint32_t dst : outgoing) event_link(t, dst, out);
+}
+
+}  // namespace sl::gui

@@ -1,0 +1,29 @@
+#include <fmt/format.h>
+
+#include "app/gui/views/views.h"
+#include "core/sched/streams.h"
+
+namespace sl::gui {
+
+std::string stream_name(int stream) {
+  if (stream >= sched::kCommStreamBase) return fmt::format("comm {}", stream);
+  return stream == sched::kMainStream ? "0 (main)" : fmt::format("{}", stream);
+}
+
+std::string format_bytes(int64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  if (bytes >= (int64_t{1} << 30)) return fmt::format("{:.2f} GiB", b / (1 << 30));
+  if (bytes >= (int64_t{1} << 20)) return fmt::format("{:.2f} MiB", b / (1 << 20));
+  if (bytes >= (int64_t{1} << 10)) return fmt::format("{:.2f} KiB", b / (1 << 10));
+  return fmt::format("{} B", bytes);
+}
+
+std::string event_rate(const trace::Event& e) {
+  const double seconds = static_cast<double>(e.duration_ns()) * 1e-9;
+  if (seconds <= 0) return "";
+  if (e.flops > 0) return fmt::format("{:.1f} TFLOP/s", static_cast<double>(e.flops) / seconds * 1e-12);
+  if (e.bytes > 0) return fmt::format("{:.1f} GB/s", static_cast<double>(e.bytes) / seconds * 1e-9);
+  return "";
+}
+
+}  // namespace sl::gui

@@ -1,0 +1,191 @@
+// The one full-window layout: menu bar, toolbar (search, fit, message), runs
+// and program on the left, timeline on the right, tabs below it.
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include "app/gui/layout/ruler.h"
+#include "app/gui/views/views.h"
+
+namespace sl::gui {
+namespace {
+
+constexpr float kLeftWidth = 380;
+constexpr float kBottomHeight = 250;
+
+void copy_to(char* dst, size_t size, const std::string& src) {
+  std::strncpy(dst, src.c_str(), size - 1);
+  dst[size - 1] = '\0';
+}
+
+void toolbar(const AppState& state, UiState& ui, ActionQueue& out) {
+  ImGui::SetNextItemWidth(220);
+  if (ImGui::InputTextWithHint("##search", "search instruction / kernel", ui.search, sizeof(ui.search),
+                               ImGuiInputTextFlags_EnterReturnsTrue)) {
+    if (ui.search != state.search_text) out.push_back(Search{ui.search});
+    out.push_back(SearchNext{1});
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("<")) out.push_back(SearchNext{-1});
+  ImGui::SameLine();
+  if (ImGui::Button(">")) out.push_back(SearchNext{1});
+  if (!state.search_text.empty()) {
+    ImGui::SameLine();
+    if (state.search_cursor >= 0) {
+      ImGui::Text("%lld/%zu", static_cast<long long>(state.search_cursor + 1), state.search_hits.size());
+    } else {
+      ImGui::Text("%zu hits", state.search_hits.size());
+    }
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Fit")) out.push_back(FitAll{});
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("fit the whole run (F, or double-click the timeline)");
+  ImGui::SameLine();
+  if (ImGui::Button("+")) out.push_back(ZoomAt{0.5, state.viewport.start_ns + state.viewport.span_ns() / 2});
+  ImGui::SameLine();
+  if (ImGui::Button("-")) out.push_back(ZoomAt{2.0, state.viewport.start_ns + state.viewport.span_ns() / 2});
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("wheel: zoom at the cursor; drag: pan; right- or shift-drag: zoom to a range;\n"
+                      "W/S or Up/Down: zoom; A/D or Left/Right: pan; double-click or F: fit");
+  }
+  if (!state.message.text.empty()) {
+    ImGui::SameLine();
+    ImVec4 color = state.message.error ? ImVec4(1.0f, 0.4f, 0.4f, 1.0f) : ImVec4(0.6f, 0.9f, 0.6f, 1.0f);
+    ImGui::TextColored(color, "%s", state.message.text.c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("x")) out.push_back(ClearMessage{});
+  }
+}
+
+void program_text_tab(const AppState& state) {
+  if (!state.current || state.current->program_text.empty()) {
+    ImGui::TextDisabled("no program text stored with this run");
+    return;
+  }
+  ImGui::BeginChild("program_text", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  ImGui::TextUnformatted(state.current->program_text.c_str());
+  ImGui::EndChild();
+}
+
+}  // namespace
+
+void show_menu_bar(const AppState& state, UiState& ui, ActionQueue& out) {
+  if (!ImGui::BeginMenuBar()) return;
+  bool open_db = false, export_png = false;
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Open database...")) open_db = true;
+    if (ImGui::BeginMenu("Recent databases", !state.recent_files.empty())) {
+      for (const std::string& path : state.recent_files) {
+        if (ImGui::MenuItem(path.c_str())) out.push_back(OpenDatabase{path});
+      }
+      ImGui::EndMenu();
+    }
+    if (ImGui::MenuItem("Export PNG...", nullptr, false, state.has_run())) export_png = true;
+    ImGui::Separator();
+    if (ImGui::MenuItem("Quit")) ui.quit_requested = true;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    if (ImGui::MenuItem("Fit all", "F")) out.push_back(FitAll{});
+    if (ImGui::MenuItem("Close compare", nullptr, false, state.comparing())) out.push_back(CloseCompare{});
+    ImGui::EndMenu();
+  }
+  if (state.current) {
+    ImGui::TextDisabled("run %lld: %s (%s, %s)", static_cast<long long>(state.current->info.id),
+                        state.current->info.name.c_str(), state.current->info.backend.c_str(),
+                        state.current->info.device_model.c_str());
+  }
+  ImGui::EndMenuBar();
+
+  if (open_db) {
+    copy_to(ui.db_path, sizeof(ui.db_path), state.db_path);
+    ImGui::OpenPopup("Open database");
+  }
+  if (export_png) ImGui::OpenPopup("Export PNG");
+  if (ImGui::BeginPopupModal("Open database", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::TextUnformatted("streamlens database (.db):");
+    ImGui::SetNextItemWidth(480);
+    bool enter = ImGui::InputText("##path", ui.db_path, sizeof(ui.db_path), ImGuiInputTextFlags_EnterReturnsTrue);
+    if (ImGui::Button("Open") || enter) {
+      out.push_back(OpenDatabase{ui.db_path});
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+  if (ImGui::BeginPopupModal("Export PNG", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::TextUnformatted("save the window as a PNG:");
+    ImGui::SetNextItemWidth(480);
+    bool enter = ImGui::InputText("##png", ui.png_path, sizeof(ui.png_path), ImGuiInputTextFlags_EnterReturnsTrue);
+    if (ImGui::Button("Save") || enter) {
+      out.push_back(ExportPng{ui.png_path});
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+}
+
+void show_main_window(const AppState& state, UiState& ui, ActionQueue& out) {
+  const ImGuiViewport* viewport = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(viewport->Pos);
+  ImGui::SetNextWindowSize(viewport->Size);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_MenuBar |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus;
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0);
+  ImGui::Begin("streamlens", nullptr, flags);
+  ImGui::PopStyleVar();
+  show_menu_bar(state, ui, out);
+  toolbar(state, ui, out);
+
+  ImGui::BeginChild("left", ImVec2(kLeftWidth, 0), true);
+  if (ImGui::CollapsingHeader("Runs", ImGuiTreeNodeFlags_DefaultOpen)) show_runs_panel(state, out);
+  if (ImGui::CollapsingHeader("Program and streams", ImGuiTreeNodeFlags_DefaultOpen)) {
+    show_program_panel(state, ui, out);
+  }
+  ImGui::EndChild();
+  ImGui::SameLine();
+
+  ImGui::BeginGroup();
+  const float right_h = ImGui::GetContentRegionAvail().y;
+  ImGui::BeginChild("timeline", ImVec2(0, std::max(120.0f, right_h - kBottomHeight)), true);
+  show_timeline(state, ui, out);
+  ImGui::EndChild();
+  ImGui::BeginChild("bottom", ImVec2(0, 0), true);
+  if (ImGui::BeginTabBar("tabs")) {
+    if (ImGui::BeginTabItem("Details")) {
+      show_details(state, out);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Statistics")) {
+      show_statistics(state, out);
+      ImGui::EndTabItem();
+    }
+    // Open the compare tab by itself when a comparison starts.
+    ImGuiTabItemFlags compare_flags = 0;
+    if (state.comparing() && ui.compare_tab_for != state.baseline->info.id) {
+      compare_flags = ImGuiTabItemFlags_SetSelected;
+      ui.compare_tab_for = state.baseline->info.id;
+    }
+    if (ImGui::BeginTabItem("Compare", nullptr, compare_flags)) {
+      show_compare(state, out);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Program text")) {
+      program_text_tab(state);
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+  }
+  ImGui::EndChild();
+  ImGui::EndGroup();
+  ImGui::End();
+}
+
+}  // namespace sl::gui

@@ -1,0 +1,117 @@
+// The program's instructions with their streams: a combo box for each
+// async-capable one, and the Rerun buttons with the job's progress.
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include "app/gui/views/views.h"
+#include "core/sched/streams.h"
+
+namespace sl::gui {
+namespace {
+
+void rerun_buttons(const AppState& state, ActionQueue& out) {
+  const bool can_rerun = state.current && !state.current->program_text.empty() && !state.busy();
+  for (const char* backend : {"sim", "cpu", "cuda"}) {
+    std::string why = state.services.unavailable_reason ? state.services.unavailable_reason(backend) : "";
+    if (why.empty() && state.current && state.current->program_text.empty()) why = "this run has no program to rerun";
+    if (why.empty() && state.busy()) why = "a rerun is in progress";
+    ImGui::BeginDisabled(!can_rerun || !why.empty());
+    std::string label = fmt::format("Rerun {}", backend);
+    if (ImGui::Button(label.c_str())) out.push_back(Rerun{backend});
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+      if (why.empty()) {
+        ImGui::SetTooltip("run the program again on %s with the streams below and save it as a new run", backend);
+      } else {
+        ImGui::SetTooltip("%s", why.c_str());
+      }
+    }
+    ImGui::SameLine();
+  }
+  ImGui::NewLine();
+  if (state.busy()) {
+    const JobProgress& p = *state.job.progress;
+    const int64_t total = p.total.load(), done = p.done.load();
+    float fraction = total > 0 ? static_cast<float>(done) / static_cast<float>(total) : -1.0f;
+    std::string overlay = fmt::format("{} on {}", phase_name(p.phase.load()), state.job.backend);
+    if (fraction < 0) {
+      // Indeterminate: a bar that moves with time.
+      fraction = static_cast<float>(ImGui::GetTime() * 0.5 - static_cast<int>(ImGui::GetTime() * 0.5));
+    }
+    ImGui::ProgressBar(fraction, ImVec2(-1, 0), overlay.c_str());
+  }
+}
+
+}  // namespace
+
+void show_program_panel(const AppState& state, UiState& ui, ActionQueue& out) {
+  (void)ui;
+  if (!state.current) {
+    ImGui::TextDisabled("no run open");
+    return;
+  }
+  const LoadedRun& run = *state.current;
+  ImGui::Text("program %s", run.info.program_name.c_str());
+  rerun_buttons(state, out);
+  if (!state.edits.empty()) {
+    ImGui::Text("%zu stream edit(s) pending", state.edits.size());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("reset")) out.push_back(ClearEdits{});
+  }
+  if (run.streams.empty()) {
+    ImGui::TextDisabled("no stream assignment saved with this run");
+    return;
+  }
+  // Offer every compute stream in use plus two spare ones, and the communication stream.
+  int max_compute = 1;
+  for (const auto& e : run.streams) {
+    if (e.stream < sched::kCommStreamBase) max_compute = std::max(max_compute, e.stream);
+  }
+  for (const auto& [name, stream] : state.edits) {
+    if (stream < sched::kCommStreamBase) max_compute = std::max(max_compute, stream);
+  }
+  std::vector<int> choices;
+  for (int s = 0; s <= max_compute + 2; ++s) choices.push_back(s);
+  choices.push_back(sched::kCommStreamBase);
+
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("program", 2, flags, ImVec2(0, 0))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("instruction", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("stream", ImGuiTableColumnFlags_WidthFixed, 110);
+  ImGui::TableHeadersRow();
+  for (const auto& entry : run.streams) {
+    ImGui::PushID(entry.instruction.c_str());
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    const bool edited = state.edits.count(entry.instruction) != 0;
+    if (edited) {
+      ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "%s *", entry.instruction.c_str());
+    } else {
+      ImGui::TextUnformatted(entry.instruction.c_str());
+    }
+    ImGui::TableSetColumnIndex(1);
+    const int stream = effective_stream(state, entry.instruction);
+    if (!entry.async_capable) {
+      ImGui::TextDisabled("%s", stream_name(stream).c_str());
+    } else {
+      ImGui::SetNextItemWidth(-1);
+      if (ImGui::BeginCombo("##stream", stream_name(stream).c_str())) {
+        for (int choice : choices) {
+          if (ImGui::Selectable(stream_name(choice).c_str(), choice == stream)) {
+            out.push_back(SetStream{entry.instruction, choice});
+          }
+        }
+        ImGui::EndCombo();
+      }
+    }
+    ImGui::PopID();
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace sl::gui
