@@ -371,5 +371,80 @@ ENTRY %main {
   expect_error(text, "%f =", "fusion passes 1 argument to fused computation %fused, which takes 2 parameters");
 }
 
+TEST(VerifyOps, SignatureFromText) {
+  std::string text = R"(HloModule m
+
+ENTRY %main (a: f32[4], b: bf16[4]) -> f32[8] {
+  %a = f32[4] parameter(0)
+  %b = f32[4] parameter(1)
+  ROOT %s = f32[4] add(%a, %b)
+}
+)";
+  expect_error(text, "%main (", "computation %main declares parameter 1 as bf16[4], but parameter(1) is f32[4]");
+  expect_error(text, "%main (", "computation %main declares result f32[8], but its ROOT is f32[4]");
+  expect_valid(R"(HloModule m
+
+ENTRY %main (a: f32[4]) -> f32[4] {
+  %a = f32[4] parameter(0)
+  ROOT %n = f32[4] negate(%a)
+}
+)");
+}
+
+TEST(VerifyOps, ConditionalBranches) {
+  std::string text = R"(HloModule m
+
+%on_true {
+  %t = f32[2] parameter(0)
+  ROOT %n = f32[2] negate(%t)
+}
+
+%on_false {
+  %f = f32[3] parameter(0)
+  ROOT %c = f32[3] copy(%f)
+}
+
+ENTRY %main {
+  %pred = pred[] parameter(0)
+  %x = f32[2] parameter(1)
+  %y = f32[2] parameter(2)
+  ROOT %cond = f32[2] conditional(%pred, %x, %y), true_computation=%on_true, false_computation=%on_false
+}
+)";
+  expect_error(text, "%cond =", "conditional argument 0 has shape f32[2], but parameter 0 of branch 1 computation %on_false is f32[3]");
+  expect_error(text, "%cond =", "conditional branch 1 computation %on_false returns f32[3], but f32[2] is required");
+}
+
+TEST(VerifyOps, ConditionalSelector) {
+  std::string text = R"(HloModule m
+
+%branch {
+  %t = f32[2] parameter(0)
+  ROOT %n = f32[2] negate(%t)
+}
+
+ENTRY %main {
+  %sel = f32[] parameter(0)
+  %x = f32[2] parameter(1)
+  ROOT %cond = f32[2] conditional(%sel, %x), branch_computations={%branch}
+}
+)";
+  expect_error(text, "%cond =", "conditional selector must be pred[] or s32[], but is f32[]");
+}
+
+TEST(VerifyOps, BitcastKeepsSize) {
+  std::string text = entry(R"(  %a = f32[4] parameter(0)
+  ROOT %b = s32[2] bitcast(%a)
+)");
+  expect_error(text, "%b =", "bitcast from f32[4] (16 bytes) to s32[2] (8 bytes) changes the size");
+}
+
+TEST(VerifyOps, GemmCustomCallOperands) {
+  std::string text = entry(R"(  %a = bf16[4,8] parameter(0)
+  ROOT %g = (bf16[4,4], s8[1024]) custom-call(%a), custom_call_target="__cublas$gemm"
+)");
+  expect_error(text, "%g =", "custom-call needs at least 2 operands but has 1");
+}
+
 }  // namespace
 }  // namespace sl::hlo
