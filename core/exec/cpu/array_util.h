@@ -1,0 +1,23 @@
+#pragma once
+// Row-major index arithmetic shared by the CPU ops.
+
+#include <cstdint>
+#include <vector>
+
+#include "core/exec/literal.h"
+
+namespace sl::exec::cpu {
+
+// strides[i] = product of dims[i+1..].
+std::vector<int64_t> row_major_strides(const std::vector<int64_t>& dims);
+
+// Advances a multi-index over `dims` in row-major order; false after the last.
+bool next_index(std::vector<int64_t>& index, const std::vector<int64_t>& dims);
+
+Literal zeros_literal(const hlo::Shape& shape);
+
+// Largest array the CPU backend materialises (elements), to fail cleanly
+// instead of exhausting memory.
+constexpr int64_t kMaxElements = int64_t{1} << 28;
+
+}  // namespace sl::exec::cpu

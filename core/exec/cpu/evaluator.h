@@ -1,0 +1,100 @@
+#pragma once
+// Interprets a Module on one device (one thread per device). Instructions are
+// evaluated in text order; called computations (call, while, conditional,
+// fusion, reduce/all-reduce to_apply, async-start calls=) recursively.
+// Collectives meet the other devices' threads in a shared Rendezvous.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/exec/cpu/ops.h"
+#include "core/exec/cpu/rendezvous.h"
+#include "core/exec/cpu/value.h"
+#include "core/hlo/module.h"
+#include "core/trace/trace.h"
+
+namespace sl::exec::cpu {
+
+struct DeviceContext {
+  int64_t device = 0;  // global id = replica * num_partitions + partition
+  int64_t replica = 0;
+  int64_t partition = 0;
+  int64_t replica_count = 1;
+  int64_t num_partitions = 1;
+};
+
+// One executed instruction, before names are interned into a trace::Trace.
+struct RawEvent {
+  int stream = 0;
+  trace::EventKind kind = trace::EventKind::kOther;
+  std::string name;         // the executed instruction's own name
+  std::string instruction;  // the program instruction it is attributed to
+  std::chrono::steady_clock::time_point start, end;
+  int64_t bytes = 0;
+  int64_t flops = 0;
+};
+
+class Evaluator {
+ public:
+  Evaluator(const hlo::Module& module, DeviceContext context, Rendezvous* rendezvous);
+
+  // Runs the entry computation. Events are appended to events() when
+  // `record` is set (warmup iterations pass false).
+  Result<Value> run_entry(const std::vector<Value>& parameters, bool record);
+
+  const std::vector<RawEvent>& events() const { return events_; }
+  std::vector<RawEvent> take_events() {
+    std::vector<RawEvent> out;
+    out.swap(events_);
+    return out;
+  }
+
+ private:
+  // How the instructions of a computation show up in the trace.
+  struct Scope {
+    bool traced = true;
+    int stream = -1;               // -1: each instruction's own (requested stream or 0)
+    std::string attributed;        // empty: each instruction's own name
+  };
+
+  Result<Value> evaluate(int computation, const std::vector<Value>& args, const Scope& scope);
+  Result<Value> evaluate_instruction(const hlo::Computation& comp, const hlo::Instruction& inst,
+                                     const std::vector<const Value*>& operands, const std::vector<Value>& args,
+                                     const Scope& scope);
+  // The op itself; `key` is the program instruction a collective meets under.
+  Result<Value> evaluate_op(const hlo::Instruction& inst, const hlo::Instruction& key,
+                            const std::vector<const Value*>& operands, const Scope& scope);
+  Result<Value> evaluate_control(const hlo::Instruction& inst, const std::vector<const Value*>& operands,
+                                 const Scope& scope);
+  Result<Value> evaluate_async_start(const hlo::Instruction& inst, const std::vector<const Value*>& operands,
+                                     const Scope& scope);
+  Result<Value> evaluate_async_done(const hlo::Computation& comp, const hlo::Instruction& inst,
+                                    const std::vector<const Value*>& operands);
+  Result<Value> evaluate_collective(const hlo::Instruction& inst, const hlo::Instruction& key,
+                                    const std::vector<const Value*>& operands);
+  Result<Value> evaluate_custom_call(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
+  Result<Value> evaluate_reduce(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
+
+  // acc = to_apply(acc, x) with a fast path for single binary ops.
+  Result<Combiner> make_combiner(const hlo::Instruction& inst, const std::vector<hlo::PrimitiveType>& types);
+
+  Status located(const hlo::Instruction& inst, const Status& status) const;
+  int stream_for(const hlo::Instruction& inst, const Scope& scope) const;
+  bool does_work(const hlo::Instruction& inst) const;
+
+  const hlo::Module& module_;
+  DeviceContext context_;
+  Rendezvous* rendezvous_;
+  std::map<const hlo::Instruction*, int64_t> occurrences_;
+  std::vector<RawEvent> events_;
+  bool record_ = true;
+};
+
+// Builds a value of `shape` from leaves taken in order from `leaves`.
+Result<Value> value_from_leaves(const hlo::Shape& shape, std::vector<Literal>& leaves, size_t* next);
+
+}  // namespace sl::exec::cpu

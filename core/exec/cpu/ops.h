@@ -1,0 +1,51 @@
+#pragma once
+// Array operations of the CPU reference backend, with XLA semantics for every
+// element type. Each takes its operands' literals and returns the result
+// rounded to the result type (bf16/f16 are computed in f32 and rounded after
+// every op, as XLA's CPU backend does).
+
+#include <functional>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/exec/literal.h"
+#include "core/hlo/module.h"
+
+namespace sl::exec::cpu {
+
+using Operands = std::vector<const Literal*>;
+
+// add subtract multiply divide maximum minimum negate abs exponential compare
+// select and or remainder convert.
+Result<Literal> eval_elementwise(const hlo::Instruction& instruction, const Operands& operands);
+
+// One binary op on two scalars of `type`, rounded to `type` (reduce and
+// all-reduce fast paths). Error for ops that are not binary arithmetic.
+using BinaryFn = double (*)(double, double);
+Result<BinaryFn> binary_fn(hlo::Opcode op, hlo::PrimitiveType type);
+
+// Saturating float -> integer, wrapping integer -> integer, rounding to
+// floats; pred is != 0.
+double convert_value(double v, hlo::PrimitiveType from, hlo::PrimitiveType to);
+
+// constant iota copy broadcast reshape bitcast transpose slice dynamic-slice
+// dynamic-update-slice concatenate.
+Result<Literal> eval_data_op(const hlo::Instruction& instruction, const Operands& operands);
+
+// dot with batch and contracting dimensions; accumulates in double.
+Result<Literal> eval_dot(const hlo::DotDims& dims, const Literal& lhs, const Literal& rhs,
+                         const hlo::Shape& result_shape);
+
+// custom-call __cublas$gemm: alpha * dot(lhs, rhs) [+ beta * bias].
+Result<Literal> eval_gemm(const hlo::Instruction& custom_call, const Operands& operands,
+                          const hlo::Shape& output_shape);
+
+// A reduction function over N scalars per side: acc = f(acc, x), each rounded
+// to its element type. N = 1 for plain reduce and all-reduce.
+using Combiner = std::function<Status(std::vector<double>& acc, const std::vector<double>& x)>;
+
+// reduce (variadic: N inputs, N init values, tuple of N results).
+Result<std::vector<Literal>> eval_reduce(const hlo::Instruction& instruction, const Operands& operands,
+                                         const std::vector<hlo::Shape>& result_shapes, const Combiner& combine);
+
+}  // namespace sl::exec::cpu
