@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -81,6 +82,26 @@ Token Parser::peek_next() {
   return t;
 }
 
+size_t Parser::estimate_instructions(size_t body_begin, int body_line) {
+  // One instruction per line up to the next `}` at the start of a line (XLA
+  // prints one instruction per line), capped by the bytes so that blank-line
+  // garbage cannot reserve much. The index only moves forward: linear overall.
+  if (close_lines_.empty() && !closes_scanned_) {
+    closes_scanned_ = true;
+    int line = 1;
+    for (size_t i = 0; i < text_.size(); ++i) {
+      if (text_[i] != '\n') continue;
+      ++line;
+      if (i + 1 < text_.size() && text_[i + 1] == '}') close_lines_.push_back({i + 1, line});
+    }
+  }
+  while (next_close_ < close_lines_.size() && close_lines_[next_close_].offset < body_begin) ++next_close_;
+  size_t end = next_close_ < close_lines_.size() ? close_lines_[next_close_].offset : text_.size();
+  int end_line = next_close_ < close_lines_.size() ? close_lines_[next_close_].line : body_line;
+  size_t lines = end_line > body_line ? static_cast<size_t>(end_line - body_line) : 1;
+  return std::min(lines, (end - body_begin) / 32 + 1);
+}
+
 Result<Module> Parser::run() {
   advance();
   bool ok = true;
@@ -124,9 +145,13 @@ bool Parser::parse_header() {
       return false;
     }
   }
+  // Backends keep per-device state; a typo such as replica_count=8000000000
+  // must not become an allocation failure later.
+  constexpr int64_t kMaxDevices = 65536;
   int64_t devices = 0;
-  if (__builtin_mul_overflow(module_.replica_count, module_.num_partitions, &devices)) {
-    return fail(prev_.loc, "replica_count * num_partitions overflows");
+  if (__builtin_mul_overflow(module_.replica_count, module_.num_partitions, &devices) || devices > kMaxDevices) {
+    return fail(prev_.loc, fmt::format("replica_count * num_partitions = {} * {} exceeds the {} devices supported",
+                                       module_.replica_count, module_.num_partitions, kMaxDevices));
   }
   return true;
 }
@@ -156,6 +181,9 @@ bool Parser::parse_computation() {
 
   std::unordered_map<std::string_view, int> names;
   std::vector<PendingOperand> pending;
+  size_t expected = estimate_instructions(prev_.end, prev_.loc.line);
+  computation.instructions.reserve(expected);
+  names.reserve(expected);
   while (!is(TokenKind::kRbrace)) {
     if (is(TokenKind::kEof)) {
       return fail_here(fmt::format("expected '}}' to close computation %{}, got end of file", computation.name));

@@ -79,6 +79,7 @@ class Parser {
   bool parse_header();
   bool parse_computation();
   bool parse_signature(Computation& computation);
+  size_t estimate_instructions(size_t body_begin, int body_line);
   bool parse_instruction(Computation& computation, std::unordered_map<std::string_view, int>& names,
                          std::vector<PendingOperand>& pending);
   bool parse_opcode_token(Instruction& instruction);
@@ -128,6 +129,14 @@ class Parser {
   std::unordered_map<std::string, size_t> warned_attributes_;  // name -> index in warnings_
   std::vector<int64_t> warning_counts_;                        // parallel to warnings_
   SourceLoc backend_config_loc_;
+  // Offsets and line numbers of `}` at the start of a line (reserve hints).
+  struct CloseLine {
+    size_t offset;
+    int line;
+  };
+  std::vector<CloseLine> close_lines_;
+  size_t next_close_ = 0;
+  bool closes_scanned_ = false;
 };
 
 }  // namespace sl::hlo::parser_internal

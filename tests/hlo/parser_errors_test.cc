@@ -174,7 +174,9 @@ TEST(ParserErrors, BadHeader) {
   expect_error_at("HloModule m, replica_count=0\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n", 1, 28,
                   "replica_count must be at least 1");
   expect_error_at("HloModule m, replica_count=4294967296, num_partitions=4294967296\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n",
-                  1, 55, "overflows");
+                  1, 55, "exceeds the 65536 devices supported");
+  expect_error_at("HloModule m, replica_count=1024, num_partitions=128\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n", 1, 49,
+                  "1024 * 128 exceeds");
   expect_error_at("HloModule , replica_count=2\n", 1, 11, "expected a module name");
 }
 

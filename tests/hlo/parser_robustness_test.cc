@@ -38,13 +38,17 @@ bool parse_and_check(std::string_view text) {
 }
 
 TEST(ParserRobustness, EveryTruncationIsAnErrorOrAModule) {
-  for (const char* file : {"windowed_einsum.hlo", "async_streams.hlo"}) {
+  // Every offset of one sample; every 5th of a larger one (time is quadratic
+  // in the sample size, and Debug + sanitizers is slow).
+  for (auto [file, stride] : {std::pair{"async_streams.hlo", 1}, std::pair{"windowed_einsum.hlo", 5}}) {
     std::string text = read_data(file);
     ASSERT_FALSE(text.empty());
     int parsed = 0;
-    for (size_t n = 0; n <= text.size(); ++n) parsed += parse_and_check(std::string_view(text).substr(0, n));
-    EXPECT_GE(parsed, 1) << "the whole file parses";
-    EXPECT_LT(parsed, static_cast<int>(text.size()) / 4) << "most truncations are errors";
+    for (size_t n = 0; n <= text.size(); n += static_cast<size_t>(stride)) {
+      parsed += parse_and_check(std::string_view(text).substr(0, n));
+    }
+    EXPECT_TRUE(parse_and_check(text)) << "the whole file parses";
+    EXPECT_LT(parsed, static_cast<int>(text.size()) / stride / 4) << "most truncations are errors";
   }
 }
 
