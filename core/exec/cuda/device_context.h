@@ -1,0 +1,47 @@
+#pragma once
+// Everything one GPU needs to run its thunk sequence: the arena, a CUDA
+// stream per program stream, the program's events, a cuBLASLt runner.
+
+#include <cuda_runtime.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/exec/cuda/gemm_lt.h"
+#include "core/sched/thunk.h"
+
+namespace sl::exec::cuda {
+
+class NcclComms;
+
+struct DeviceContext {
+  int ordinal = 0;                 // CUDA device
+  const sched::DeviceProgram* program = nullptr;
+  const hlo::Module* module = nullptr;
+  char* arena = nullptr;
+  int64_t arena_bytes = 0;
+  std::map<int, cudaStream_t> streams;  // program stream -> CUDA stream
+  std::vector<cudaEvent_t> events;      // per-device event ids of the program
+  std::unique_ptr<GemmRunner> gemm;
+  void* fallback_workspace = nullptr;   // for GEMMs lowered without a workspace slice
+  size_t fallback_workspace_bytes = 0;
+  NcclComms* comms = nullptr;
+  int64_t world_size = 1;               // devices of the program
+  bool allow_tf32 = false;
+
+  char* at(const sched::BufferSlice& s) const { return s.offset < 0 ? nullptr : arena + s.offset; }
+  cudaStream_t stream(int program_stream) const { return streams.at(program_stream); }
+};
+
+// "instruction 'dot.1' on device 0" for error messages.
+std::string where(const sched::Thunk& thunk, const DeviceContext& ctx);
+
+// One kKernel thunk (elementwise / data / reduce op) on its stream.
+Status issue_kernel(const sched::Thunk& thunk, DeviceContext& ctx);
+// One kGemm thunk through cuBLASLt (or the reference kernel for other types).
+Status issue_gemm(const sched::Thunk& thunk, DeviceContext& ctx);
+
+}  // namespace sl::exec::cuda

@@ -1,0 +1,52 @@
+#pragma once
+// Row-major GEMMs through cuBLASLt (DESIGN section 4): bf16 and f16 with f32
+// accumulation, f32 with TF32 only when allowed. cuBLASLt is column-major, so
+// row-major C = A.B is issued as C^T = B^T.A^T by swapping the operands.
+// Plans (descriptors + heuristic algorithm) are cached per shape.
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "core/common/status.h"
+
+namespace sl::exec::cuda {
+
+struct GemmProblem {
+  int type = 0;             // hlo::PrimitiveType value: bf16, f16 or f32
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  bool lhs_transposed = false;  // lhs stored [k, m] instead of [m, k]
+  bool rhs_transposed = false;  // rhs stored [n, k] instead of [k, n]
+  bool allow_tf32 = false;
+  auto key() const { return std::make_tuple(type, m, n, k, batch, lhs_transposed, rhs_transposed, allow_tf32); }
+};
+
+bool gemm_lt_supports(int type);
+
+class GemmRunner {
+ public:
+  static Result<std::unique_ptr<GemmRunner>> create();
+  ~GemmRunner();
+  GemmRunner(const GemmRunner&) = delete;
+  GemmRunner& operator=(const GemmRunner&) = delete;
+
+  // c = lhs . rhs on `stream`; `workspace_bytes` bounds the algorithm choice.
+  Status run(const GemmProblem& p, const void* lhs, const void* rhs, void* c, void* workspace,
+             size_t workspace_bytes, cudaStream_t stream, const std::string& where);
+
+ private:
+  struct Plan;
+  GemmRunner() = default;
+  Result<Plan*> plan(const GemmProblem& p, size_t workspace_bytes, const std::string& where);
+
+  cublasLtHandle_t handle_ = nullptr;
+  std::map<std::tuple<int, int64_t, int64_t, int64_t, int64_t, bool, bool, bool, size_t>, std::unique_ptr<Plan>>
+      plans_;
+};
+
+}  // namespace sl::exec::cuda
