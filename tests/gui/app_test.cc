@@ -1,0 +1,203 @@
+// streamlens-gui end to end under Xvfb (skipped where xvfb-run is missing):
+// screenshots of known runs checked pixel by pixel, a script that moves an
+// instruction and reruns, compare mode, and the error exits.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "app/gui/layout/colors.h"
+#include "app/gui/model/png_io.h"
+#include "app/gui/model/services.h"
+#include "tests/gui/gui_test_util.h"
+
+namespace sl::gui {
+namespace {
+
+using testing::known_streams;
+using testing::known_trace;
+using testing::save_trace;
+using testing::ScratchDir;
+
+#ifndef SL_GUI_EXECUTABLE
+#define SL_GUI_EXECUTABLE SL_BINARY_DIR "/app/gui/streamlens-gui"
+#endif
+
+bool have_xvfb() { return std::system("command -v xvfb-run > /dev/null 2>&1") == 0; }
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;
+};
+
+// Runs the GUI under a private X server; sanitizer leak checks are off
+// because the GL driver (llvmpipe) keeps allocations until exit.
+Outcome run_gui(const std::string& args) {
+  std::string cmd = std::string("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a -s \"-screen 0 1600x900x24\" ") +
+                    SL_GUI_EXECUTABLE + " " + args + " 2>&1";
+  Outcome out;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return out;
+  std::array<char, 4096> buf{};
+  size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.output.append(buf.data(), n);
+  int status = pclose(pipe);
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+bool near(const uint8_t* p, Rgb c, int tol = 3) {
+  return std::abs(p[0] - c.r) <= tol && std::abs(p[1] - c.g) <= tol && std::abs(p[2] - c.b) <= tol;
+}
+
+// Rows in which at least `min_pixels` pixels have colour `c`.
+std::vector<int> rows_with(const Image& img, Rgb c, int min_pixels) {
+  std::vector<int> rows;
+  for (int y = 0; y < img.height; ++y) {
+    int count = 0;
+    for (int x = 0; x < img.width; ++x) count += near(img.pixel(x, y), c) ? 1 : 0;
+    if (count >= min_pixels) rows.push_back(y);
+  }
+  return rows;
+}
+
+int pixels_with(const Image& img, Rgb c) {
+  int count = 0;
+  for (int y = 0; y < img.height; ++y) {
+    for (int x = 0; x < img.width; ++x) count += near(img.pixel(x, y), c, 2) ? 1 : 0;
+  }
+  return count;
+}
+
+class GuiApp : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!have_xvfb()) GTEST_SKIP() << "xvfb-run is not installed";
+    if (!std::filesystem::exists(SL_GUI_EXECUTABLE)) GTEST_SKIP() << "streamlens-gui was not built";
+    db_ = dir_.file("runs.db");
+  }
+  ScratchDir dir_;
+  std::string db_;
+};
+
+TEST_F(GuiApp, ScreenshotShowsTheKnownTracks) {
+  int64_t run = save_trace(db_, known_trace(), "", known_streams());
+  std::string png = dir_.file("known.png");
+  Outcome o = run_gui("--db " + db_ + " --run " + std::to_string(run) + " --screenshot " + png + " --size 1200x800");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  auto img = read_png(png);
+  ASSERT_TRUE(img) << img.status().message();
+  EXPECT_EQ(img->width, 1200);
+  EXPECT_EQ(img->height, 800);
+  // Track order (device, stream): stream 0 (GEMM, 0..1 ms), stream 1
+  // (elementwise, 0.2..0.4 ms), comm 100 (all-gather, 0.1..0.9 ms).
+  auto gemm = rows_with(*img, kind_rgb(trace::EventKind::kGemm), 250);
+  auto elementwise = rows_with(*img, kind_rgb(trace::EventKind::kElementwise), 80);
+  auto collective = rows_with(*img, kind_rgb(trace::EventKind::kCollective), 250);
+  ASSERT_GE(gemm.size(), 10u) << "no GEMM track drawn";
+  ASSERT_GE(elementwise.size(), 10u) << "no stream-1 track drawn";
+  ASSERT_GE(collective.size(), 10u) << "no communication track drawn";
+  EXPECT_LT(gemm.back(), elementwise.front());
+  EXPECT_LT(elementwise.back(), collective.front());
+  // One track each: the rows of a track are contiguous and about a track high.
+  EXPECT_LE(gemm.back() - gemm.front(), 30);
+  EXPECT_LE(collective.back() - collective.front(), 30);
+}
+
+TEST_F(GuiApp, ScriptMovesAnInstructionAndRerunsOnTheSimulator) {
+  save_trace(db_, known_trace(), "", known_streams());
+  RerunRequest first;
+  first.db_path = db_;
+  first.source_run = 1;
+  first.backend = "sim";
+  first.device_model = "h200";
+  first.program_text = testing::kTwoDotsProgram;
+  first.program_name = "two_dots";
+  JobProgress progress;
+  Result<int64_t> base = default_services().rerun(first, progress);
+  ASSERT_TRUE(base) << base.status().message();
+
+  std::string script = dir_.file("actions.txt");
+  std::string shot = dir_.file("after.png");
+  std::ofstream(script) << "set-stream b 1\nrerun sim\nwait-frames 2\nscreenshot " << shot << "\n";
+  Outcome o = run_gui("--db " + db_ + " --run " + std::to_string(*base) + " --script " + script);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_TRUE(std::filesystem::exists(shot));
+
+  auto store = trace::TraceStore::open(db_, trace::TraceStore::Mode::kReadOnly);
+  ASSERT_TRUE(store);
+  auto runs = (*store)->list_runs();
+  ASSERT_TRUE(runs);
+  ASSERT_EQ(runs->size(), 3u);
+  int64_t newest = 0;
+  for (const auto& r : *runs) newest = std::max(newest, r.id);
+  auto streams = (*store)->stream_assignment(newest);
+  ASSERT_TRUE(streams);
+  bool moved = false;
+  for (const auto& s : *streams) moved |= s.instruction == "b" && s.stream == 1 && s.overridden;
+  EXPECT_TRUE(moved);
+}
+
+TEST_F(GuiApp, CompareOutlinesTheChangedInstruction) {
+  int64_t a = save_trace(db_, known_trace(), "", known_streams(), "baseline");
+  trace::Trace moved = known_trace();
+  moved.events[2].stream = 2;
+  int64_t b = save_trace(db_, moved, "", known_streams(), "moved");
+  std::string png = dir_.file("compare.png");
+  Outcome o = run_gui("--db " + db_ + " --run " + std::to_string(b) + " --compare " + std::to_string(a) +
+                      " --screenshot " + png + " --size 1200x800");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  auto img = read_png(png);
+  ASSERT_TRUE(img);
+  EXPECT_GT(pixels_with(*img, kHighlightRgb), 40);
+  // Both runs' GEMM tracks are drawn: two bands of GEMM rows.
+  auto gemm = rows_with(*img, kind_rgb(trace::EventKind::kGemm), 250);
+  ASSERT_FALSE(gemm.empty());
+  EXPECT_GT(gemm.back() - gemm.front(), 60);
+}
+
+TEST_F(GuiApp, EmptyRunShowsAnEmptyTimeline) {
+  int64_t run = save_trace(db_, trace::Trace{});
+  std::string png = dir_.file("empty.png");
+  Outcome o = run_gui("--db " + db_ + " --run " + std::to_string(run) + " --screenshot " + png);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_TRUE(std::filesystem::exists(png));
+}
+
+TEST_F(GuiApp, BadInputsExitWithAMessage) {
+  Outcome missing = run_gui("--db " + dir_.file("missing.db") + " --screenshot " + dir_.file("x.png"));
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_NE(missing.output.find("no such database"), std::string::npos) << missing.output;
+
+  std::string junk = dir_.file("junk.db");
+  std::ofstream(junk) << std::string(4096, 'x');
+  Outcome corrupt = run_gui("--db " + junk + " --screenshot " + dir_.file("x.png"));
+  EXPECT_EQ(corrupt.exit_code, 1) << corrupt.output;
+  EXPECT_EQ(std::filesystem::file_size(junk), 4096u);  // left untouched
+
+  save_trace(db_, known_trace());
+  Outcome no_run = run_gui("--db " + db_ + " --run 42 --screenshot " + dir_.file("x.png"));
+  EXPECT_EQ(no_run.exit_code, 1) << no_run.output;
+
+  std::string script = dir_.file("bad.txt");
+  std::ofstream(script) << "open-run 1\nfly away\n";
+  Outcome bad_script = run_gui("--db " + db_ + " --script " + script);
+  EXPECT_EQ(bad_script.exit_code, 2) << bad_script.output;
+  EXPECT_NE(bad_script.output.find("bad.txt:2"), std::string::npos) << bad_script.output;
+
+  Outcome bad_size = run_gui("--db " + db_ + " --size huge --screenshot " + dir_.file("x.png"));
+  EXPECT_EQ(bad_size.exit_code, 2) << bad_size.output;
+
+  std::ofstream(script) << "select nothing_like_this\n";
+  Outcome bad_select = run_gui("--db " + db_ + " --script " + script);
+  EXPECT_EQ(bad_select.exit_code, 1) << bad_select.output;
+  EXPECT_NE(bad_select.output.find("nothing_like_this"), std::string::npos) << bad_select.output;
+}
+
+}  // namespace
+}  // namespace sl::gui
