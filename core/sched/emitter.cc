@@ -260,7 +260,7 @@ Leaves Emitter::emit_work(const hlo::Computation& computation, const hlo::Instru
   thunk.computation = &computation;
   thunk.instruction = &instruction;
   thunk.attributed_name = attribution ? *attribution : instruction.name;
-  thunk.occurrence = occurrences_[&instruction]++;
+  thunk.occurrence = occurrences_[{attribution, &instruction}]++;
 
   int64_t bytes_in = 0;
   for (int operand : instruction.operands) {

@@ -112,7 +112,10 @@ class Emitter {
   FlatProgram out_;
   std::vector<Region*> regions_;  // innermost last
   std::vector<int32_t> whole_program_;  // buffers live over the whole program
-  std::unordered_map<const hlo::Instruction*, int32_t> occurrences_;
+  // n-th execution of an instruction under one attribution (its own name, or
+  // the async-start / moved call that wraps it), so two starts wrapping the
+  // same computation each count their own occurrences.
+  std::map<std::pair<const std::string*, const hlo::Instruction*>, int32_t> occurrences_;
   std::unordered_map<const hlo::Instruction*, int32_t> constant_buffers_;
   std::unordered_map<const hlo::Computation*, ComputationInfo> infos_;
   std::unordered_set<const hlo::Instruction*> listed_;

@@ -49,6 +49,31 @@ ENTRY e {
   EXPECT_EQ(thunks[find_thunk(thunks, "x", 0)].attributed_name, "s2");
 }
 
+TEST(Lowering, OccurrencesCountPerAttribution) {
+  auto l = lower_text(R"(
+HloModule shared_callee
+neg {
+  p = f32[8] parameter(0)
+  ROOT n = f32[8] negate(p)
+}
+ENTRY e {
+  x = f32[8] parameter(0)
+  s1 = ((f32[8]), f32[8], s32[]) async-start(x), calls=neg
+  d1 = f32[8] async-done(s1)
+  s2 = ((f32[8]), f32[8], s32[]) async-start(d1), calls=neg
+  d2 = f32[8] async-done(s2)
+  c1 = f32[8] call(d2), to_apply=neg
+  ROOT c2 = f32[8] call(c1), to_apply=neg
+}
+)");
+  ASSERT_TRUE(l);
+  std::vector<std::pair<std::string, int>> seen;
+  for (const Thunk& t : l->thunks()) {
+    if (t.instruction) seen.emplace_back(t.attributed_name, t.occurrence);
+  }
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, int>>{{"s1", 0}, {"s2", 0}, {"n", 0}, {"n", 1}}));
+}
+
 constexpr std::string_view kLoop = R"(
 HloModule loop
 body {
