@@ -1,0 +1,217 @@
+// GPU measurements for bench/gpu/run.sh (builds nothing itself):
+//   gpu_bench gemm M N K [count] [streams] [iterations]
+//       bf16 GEMM(s) through streamlens (parse -> lower -> cuda backend,
+//       cuBLASLt), kernel times from the CUPTI tracer; prints the median
+//       per-iteration span in ms and TFLOP/s.
+//   gpu_bench tracer N      N tiny kernels, wall time without / with the tracer
+//   gpu_bench wait N        GPU gap between dependent kernels: same stream vs
+//                           across streams (cudaEventRecord + cudaStreamWaitEvent)
+//   gpu_bench capture FILE  summary of a libstreamlens_inject.so capture file
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/exec/cuda/cuda_backend.h"
+#include "core/exec/cuda/kernels.h"
+#include "core/hlo/parser.h"
+#include "core/sched/lowering.h"
+#include "cupti_tracer/capture_file.h"
+#include "cupti_tracer/collector.h"
+#include "cupti_tracer/cupti_api.h"
+
+namespace {
+
+using namespace sl;
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int fail(const std::string& what) {
+  std::fprintf(stderr, "gpu_bench: %s\n", what.c_str());
+  return 3;
+}
+
+#define CHECK_CUDA(call)                                                          \
+  do {                                                                            \
+    cudaError_t _e = (call);                                                      \
+    if (_e != cudaSuccess) return fail(std::string(#call) + ": " + cudaGetErrorString(_e)); \
+  } while (0)
+
+int bench_gemm(int64_t m, int64_t n, int64_t k, int count, int streams, int iterations) {
+  std::string text = "HloModule bench_gemm\nENTRY e {\n";
+  text += "  a = bf16[" + std::to_string(m) + "," + std::to_string(k) + "] parameter(0)\n";
+  text += "  b = bf16[" + std::to_string(k) + "," + std::to_string(n) + "] parameter(1)\n";
+  std::string out_shape = "bf16[" + std::to_string(m) + "," + std::to_string(n) + "]";
+  std::string tuple_shapes, names;
+  for (int g = 0; g < count; ++g) {
+    std::string cfg = (streams > 1 && g > 0) ? ", backend_config={\"operation_queue_id\":\"" + std::to_string(g) + "\"}" : "";
+    text += "  g" + std::to_string(g) + " = " + out_shape + " dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}" + cfg + "\n";
+    tuple_shapes += (g ? ", " : "") + out_shape;
+    names += (g ? ", g" : "g") + std::to_string(g);
+  }
+  text += "  ROOT t = (" + tuple_shapes + ") tuple(" + names + ")\n}\n";
+  auto module = hlo::parse_program(text, "bench_gemm.hlo");
+  if (!module) return fail(module.status().message());
+  auto lowered = sched::lower(*module, {});
+  if (!lowered) return fail(lowered.status().message());
+  auto backend = exec::make_cuda_backend({});
+  if (!backend) return fail(backend.status().message());
+  exec::RunOptions o;
+  o.init = exec::InitMode::kRandom;
+  o.seed = 1;
+  o.warmup = 3;
+  o.iterations = iterations;
+  auto out = (*backend)->run(*lowered, o);
+  if (!out) return fail(out.status().message());
+  std::map<int, std::pair<int64_t, int64_t>> span;  // iteration -> (first start, last end)
+  std::vector<double> gemm_ms;
+  for (const auto& e : out->trace.events) {
+    auto [it, inserted] = span.try_emplace(e.iteration, e.start_ns, e.end_ns);
+    if (!inserted) {
+      it->second.first = std::min(it->second.first, e.start_ns);
+      it->second.second = std::max(it->second.second, e.end_ns);
+    }
+    if (e.kind == trace::EventKind::kGemm) gemm_ms.push_back(e.duration_ns() / 1e6);
+  }
+  std::vector<double> iter_ms;
+  for (const auto& [i, s] : span) iter_ms.push_back((s.second - s.first) / 1e6);
+  const double ms = median(iter_ms);
+  const double tflops = 2.0 * m * n * k * count / (ms * 1e-3) / 1e12;
+  std::printf("streamlens gemm m=%ld n=%ld k=%ld count=%d streams=%d: median iteration %.3f ms (%zu iterations), "
+              "%.1f TFLOP/s, median GEMM kernel %.3f ms, events %zu\n",
+              static_cast<long>(m), static_cast<long>(n), static_cast<long>(k), count, streams, ms, iter_ms.size(),
+              tflops, median(gemm_ms), out->trace.events.size());
+  return 0;
+}
+
+int bench_tracer(int kernels) {
+  void* buf = nullptr;
+  CHECK_CUDA(cudaMalloc(&buf, 256));
+  cudaStream_t s = nullptr;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  auto loop = [&](bool tag) -> double {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < kernels; ++i) {
+      cupti::ExternalIdScope scope(static_cast<uint64_t>(i + 1), tag);
+      exec::cuda::launch_fill(buf, 7 /* f32 */, 1, 1.0, s);
+    }
+    cudaStreamSynchronize(s);
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  };
+  loop(false);  // warm-up: module load
+  std::vector<double> off, on;
+  for (int r = 0; r < 5; ++r) off.push_back(loop(false));
+  cupti::ActivityCollector collector;
+  for (int i = 0; i < kernels; ++i) collector.register_launch(static_cast<uint64_t>(i + 1), {.instruction = "fill"});
+  if (auto st = cupti::CuptiApi::start(&collector); !st.is_ok()) return fail(st.message());
+  loop(true);
+  for (int r = 0; r < 5; ++r) on.push_back(loop(true));
+  auto flush = std::chrono::steady_clock::now();
+  (void)cupti::CuptiApi::stop();
+  double flush_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - flush).count();
+  auto t = collector.build_trace();
+  int64_t dropped = 0;
+  for (const auto& c : t.counters) if (c.name == "cupti_dropped_records") dropped = c.value;
+  std::printf("tracer %d tiny kernels: without %.1f us (%.2f us/kernel), with %.1f us (%.2f us/kernel), overhead %.1f%%, "
+              "flush %.0f us, records %zu, dropped %ld\n",
+              kernels, median(off), median(off) / kernels, median(on), median(on) / kernels,
+              100.0 * (median(on) - median(off)) / median(off), flush_us, t.events.size(), static_cast<long>(dropped));
+  return 0;
+}
+
+int bench_wait(int reps) {
+  void* buf = nullptr;
+  CHECK_CUDA(cudaMalloc(&buf, 1 << 20));
+  cudaStream_t s0 = nullptr, s1 = nullptr;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&s0, cudaStreamNonBlocking));
+  CHECK_CUDA(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+  cudaEvent_t ev = nullptr;
+  CHECK_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+  cupti::ActivityCollector collector;
+  if (auto st = cupti::CuptiApi::start(&collector); !st.is_ok()) return fail(st.message());
+  // Pairs (a on s0, b on s0) and (a on s0, b on s1 after a wait): ext ids 2i+1, 2i+2.
+  uint64_t ext = 0;
+  auto tagged = [&](cudaStream_t s, bool cross) {
+    ++ext;
+    collector.register_launch(ext, {.stream = cross ? 1 : 0, .instruction = cross ? "cross" : "same",
+                                    .iteration = static_cast<int32_t>((ext - 1) / 2)});
+    cupti::ExternalIdScope scope(ext);
+    exec::cuda::launch_fill(buf, 7, 1024, 2.0, s);
+  };
+  for (int i = 0; i < reps; ++i) {
+    const bool cross = i % 2 == 1;
+    tagged(s0, cross);
+    if (cross) {
+      cudaEventRecord(ev, s0);
+      cudaStreamWaitEvent(s1, ev, 0);
+      tagged(s1, cross);
+      cudaEventRecord(ev, s1);  // keep the pairs apart: next pair waits for this one
+      cudaStreamWaitEvent(s0, ev, 0);
+    } else {
+      tagged(s0, cross);
+    }
+  }
+  CHECK_CUDA(cudaDeviceSynchronize());
+  (void)cupti::CuptiApi::stop();
+  auto t = collector.build_trace();
+  std::map<int, std::vector<const trace::Event*>> pairs;
+  for (const auto& e : t.events) pairs[e.iteration].push_back(&e);
+  std::vector<double> same, cross;
+  for (const auto& [i, evs] : pairs) {
+    if (evs.size() != 2 || i < 10) continue;  // skip warm-up pairs
+    double gap = (evs[1]->start_ns - evs[0]->end_ns) / 1e3;
+    (t.instruction_of(*evs[0]) == "cross" ? cross : same).push_back(gap);
+  }
+  std::printf("wait: GPU gap between dependent kernels: same stream %.2f us, across streams (event record + wait) "
+              "%.2f us, cost of one cross-stream wait %.2f us (%zu + %zu pairs)\n",
+              median(same), median(cross), median(cross) - median(same), same.size(), cross.size());
+  return 0;
+}
+
+// Reads a capture file written by libstreamlens_inject.so and summarizes it.
+int summarize_capture(const char* path) {
+  auto t = cupti::import_capture_file(path);
+  if (!t) return fail(t.status().message());
+  std::map<std::string, std::pair<int, int64_t>> by_name;
+  std::map<std::pair<int, int>, int> tracks;
+  for (const auto& e : t->events) {
+    auto& [n, ns] = by_name[t->name_of(e)];
+    ++n;
+    ns += e.duration_ns();
+    ++tracks[{e.device, e.stream}];
+  }
+  std::printf("capture %s: %zu events on %zu (device, stream) tracks, makespan %.3f ms\n", path, t->events.size(),
+              tracks.size(), t->makespan_ns() / 1e6);
+  for (const auto& [name, v] : by_name) std::printf("  %6d x %-60.60s %10.1f us total\n", v.first, name.c_str(), v.second / 1e3);
+  for (const auto& c : t->counters) std::printf("  counter %s = %ld\n", c.name.c_str(), static_cast<long>(c.value));
+  return t->events.empty() ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: gpu_bench gemm M N K [count] [streams] [iterations] | tracer N | wait N\n");
+    return 2;
+  }
+  std::string mode = argv[1];
+  auto arg = [&](int i, long d) { return argc > i ? std::atol(argv[i]) : d; };
+  if (mode == "gemm") {
+    return bench_gemm(arg(2, 1024), arg(3, 24576), arg(4, 24576), static_cast<int>(arg(5, 1)),
+                      static_cast<int>(arg(6, 1)), static_cast<int>(arg(7, 10)));
+  }
+  if (mode == "tracer") return bench_tracer(static_cast<int>(arg(2, 10000)));
+  if (mode == "capture" && argc > 2) return summarize_capture(argv[2]);
+  if (mode == "wait") return bench_wait(static_cast<int>(arg(2, 2000)));
+  std::fprintf(stderr, "gpu_bench: unknown mode %s\n", mode.c_str());
+  return 2;
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# GPU benchmarks (DESIGN section 9): runs the prebuilt gpu_bench and the torch
+# references on the GPU machine and prints one table. Builds nothing.
+#   bench/gpu/run.sh [BUILD_DIR] [OUT_DIR]
+set -u
+BUILD=${1:-build}
+OUT=${2:-/tmp/streamlens-bench}
+HERE=$(cd "$(dirname "$0")" && pwd)
+BENCH="$BUILD/bench/gpu/gpu_bench"
+mkdir -p "$OUT"
+export NCCL_NVLS_ENABLE=0
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
+M=1024; N=24576; K=24576
+log() { echo "$@" | tee -a "$OUT/bench.log"; }
+run() { log "\$ $*"; "$@" 2>&1 | tee -a "$OUT/bench.log"; }
+
+: > "$OUT/bench.log"
+log "date: $(date -u +%FT%TZ)"
+log "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)"
+run "$BENCH" gemm $M $N $K 1 1 20
+run python3 "$HERE/torch_ref.py" gemm $M $N $K
+run "$BENCH" gemm $M $N $K 2 1 10
+run "$BENCH" gemm $M $N $K 2 2 10
+run python3 "$HERE/torch_ref.py" two_gemms $M $N $K
+run "$BENCH" tracer 10000
+run python3 "$HERE/torch_ref.py" tracer 10000
+run "$BENCH" wait 2000
+if [ -f "$BUILD/libstreamlens_inject.so" ]; then
+  CUDA_INJECTION64_PATH="$(cd "$BUILD" && pwd)/libstreamlens_inject.so" STREAMLENS_CAPTURE_FILE="$OUT/capture.jsonl" \
+    python3 "$HERE/torch_ref.py" capture_workload 2>&1 | tee -a "$OUT/bench.log"
+  run "$BENCH" capture "$OUT/capture.jsonl"
+fi
+
+# One table from the log.
+python3 - "$OUT/bench.log" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+def num(pattern, group=1):
+    m = re.search(pattern, text)
+    return float(m.group(group)) if m else None
+sl1 = num(r"count=1 streams=1: median iteration ([\d.]+) ms")
+t1 = num(r"torch gemm .*?median ([\d.]+) ms")
+sl2a = num(r"count=2 streams=1: median iteration ([\d.]+) ms")
+sl2b = num(r"count=2 streams=2: median iteration ([\d.]+) ms")
+t2a = num(r"one stream ([\d.]+) ms")
+t2b = num(r"two streams ([\d.]+) ms")
+tr_off = num(r"tracer 10000 tiny kernels: without [\d.]+ us \(([\d.]+) us/kernel\)")
+tr_on = num(r"tracer 10000 tiny kernels: .*with [\d.]+ us \(([\d.]+) us/kernel\)")
+tr_pct = num(r"tracer 10000 .*overhead ([-\d.]+)%")
+tp_pct = num(r"torch.profiler .*overhead ([-\d.]+)%")
+wait = num(r"cost of one cross-stream wait ([-\d.]+) us")
+f = lambda v, u="": "n/a" if v is None else f"{v:.3f}{u}"
+rows = [
+  ("(a) bf16 1024x24576x24576 GEMM", f(sl1, " ms"), f(t1, " ms"), "n/a" if not (sl1 and t1) else f"{t1 / sl1:.3f}x of torch"),
+  ("(b) two GEMMs, one stream", f(sl2a, " ms"), f(t2a, " ms"), ""),
+  ("(b) two GEMMs, two streams", f(sl2b, " ms"), f(t2b, " ms"), ""),
+  ("(c) all-gather 512 MiB, 2 GPUs", "not run: 2-GPU kind withheld", "", ""),
+  ("(d) GEMM beside all-gather, 2 GPUs", "not run: 2-GPU kind withheld", "", ""),
+  ("(e) tracer overhead, 10k tiny kernels", f(tr_pct, " %") + f" ({f(tr_off)} -> {f(tr_on)} us/kernel)", f(tp_pct, " %") + " (torch.profiler)", ""),
+  ("(f) one cross-stream wait", f(wait, " us"), "", ""),
+]
+print()
+print(f"| {'benchmark':40} | {'streamlens':44} | {'reference':28} | note |")
+print(f"|{'-'*42}|{'-'*46}|{'-'*30}|------|")
+for r in rows:
+    print(f"| {r[0]:40} | {r[1]:44} | {r[2]:28} | {r[3]} |")
+PY

@@ -1,0 +1,271 @@
+// The cuda backend against the cpu reference (DESIGN section 4). Skips
+// cleanly without a GPU; on a GPU every op and every small sample that fits
+// the visible devices must give the cpu backend's results (exact for data
+// movement and integers, a tolerance for GEMMs and transcendental ops).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/exec/cpu/cpu_backend.h"
+#include "core/exec/cuda/cuda_backend.h"
+#include "core/hlo/parser.h"
+#include "core/sched/lowering.h"
+
+namespace sl::exec {
+namespace {
+
+struct Both {
+  Status status;
+  RunOutput cpu, cuda;
+};
+
+Both run_both(const std::string& text, RunOptions options = {}) {
+  Both b;
+  auto module = hlo::parse_program(text, "gpu_test.hlo");
+  if (!module) { b.status = module.status(); return b; }
+  auto lowered = sched::lower(*module, {});
+  if (!lowered) { b.status = lowered.status(); return b; }
+  options.collect_results = true;
+  auto cpu = run_cpu(*module, 0, 0, options);
+  if (!cpu) { b.status = cpu.status(); return b; }
+  auto backend = make_cuda_backend({});
+  if (!backend) { b.status = backend.status(); return b; }
+  auto cuda = (*backend)->run(*lowered, options);
+  if (!cuda) { b.status = cuda.status(); return b; }
+  b.cpu = std::move(cpu).value();
+  b.cuda = std::move(cuda).value();
+  return b;
+}
+
+// rel_tol 0: exact (NaN equals NaN).
+void expect_same(const Both& b, double rel_tol = 0.0) {
+  ASSERT_TRUE(b.status.is_ok()) << b.status.message();
+  ASSERT_EQ(b.cpu.results.size(), b.cuda.results.size());
+  for (size_t d = 0; d < b.cpu.results.size(); ++d) {
+    const auto& c = b.cpu.results[d].outputs;
+    const auto& g = b.cuda.results[d].outputs;
+    ASSERT_EQ(c.size(), g.size()) << "device " << d;
+    for (size_t l = 0; l < c.size(); ++l) {
+      ASSERT_EQ(c[l].values.size(), g[l].values.size()) << "device " << d << " leaf " << l;
+      double scale = 0.0;
+      for (double v : c[l].values) scale = std::max(scale, std::fabs(v));
+      for (size_t i = 0; i < c[l].values.size(); ++i) {
+        double x = c[l].values[i], y = g[l].values[i];
+        if (std::isnan(x) && std::isnan(y)) continue;
+        if (rel_tol == 0.0) {
+          ASSERT_EQ(x, y) << "device " << d << " leaf " << l << " element " << i;
+        } else {
+          ASSERT_NEAR(x, y, rel_tol * std::max(1.0, scale)) << "device " << d << " leaf " << l << " element " << i;
+        }
+      }
+    }
+  }
+}
+
+class CudaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
+  }
+};
+
+TEST(CudaBackendNoGpu, ReportsNoGpuAsRuntimeError) {
+  if (cuda_device_count() > 0) GTEST_SKIP() << "a GPU is present";
+  auto backend = make_cuda_backend({});
+  ASSERT_FALSE(backend.is_ok());
+  EXPECT_EQ(backend.status().code(), ErrorCode::kRuntime);
+  EXPECT_EQ(backend.status().message().rfind("no GPU: ", 0), 0u) << backend.status().message();
+}
+
+TEST_F(CudaTest, FloatElementwise) {
+  expect_same(run_both(R"(HloModule m
+ENTRY e {
+  a = f32[4,5] parameter(0)
+  b = f32[4,5] parameter(1)
+  add = f32[4,5] add(a, b)
+  sub = f32[4,5] subtract(a, b)
+  mul = f32[4,5] multiply(a, b)
+  div = f32[4,5] divide(a, b)
+  mx = f32[4,5] maximum(a, b)
+  mn = f32[4,5] minimum(a, b)
+  neg = f32[4,5] negate(a)
+  ab = f32[4,5] abs(a)
+  rem = f32[4,5] remainder(a, b)
+  lt = pred[4,5] compare(a, b), direction=LT
+  sel = f32[4,5] select(lt, a, b)
+  ROOT t = (f32[4,5], f32[4,5], f32[4,5], f32[4,5], f32[4,5], f32[4,5], f32[4,5], f32[4,5], f32[4,5], pred[4,5], f32[4,5]) tuple(add, sub, mul, div, mx, mn, neg, ab, rem, lt, sel)
+})"));
+}
+
+TEST_F(CudaTest, ExpWithinTolerance) {
+  RunOptions o;
+  o.init = InitMode::kRandom;
+  o.seed = 7;
+  expect_same(run_both(R"(HloModule m
+ENTRY e {
+  a = f32[64] parameter(0)
+  ROOT x = f32[64] exponential(a)
+})", o), 1e-6);
+}
+
+TEST_F(CudaTest, IntegerElementwiseAndNarrowFloats) {
+  expect_same(run_both(R"(HloModule m
+ENTRY e {
+  a = s32[3,4] parameter(0)
+  b = s32[3,4] parameter(1)
+  add = s32[3,4] add(a, b)
+  div = s32[3,4] divide(a, b)
+  rem = s32[3,4] remainder(a, b)
+  an = s32[3,4] and(a, b)
+  o = s32[3,4] or(a, b)
+  eq = pred[3,4] compare(a, b), direction=GE
+  h = bf16[3,4] parameter(2)
+  hh = bf16[3,4] multiply(h, h)
+  f = f16[3,4] convert(hh)
+  ROOT t = (s32[3,4], s32[3,4], s32[3,4], s32[3,4], s32[3,4], pred[3,4], bf16[3,4], f16[3,4]) tuple(add, div, rem, an, o, eq, hh, f)
+})"));
+}
+
+TEST_F(CudaTest, DataMovement) {
+  expect_same(run_both(R"(HloModule m
+ENTRY e {
+  a = f32[2,3,4] parameter(0)
+  i = s32[] parameter(1)
+  u = f32[2,2,2] parameter(2)
+  tr = f32[4,2,3] transpose(a), dimensions={2,0,1}
+  bc = f32[2,5,3,4] broadcast(a), dimensions={0,2,3}
+  sl = f32[1,2,2] slice(a), slice={[1:2], [0:3:2], [1:4:2]}
+  c = f32[2,3,8] concatenate(a, a), dimensions={2}
+  r = f32[6,4] reshape(a)
+  cp = f32[6,4] copy(r)
+  io = s32[3,5] iota(), iota_dimension=1
+  cv = s32[2,3,4] convert(a)
+  ds = f32[2,2,2] dynamic-slice(a, i, i, i), dynamic_slice_sizes={2,2,2}
+  dus = f32[2,3,4] dynamic-update-slice(a, u, i, i, i)
+  k = f32[2] constant({1.5, -2})
+  ROOT t = (f32[4,2,3], f32[2,5,3,4], f32[1,2,2], f32[2,3,8], f32[6,4], s32[3,5], s32[2,3,4], f32[2,2,2], f32[2,3,4], f32[2]) tuple(tr, bc, sl, c, cp, io, cv, ds, dus, k)
+})"));
+}
+
+TEST_F(CudaTest, Reduce) {
+  expect_same(run_both(R"(HloModule m
+add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }
+mx { x = s32[] parameter(0)  y = s32[] parameter(1)  ROOT s = s32[] maximum(x, y) }
+ENTRY e {
+  a = f32[3,4,5] parameter(0)
+  z = f32[] constant(0)
+  r1 = f32[4] reduce(a, z), dimensions={0,2}, to_apply=add
+  b = s32[6,7] parameter(1)
+  lo = s32[] constant(-100)
+  r2 = s32[6] reduce(b, lo), dimensions={1}, to_apply=mx
+  ROOT t = (f32[4], s32[6]) tuple(r1, r2)
+})"));
+}
+
+TEST_F(CudaTest, GemmsAllLayouts) {
+  RunOptions o;
+  o.init = InitMode::kRandom;
+  o.seed = 3;
+  expect_same(run_both(R"(HloModule m
+ENTRY e {
+  a = f32[32,48] parameter(0)
+  b = f32[48,40] parameter(1)
+  bt = f32[40,48] parameter(2)
+  at = f32[48,32] parameter(3)
+  d0 = f32[32,40] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d1 = f32[32,40] dot(a, bt), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  d2 = f32[32,40] dot(at, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  x = f32[3,8,16] parameter(4)
+  y = f32[3,16,4] parameter(5)
+  d3 = f32[3,8,4] dot(x, y), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+  i = s32[4,6] parameter(6)
+  j = s32[6,2] parameter(7)
+  d4 = s32[4,2] dot(i, j), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[32,40], f32[32,40], f32[32,40], f32[3,8,4], s32[4,2]) tuple(d0, d1, d2, d3, d4)
+})", o), 1e-5);
+}
+
+TEST_F(CudaTest, Bf16GemmWithinBf16Tolerance) {
+  RunOptions o;
+  o.init = InitMode::kRandom;
+  o.seed = 11;
+  expect_same(run_both(R"(HloModule m
+ENTRY e {
+  a = bf16[64,256] parameter(0)
+  b = bf16[256,128] parameter(1)
+  ROOT d = bf16[64,128] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})", o), 2e-2);
+}
+
+TEST_F(CudaTest, SingleDeviceCollectivesThroughNccl) {
+  expect_same(run_both(R"(HloModule m
+add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }
+ENTRY e {
+  a = f32[4,6] parameter(0)
+  b = bf16[8] parameter(1)
+  ag = (f32[4,6], bf16[8]) all-gather(a, b), dimensions={0}, replica_groups={{0}}
+  ar = f32[4,6] all-reduce(a), to_apply=add, replica_groups={{0}}
+  rs = f32[4,6] reduce-scatter(a), dimensions={1}, to_apply=add, replica_groups={{0}}
+  ROOT t = ((f32[4,6], bf16[8]), f32[4,6], f32[4,6]) tuple(ag, ar, rs)
+})"));
+}
+
+TEST_F(CudaTest, TraceAttributesKernelsToInstructionsAndStreams) {
+  RunOptions o;
+  o.warmup = 1;
+  o.iterations = 2;
+  Both b = run_both(R"(HloModule m
+ENTRY e {
+  x0 = f32[256,256] parameter(0)
+  x1 = f32[256,256] parameter(1)
+  g0 = f32[256,256] dot(x0, x1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  g1 = f32[256,256] dot(x1, x0), lhs_contracting_dims={1}, rhs_contracting_dims={0}, backend_config={"operation_queue_id":"1"}
+  s = f32[256,256] add(g0, g1)
+  ROOT t = (f32[256,256]) tuple(s)
+})", o);
+  expect_same(b, 1e-5);
+  const trace::Trace& t = b.cuda.trace;
+  int gemm0 = 0, gemm1 = 0, adds = 0;
+  for (const trace::Event& e : t.events) {
+    const std::string& inst = t.instruction_of(e);
+    EXPECT_GE(e.iteration, 0);
+    EXPECT_LT(e.iteration, 2);
+    EXPECT_LE(e.start_ns, e.end_ns);
+    if (inst == "g0") { ++gemm0; EXPECT_EQ(e.stream, 0); EXPECT_EQ(e.kind, trace::EventKind::kGemm); }
+    if (inst == "g1") { ++gemm1; EXPECT_EQ(e.stream, 1); }
+    if (inst == "s") { ++adds; EXPECT_EQ(e.stream, 0); }
+  }
+  EXPECT_GE(gemm0, 2);  // one GEMM kernel (or more) per measured iteration
+  EXPECT_GE(gemm1, 2);
+  EXPECT_EQ(adds, 2);
+  EXPECT_FALSE(t.dependencies.empty());  // s waits for g1's stream
+}
+
+TEST_F(CudaTest, SmallSamplesMatchCpu) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(SL_SOURCE_DIR) / "samples" / "small";
+  if (!fs::exists(dir)) GTEST_SKIP() << "no samples/small";
+  int ran = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".hlo") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    auto module = hlo::parse_program(text.str(), entry.path().string());
+    ASSERT_TRUE(module.is_ok()) << entry.path() << ": " << module.status().message();
+    if (module->device_count() > cuda_device_count()) continue;  // needs more GPUs than visible
+    SCOPED_TRACE(entry.path().string());
+    RunOptions o;
+    o.init = InitMode::kRandom;
+    o.seed = 5;
+    expect_same(run_both(text.str(), o), 1e-5);
+    ++ran;
+  }
+  RecordProperty("samples_run", ran);
+}
+
+}  // namespace
+}  // namespace sl::exec
