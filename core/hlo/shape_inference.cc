@@ -41,7 +41,11 @@ Result<Shape> infer_all_gather_shape(const std::vector<const Shape*>& operands, 
   std::vector<Shape> results;
   for (size_t i = 0; i < operands.size(); ++i) {
     SL_ASSIGN_OR_RETURN(Shape out, array_operand(operands, i, dimension));
-    out.dims[static_cast<size_t>(dimension)] *= group_size;
+    int64_t& size = out.dims[static_cast<size_t>(dimension)];
+    if (__builtin_mul_overflow(size, group_size, &size)) {
+      return invalid_input(fmt::format("operand {} dimension {} times the group size {} overflows", i, dimension,
+                                       group_size));
+    }
     results.push_back(std::move(out));
   }
   return one_or_tuple(std::move(results));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "core/hlo/verify_context.h"
@@ -151,6 +152,25 @@ void report(const Module& module, std::vector<Diagnostic>& out, SourceLoc loc, s
   out.push_back(Diagnostic{Severity::kError, module.file_name, loc, std::move(message)});
 }
 
+// Dimensions are non-negative and the byte size fits in int64, so the rules
+// below may multiply and add sizes freely. The bound also keeps nested tuples
+// finite for the recursive helpers.
+bool shape_fits(const Shape& shape, int depth = 0) {
+  if (depth > 64) return false;
+  if (shape.is_tuple()) {
+    for (const Shape& element : shape.elements) {
+      if (!shape_fits(element, depth + 1)) return false;
+    }
+    return true;
+  }
+  int64_t bytes = std::max<int64_t>(primitive_type_bytes(shape.type), 1);
+  for (int64_t d : shape.dims) {
+    if (d < 0 || __builtin_mul_overflow(bytes, std::max<int64_t>(d, 1), &bytes)) return false;
+  }
+  // Leave headroom for all-gather and concatenate results built from this shape.
+  return bytes < (int64_t{1} << 52);
+}
+
 void dispatch(const Site& site) {
   const Opcode op = site.inst.opcode;
   if (is_collective(op)) {
@@ -269,6 +289,11 @@ void verify_computation(const Module& module, const Computation& computation, st
         site.operands.push_back(&insts[static_cast<size_t>(index)]);
       }
     }
+    if (!shape_fits(inst.shape)) {
+      site.error(fmt::format("shape {} of %{} is invalid or too large", verify_detail::str(inst.shape), inst.name));
+      continue;
+    }
+    for (const Instruction* operand : site.operands) operands_ok = operands_ok && shape_fits(operand->shape);
     if (operands_ok) dispatch(site);
   }
   verify_detail::verify_async_pairs(module, computation, out);
@@ -281,6 +306,13 @@ std::vector<Diagnostic> verify(const Module& module) {
   if (module.replica_count < 1 || module.num_partitions < 1) {
     report(module, out, SourceLoc{1, 1},
            fmt::format("replica_count ({}) and num_partitions ({}) must be at least 1", module.replica_count,
+                       module.num_partitions));
+    return out;
+  }
+  int64_t devices = 0;
+  if (__builtin_mul_overflow(module.replica_count, module.num_partitions, &devices) || devices > (int64_t{1} << 24)) {
+    report(module, out, SourceLoc{1, 1},
+           fmt::format("replica_count ({}) x num_partitions ({}) is too large", module.replica_count,
                        module.num_partitions));
     return out;
   }

@@ -159,7 +159,8 @@ void verify_slice(const Site& site) {
                              s.stride, in.dims[i]));
       return;
     }
-    expected.dims.push_back((s.limit - s.start + s.stride - 1) / s.stride);
+    const int64_t extent = s.limit - s.start;
+    expected.dims.push_back(extent / s.stride + (extent % s.stride != 0 ? 1 : 0));
   }
   expect_shape(site, expected);
 }
@@ -249,7 +250,11 @@ void verify_concatenate(const Site& site) {
                              str(in), str(first), d));
       return;
     }
-    expected.dims[static_cast<size_t>(d)] += in.dims[static_cast<size_t>(d)];
+    int64_t& size = expected.dims[static_cast<size_t>(d)];
+    if (__builtin_add_overflow(size, in.dims[static_cast<size_t>(d)], &size)) {
+      site.error(fmt::format("concatenate result dimension {} overflows", d));
+      return;
+    }
   }
   expect_shape(site, expected);
 }

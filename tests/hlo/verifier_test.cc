@@ -176,5 +176,26 @@ TEST(Verifier, SurvivesEmptyModules) {
   EXPECT_NE(diagnostics[0].message.find("has no instructions"), std::string::npos);
 }
 
+// The parser refuses such sizes; a module built in code may still carry them.
+TEST(Verifier, HugeShapesAreErrorsNotOverflows) {
+  Module module = parse_or_die(kProgram);
+  Computation& main = module.computations[static_cast<size_t>(module.entry)];
+  main.instructions[static_cast<size_t>(main.find("x"))].shape =
+      Shape::array(PrimitiveType::kF32, {int64_t{1} << 62, 2});
+  main.instructions[static_cast<size_t>(main.find("agd"))].shape =
+      Shape::array(PrimitiveType::kF32, {int64_t{1} << 62, int64_t{1} << 62});
+  expect_error_in(module, kProgram, "%x =", "shape f32[4611686018427387904,2] of %x is invalid or too large");
+  expect_error_in(module, kProgram, "%agd =", "of %agd is invalid or too large");
+}
+
+TEST(Verifier, HugeDeviceCount) {
+  Module module = parse_or_die(kProgram);
+  module.replica_count = int64_t{1} << 40;
+  module.num_partitions = int64_t{1} << 40;
+  std::vector<Diagnostic> diagnostics = verify(module);
+  ASSERT_EQ(diagnostics.size(), 1u);
+  EXPECT_NE(diagnostics[0].message.find("is too large"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sl::hlo
