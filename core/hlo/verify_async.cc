@@ -1,6 +1,7 @@
 // Async pairs (DESIGN section 2): explicit async-start `((operands...),
 // output, context...)` matching the called computation; XLA's sugared start
-// shapes; done shape = the wrapped op's result; done/update operands are starts;
+// shapes (all-gather, all-reduce, collective-permute, copy); done shape = the
+// wrapped op's result; done/update operands are starts;
 // every start has exactly one done.
 
 #include <fmt/format.h>
@@ -93,6 +94,15 @@ void verify_start(const Site& site) {
     case Opcode::kFusion:
       verify_called_start(site);
       return;
+    case Opcode::kCopy:
+      // XLA: copy-start is (destination, source, u32[] context); copy-done returns the destination.
+      if (!expect_operand_count(site, 1)) return;
+      if (!shape.is_tuple() || shape.elements.size() != 3 || shape.elements[0] != site.operand_shape(0) ||
+          shape.elements[1] != site.operand_shape(0) || shape.elements[2] != Shape::array(PrimitiveType::kU32, {})) {
+        const std::string in = str(site.operand_shape(0));
+        site.error(fmt::format("copy-start shape must be ({}, {}, u32[]), but is {}", in, in, str(shape)));
+      }
+      return;
     default:
       break;
   }
@@ -135,6 +145,9 @@ const Instruction* start_of(const Computation& computation, const Instruction& i
 // What a done returns for this start: the wrapped op's result.
 const Shape* start_output(const Instruction& start) {
   if (start.async_wrapped == Opcode::kAllReduce) return &start.shape;
+  if (start.async_wrapped == Opcode::kCopy) {
+    return start.shape.is_tuple() && !start.shape.elements.empty() ? &start.shape.elements[0] : nullptr;
+  }
   if (start.shape.is_tuple() && start.shape.elements.size() >= 2) return &start.shape.elements[1];
   return nullptr;  // malformed start, reported there
 }

@@ -254,5 +254,23 @@ ENTRY %main {
   expect_error(text, "%u =", "async-update shape ((f32[4,8], f32[8,2]), f32[4,4]) must equal the shape of its start %s");
 }
 
+TEST(VerifyAsync, CopyStartShape) {
+  expect_valid(program(R"(
+ENTRY %main {
+  %x = f32[4,8] parameter(0)
+  %cs = (f32[4,8], f32[4,8], u32[]) copy-start(%x)
+  ROOT %cd = f32[4,8] copy-done(%cs)
+}
+)"));
+  std::string text = program(R"(
+ENTRY %main {
+  %x = f32[4,8] parameter(0)
+  %cs = ((f32[4,8]), f32[4,8]) copy-start(%x)
+  ROOT %cd = f32[4,8] copy-done(%cs)
+}
+)");
+  expect_error(text, "%cs =", "copy-start shape must be (f32[4,8], f32[4,8], u32[]), but is ((f32[4,8]), f32[4,8])");
+}
+
 }  // namespace
 }  // namespace sl::hlo
