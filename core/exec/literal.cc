@@ -32,9 +32,16 @@ double wrap_integer(double v, int bits, bool is_signed) {
   if (!std::isfinite(v)) return 0.0;
   double t = std::trunc(v);
   double modulus = std::ldexp(1.0, bits);
+  // fmod is exact; each correction below is exact too, even for 64 bits
+  // (adding 2^64 to a value near -2^64 would not be, so signed types fold
+  // into [-2^(n-1), 2^(n-1)) directly).
   double r = std::fmod(t, modulus);
-  if (r < 0) r += modulus;
-  if (is_signed && r >= modulus / 2) r -= modulus;
+  if (is_signed) {
+    if (r >= modulus / 2) r -= modulus;
+    else if (r < -modulus / 2) r += modulus;
+  } else if (r < 0) {
+    r += modulus;
+  }
   return r;
 }
 
