@@ -151,6 +151,8 @@ class Engine {
   std::unordered_map<std::string_view, uint32_t> instruction_ids_;
   std::unordered_map<const hlo::Instruction*, std::pair<uint32_t, EventKind>> instruction_names_;
   uint32_t rendezvous_name_ = 0;
+  uint32_t gemm_name_ = 0;
+  uint32_t kernel_name_ = 0;
   int64_t thunks_total_ = 0;
   int64_t thunks_done_ = 0;
   int64_t waits_without_record_ = 0;
@@ -233,11 +235,12 @@ std::pair<uint32_t, EventKind> Engine::name_and_kind(const Thunk& thunk) {
     }
     return it->second;
   }
+  // Hand-built thunks without an instruction: named after their kind.
   switch (thunk.kind) {
-    case ThunkKind::kGemm: return {trace_.strings.intern("gemm"), EventKind::kGemm};
+    case ThunkKind::kGemm: return {gemm_name_, EventKind::kGemm};
     case ThunkKind::kCollective:
       return {trace_.strings.intern(hlo::opcode_name(thunk.collective.op)), EventKind::kCollective};
-    default: return {trace_.strings.intern("kernel"), EventKind::kOther};
+    default: return {kernel_name_, EventKind::kOther};
   }
 }
 
@@ -520,6 +523,8 @@ Status Engine::deadlock_error() const {
 Result<trace::Trace> Engine::run() {
   SL_RETURN_IF_ERROR(prepare());
   rendezvous_name_ = trace_.strings.intern("rendezvous");
+  gemm_name_ = trace_.strings.intern("gemm");
+  kernel_name_ = trace_.strings.intern("kernel");
   int64_t kernels = 0;
   for (const auto& p : programs_) {
     for (const Thunk& t : p.thunks) kernels += t.kind == ThunkKind::kRecordEvent || t.kind == ThunkKind::kWaitEvent ? 0 : 1;
