@@ -77,6 +77,19 @@ ENTRY main {
   EXPECT_NE(r.status.message().find("dot"), std::string::npos) << r.status.message();
 }
 
+TEST(Errors, HugeArraysAreRefusedBeforeAllocating) {
+  auto r = run_hlo(R"(HloModule e
+ENTRY main {
+  c = f32[] constant(1)
+  ROOT b = f32[16384,16384] broadcast(c), dimensions={}
+})");
+  ASSERT_FALSE(r.status.is_ok());
+  EXPECT_NE(r.status.message().find("too large for the cpu backend"), std::string::npos) << r.status.message();
+  r = run_hlo("HloModule e\nENTRY main {\n  ROOT p = bf16[8192,16384] parameter(0)\n}\n");
+  ASSERT_FALSE(r.status.is_ok());
+  EXPECT_NE(r.status.message().find("too large for the cpu backend"), std::string::npos) << r.status.message();
+}
+
 TEST(Errors, BadDeviceCount) {
   auto module = hlo::parse_program("HloModule e\nENTRY main {\n  ROOT x = f32[] constant(1)\n}\n", "t.hlo");
   ASSERT_TRUE(module.is_ok()) << module.status().message();

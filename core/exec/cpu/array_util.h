@@ -18,6 +18,9 @@ Literal zeros_literal(const hlo::Shape& shape);
 
 // Largest array the CPU backend materialises (elements), to fail cleanly
 // instead of exhausting memory.
-constexpr int64_t kMaxElements = int64_t{1} << 28;
+constexpr int64_t kMaxElements = int64_t{1} << 26;
+// Largest dot (2*m*n*k) the reference evaluator attempts; bigger GEMMs would
+// take hours on the host and belong on the sim or cuda backend.
+constexpr double kMaxDotFlops = 4e10;
 
 }  // namespace sl::exec::cpu

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/exec/cpu/array_util.h"
 #include "core/exec/cpu/evaluator.h"
 
 namespace sl::exec {
@@ -44,6 +45,16 @@ void run_device(const hlo::Module& module, cpu::DeviceContext context, const Run
   std::vector<Value> parameters(entry.parameters.size());
   for (size_t p = 0; p < entry.parameters.size(); ++p) {
     const int index = entry.parameters[p];
+    if (index >= 0) {
+      for (const hlo::Shape* leaf : entry.instructions[static_cast<size_t>(index)].shape.leaves()) {
+        if (leaf->element_count() > cpu::kMaxElements) {
+          outcome->status = invalid_input(fmt::format(
+              "parameter({}) {} has more than {} elements, too large for the cpu backend (use --backend sim or "
+              "cuda)", p, hlo::to_string(*leaf), cpu::kMaxElements));
+          return;
+        }
+      }
+    }
     if (index < 0) {
       outcome->status = invalid_input(fmt::format("entry computation '{}' has no parameter({})", entry.name, p));
       return;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/exec/cpu/array_util.h"
@@ -171,6 +172,12 @@ Result<Value> Evaluator::evaluate_instruction(const hlo::Computation& comp, cons
     default:
       break;
   }
+  for (const hlo::Shape* leaf : inst.shape.leaves()) {
+    if (leaf->element_count() > kMaxElements) {
+      return op_error(inst, fmt::format("{} has more than {} elements, too large for the cpu backend "
+                                        "(use --backend sim or cuda)", hlo::to_string(*leaf), kMaxElements));
+    }
+  }
   auto start = std::chrono::steady_clock::now();
   SL_ASSIGN_OR_RETURN(Value result, evaluate_op(inst, inst, operands, scope));
   auto end = std::chrono::steady_clock::now();
@@ -232,6 +239,14 @@ Result<Value> Evaluator::evaluate_op(const hlo::Instruction& inst, const hlo::In
   }
   if (op == Opcode::kDot) {
     if (arrays.size() != 2) return op_error(inst, "dot takes 2 operands");
+    const double flops = 2.0 * static_cast<double>(inst.shape.element_count()) *
+                         std::sqrt(static_cast<double>(arrays[0]->shape.element_count()) *
+                                   static_cast<double>(arrays[1]->shape.element_count()) /
+                                   std::max<double>(1.0, static_cast<double>(inst.shape.element_count())));
+    if (flops > kMaxDotFlops) {
+      return op_error(inst, fmt::format("a {:.3g} GFLOP dot is too large for the cpu backend (limit {:.3g}; "
+                                        "use --backend sim or cuda)", flops / 1e9, kMaxDotFlops / 1e9));
+    }
     auto out = eval_dot(inst.dot, *arrays[0], *arrays[1], inst.shape);
     if (!out) return op_error(inst, out.status().message());
     return Value::of(std::move(out).value());
@@ -265,6 +280,16 @@ Result<Value> Evaluator::evaluate_custom_call(const hlo::Instruction& inst, cons
   const bool tuple = inst.shape.is_tuple();
   if (tuple && inst.shape.elements.empty()) return op_error(inst, "empty result tuple");
   const hlo::Shape& output = tuple ? inst.shape.elements[0] : inst.shape;
+  if (arrays.size() >= 2) {
+    const double out_elems = std::max<double>(1.0, static_cast<double>(output.element_count()));
+    const double flops = 2.0 * out_elems *
+                         std::sqrt(static_cast<double>(arrays[0]->shape.element_count()) *
+                                   static_cast<double>(arrays[1]->shape.element_count()) / out_elems);
+    if (flops > kMaxDotFlops) {
+      return op_error(inst, fmt::format("a {:.3g} GFLOP gemm is too large for the cpu backend (limit {:.3g}; "
+                                        "use --backend sim or cuda)", flops / 1e9, kMaxDotFlops / 1e9));
+    }
+  }
   auto out = eval_gemm(inst, arrays, output);
   if (!out) return op_error(inst, out.status().message());
   if (!tuple) return Value::of(std::move(out).value());
