@@ -20,11 +20,10 @@ Result<BackendChoice> make_sim(const std::string& device) {
 
 Result<BackendChoice> make_cuda(bool allow_tf32) {
 #ifdef SL_HAVE_CUDA
-  exec::cuda::CudaOptions options;
-  options.allow_tf32 = allow_tf32;
-  SL_ASSIGN_OR_RETURN(std::unique_ptr<exec::Backend> backend, exec::cuda::make_cuda_backend(options));
+  (void)allow_tf32;  // passed per run in RunOptions
+  SL_ASSIGN_OR_RETURN(std::unique_ptr<exec::Backend> backend, exec::make_cuda_backend(exec::CudaOptions{}));
   BackendChoice choice;
-  choice.device_model = exec::cuda::gpu_description();
+  choice.device_model = "cuda x" + std::to_string(exec::cuda_device_count());
   choice.backend = std::move(backend);
   choice.name = "cuda";
   return choice;

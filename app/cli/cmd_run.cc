@@ -13,6 +13,7 @@
 #include "app/cli/program_loader.h"
 #include "app/cli/run_recorder.h"
 #include "core/exec/results_json.h"
+#include "app/cli/run_summary.h"
 #include "core/trace/report.h"
 
 namespace sl::cli {
@@ -99,7 +100,7 @@ int cmd_run(const RunArgs& args) {
   if (args.json) {
     std::printf("%s\n", trace::run_json(*stored, recorded->output.trace).c_str());
   } else {
-    std::printf("%s", trace::run_summary_text(*stored, recorded->output.trace).c_str());
+    std::printf("%s", run_summary_text(*stored, recorded->output.trace).c_str());
   }
   return kExitOk;
 }

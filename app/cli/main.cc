@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
 
   std::string show_run;
   auto* show = app.add_subcommand("show", "print a run's events");
-  show->add_option("run", show_run, "run id (or 'last')")->required();
+  show->add_option("run", show_run, "run id, last or last-N")->required();
   add_db(show);
   show->add_flag("--json", store_args.json, "print one JSON object");
 
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
 
   std::string export_run, export_format = "chrome", export_out;
   auto* exp = app.add_subcommand("export", "export a run as Chrome trace JSON (Perfetto) or CSV");
-  exp->add_option("run", export_run, "run id (or 'last')")->required();
+  exp->add_option("run", export_run, "run id, last or last-N")->required();
   exp->add_option("--format", export_format, "chrome or csv")->check(CLI::IsMember({"chrome", "csv"}));
   exp->add_option("-o,--output", export_out, "output file")->required();
   add_db(exp);

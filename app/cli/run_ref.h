@@ -1,0 +1,14 @@
+#pragma once
+// A run named on the command line: an id, `last` (the newest run) or
+// `last-N` (N runs before the newest).
+
+#include <string>
+
+#include "core/common/status.h"
+#include "core/trace/store/trace_store.h"
+
+namespace sl::cli {
+
+Result<int64_t> resolve_run(trace::TraceStore& store, const std::string& ref);
+
+}  // namespace sl::cli
