@@ -1,0 +1,474 @@
+#include "sim/calibrate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <map>
+#include <string_view>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "sim/cost_model.h"
+
+namespace sl::sim {
+namespace {
+
+using sched::Thunk;
+using sched::ThunkKind;
+using trace::EventKind;
+
+// An event matched to the thunk it ran, with its overlaps on its device.
+struct Sample {
+  const trace::Event* event = nullptr;
+  const Thunk* thunk = nullptr;
+  const CalibrationRun* run = nullptr;
+  double duration_ns = 0;
+  double collective_overlap_ns = 0;  // time a collective ran beside it
+  double kernel_overlap_ns = 0;      // time a compute kernel on another stream ran beside it
+};
+
+struct Interval {
+  int64_t start, end;
+};
+
+// Union of intervals, sorted and merged.
+std::vector<Interval> merge(std::vector<Interval> v) {
+  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  std::vector<Interval> out;
+  for (const Interval& i : v) {
+    if (!out.empty() && i.start <= out.back().end) {
+      out.back().end = std::max(out.back().end, i.end);
+    } else {
+      out.push_back(i);
+    }
+  }
+  return out;
+}
+
+double overlap(const std::vector<Interval>& merged, int64_t start, int64_t end) {
+  auto it = std::lower_bound(merged.begin(), merged.end(), start,
+                             [](const Interval& i, int64_t s) { return i.end <= s; });
+  double total = 0;
+  for (; it != merged.end() && it->start < end; ++it) {
+    total += static_cast<double>(std::min(end, it->end) - std::max(start, it->start));
+  }
+  return total;
+}
+
+bool is_compute_kernel(EventKind kind) {
+  return kind != EventKind::kCollective && kind != EventKind::kWait && kind != EventKind::kMemset;
+}
+
+ThunkKind thunk_kind_for(EventKind kind) {
+  if (kind == EventKind::kGemm) return ThunkKind::kGemm;
+  if (kind == EventKind::kCollective) return ThunkKind::kCollective;
+  return ThunkKind::kKernel;
+}
+
+// Matches one run's events to thunks and measures their overlaps.
+void collect_samples(const CalibrationRun& run, std::vector<Sample>* out, std::vector<std::string>* notes) {
+  const trace::Trace& tr = *run.trace;
+  using Key = std::tuple<int64_t, std::string, ThunkKind>;
+  std::map<Key, std::vector<const Thunk*>> thunks;
+  for (const sched::DeviceProgram& dp : run.program->devices) {
+    for (const Thunk& t : dp.thunks) {
+      if (t.kind == ThunkKind::kRecordEvent || t.kind == ThunkKind::kWaitEvent) continue;
+      std::string name = !t.attributed_name.empty() ? t.attributed_name : (t.instruction ? t.instruction->name : "");
+      thunks[Key{dp.device, name, t.kind}].push_back(&t);
+    }
+  }
+  // Per device: collective union, and per-stream unions of compute kernels.
+  std::map<int32_t, std::vector<Interval>> collectives;
+  std::map<int32_t, std::map<int32_t, std::vector<Interval>>> kernels;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < tr.events.size(); ++i) {
+    const trace::Event& e = tr.events[i];
+    if (e.end_ns <= e.start_ns) continue;
+    if (e.kind == EventKind::kCollective) collectives[e.device].push_back({e.start_ns, e.end_ns});
+    if (is_compute_kernel(e.kind)) kernels[e.device][e.stream].push_back({e.start_ns, e.end_ns});
+    order.push_back(i);
+  }
+  for (auto& [d, v] : collectives) v = merge(std::move(v));
+  for (auto& [d, streams] : kernels) {
+    for (auto& [s, v] : streams) v = merge(std::move(v));
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const trace::Event& x = tr.events[a];
+    const trace::Event& y = tr.events[b];
+    return std::tie(x.device, x.start_ns) < std::tie(y.device, y.start_ns);
+  });
+  std::map<Key, size_t> seen;
+  int64_t unmatched = 0;
+  for (size_t i : order) {
+    const trace::Event& e = tr.events[i];
+    if (e.kind == EventKind::kWait || e.kind == EventKind::kMemset) continue;
+    Key key{e.device, tr.instruction_of(e), thunk_kind_for(e.kind)};
+    auto it = thunks.find(key);
+    if (it == thunks.end()) {
+      ++unmatched;
+      continue;
+    }
+    // Repeated iterations run the same thunks again.
+    size_t n = seen[key]++;
+    Sample s;
+    s.event = &e;
+    s.thunk = it->second[n % it->second.size()];
+    s.run = &run;
+    s.duration_ns = static_cast<double>(e.duration_ns());
+    if (auto c = collectives.find(e.device); c != collectives.end() && e.kind != EventKind::kCollective) {
+      s.collective_overlap_ns = overlap(c->second, e.start_ns, e.end_ns);
+    }
+    if (auto k = kernels.find(e.device); k != kernels.end()) {
+      for (const auto& [stream, merged] : k->second) {
+        if (stream != e.stream) s.kernel_overlap_ns += overlap(merged, e.start_ns, e.end_ns);
+      }
+    }
+    out->push_back(s);
+  }
+  if (unmatched > 0) {
+    notes->push_back(fmt::format("run {}: {} events name no instruction of the program and were skipped", run.run_id,
+                                 unmatched));
+  }
+}
+
+bool alone(const Sample& s) { return s.collective_overlap_ns == 0 && s.kernel_overlap_ns == 0; }
+
+double hbm_bytes_per_ns(const DeviceModel& model) { return model.hbm_bandwidth_gbps * model.hbm_efficiency; }
+
+size_t bucket(const std::vector<int64_t>& edges, int64_t v) {
+  return static_cast<size_t>(std::upper_bound(edges.begin(), edges.end(), v) - edges.begin());
+}
+
+double gemm_flops(const Sample& s) {
+  if (s.thunk->flops > 0) return static_cast<double>(s.thunk->flops);
+  const sched::GemmDims& d = s.thunk->gemm;
+  return 2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) * static_cast<double>(d.k) *
+         static_cast<double>(std::max<int64_t>(d.batch, 1));
+}
+
+// Least squares y = a + b x. False when x does not vary.
+bool fit_line(const std::vector<std::pair<double, double>>& points, double* a, double* b) {
+  if (points.size() < 2) return false;
+  double n = static_cast<double>(points.size()), sx = 0, sy = 0;
+  for (auto [x, y] : points) sx += x, sy += y;
+  double mx = sx / n, my = sy / n, sxx = 0, sxy = 0;
+  for (auto [x, y] : points) sxx += (x - mx) * (x - mx), sxy += (x - mx) * (y - my);
+  if (sxx <= 1e-12 * mx * mx * n) return false;
+  *b = sxy / sxx;
+  *a = my - *b * mx;
+  return true;
+}
+
+std::string today_utc() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d", &tm);
+  return buf;
+}
+
+class Fitter {
+ public:
+  Fitter(const DeviceModel& base, std::vector<Sample> samples, std::string provenance)
+      : base_(base), model_(base), samples_(std::move(samples)), provenance_(std::move(provenance)) {}
+
+  void fit_memory_bandwidth();
+  void fit_gemm_efficiency();
+  void fit_collectives();
+  void fit_contention();
+
+  Calibration take() && { return std::move(out_); }
+  Calibration& out() { return out_; }
+  DeviceModel& model() { return model_; }
+
+ private:
+  void record(const std::string& key, double before, double after, int64_t samples, std::string detail) {
+    out_.sources[key] = fmt::format("{}: {}", provenance_, detail);
+    out_.fitted.push_back({key, before, after, samples, std::move(detail)});
+  }
+
+  const DeviceModel& base_;
+  DeviceModel model_;
+  std::vector<Sample> samples_;
+  std::string provenance_;
+  Calibration out_;
+};
+
+void Fitter::fit_memory_bandwidth() {
+  const double launch_ns = model_.kernel_launch_us * 1e3;
+  double bytes = 0, busy = 0;
+  int64_t n = 0;
+  for (const Sample& s : samples_) {
+    if (s.thunk->kind != ThunkKind::kKernel || !alone(s) || s.thunk->bytes_accessed <= 0) continue;
+    // Memory bound under the base model's rates; compute-bound kernels say nothing about HBM.
+    double compute_ns = static_cast<double>(s.thunk->flops) /
+                        (base_.peak_f32_tflops * 1e12 * base_.kernel_compute_efficiency) * 1e9;
+    double memory_ns = static_cast<double>(s.thunk->bytes_accessed) / hbm_bytes_per_ns(base_);
+    if (compute_ns > memory_ns || s.duration_ns - launch_ns <= 0) continue;
+    bytes += static_cast<double>(s.thunk->bytes_accessed);
+    busy += s.duration_ns - launch_ns;
+    ++n;
+  }
+  if (n == 0 || busy <= 0) {
+    out_.notes.push_back("hbm_efficiency: no memory-bound kernel ran alone; kept the base value");
+    return;
+  }
+  double achieved = bytes / busy;  // GB/s
+  double eff = achieved / model_.hbm_bandwidth_gbps;
+  if (eff > 1) {
+    out_.notes.push_back(fmt::format("hbm_efficiency: kernels reached {:.0f} GB/s, above the {:.0f} GB/s peak; "
+                                     "capped at 1", achieved, model_.hbm_bandwidth_gbps));
+    eff = 1;
+  }
+  record("hbm_efficiency", model_.hbm_efficiency, eff, n,
+         fmt::format("{} memory-bound kernels alone moved {:.0f} bytes in {:.0f} ns after {:.2f} us launch each: "
+                     "{:.0f} GB/s of {:.0f}", n, bytes, busy, model_.kernel_launch_us, achieved,
+                     model_.hbm_bandwidth_gbps));
+  model_.hbm_efficiency = eff;
+}
+
+void Fitter::fit_gemm_efficiency() {
+  GemmEfficiencyTable& table = model_.gemm_efficiency;
+  if (table.values.empty()) {
+    out_.notes.push_back("gemm_efficiency: the base model has no table");
+    return;
+  }
+  struct Acc {
+    double ideal_ns = 0, busy_ns = 0;
+    int64_t n = 0;
+  };
+  std::map<std::tuple<size_t, size_t, size_t>, Acc> buckets;
+  const double launch_ns = model_.kernel_launch_us * 1e3;
+  for (const Sample& s : samples_) {
+    if (s.thunk->kind != ThunkKind::kGemm || !alone(s)) continue;
+    const sched::GemmDims& d = s.thunk->gemm;
+    double peak = gemm_peak_flops(model_, d.type, s.run->allow_tf32);
+    double quantization = gemm_efficiency(model_, d) / table.lookup(d.m, d.n, d.k);
+    double busy = s.duration_ns - launch_ns;
+    double memory_ns = static_cast<double>(s.thunk->bytes_accessed) / hbm_bytes_per_ns(model_);
+    if (peak <= 0 || busy <= 0 || memory_ns >= 0.9 * busy) continue;  // memory bound: no compute information
+    Acc& a = buckets[{bucket(table.m_edges, d.m), bucket(table.n_edges, d.n), bucket(table.k_edges, d.k)}];
+    a.ideal_ns += gemm_flops(s) / (peak * quantization) * 1e9;
+    a.busy_ns += busy;
+    ++a.n;
+  }
+  if (buckets.empty()) {
+    out_.notes.push_back("gemm_efficiency: no compute-bound GEMM ran alone; kept the base table");
+    return;
+  }
+  std::vector<std::string> parts;
+  int64_t total = 0;
+  for (const auto& [b, a] : buckets) {
+    auto [im, in, ik] = b;
+    double eff = std::min(1.0, a.ideal_ns / a.busy_ns);
+    double& cell = table.values[im][in][ik];
+    std::string key = fmt::format("gemm_efficiency.values[{}][{}][{}]", im, in, ik);
+    out_.fitted.push_back({key, cell, eff, a.n,
+                           fmt::format("{} GEMMs alone reached {:.4f} of peak before wave quantization", a.n, eff)});
+    parts.push_back(fmt::format("[{}][{}][{}] = {:.4f} from {} GEMMs", im, in, ik, eff, a.n));
+    cell = eff;
+    total += a.n;
+  }
+  std::string joined;
+  for (const std::string& p : parts) joined += (joined.empty() ? "" : "; ") + p;
+  std::string kept = model_.file.empty() ? std::string() : fmt::format("; other buckets kept from {}", model_.file);
+  out_.sources["gemm_efficiency.values"] =
+      fmt::format("{}: achieved FLOP/s over peak of {} GEMMs that ran alone, wave quantization and launch taken "
+                  "out: {}{}", provenance_, total, joined, kept);
+}
+
+void Fitter::fit_collectives() {
+  struct Group {
+    std::vector<std::pair<double, double>> points;  // (bytes S, duration ns)
+    double bus_factor = 0;                          // algbw / bus bandwidth in the cost model
+    double latency_ns = 0;                          // protocol latency in the cost model
+    const NcclProtocol* protocol = nullptr;
+    bool p2p = false;
+  };
+  std::map<std::pair<int, int64_t>, Group> groups;
+  for (const Sample& s : samples_) {
+    if (s.thunk->kind != ThunkKind::kCollective || s.kernel_overlap_ns > 0) continue;
+    const sched::CollectiveInfo& info = s.thunk->collective;
+    int64_t n = static_cast<int64_t>(info.group.size());
+    CollectiveCost cost = collective_cost(base_, info, n);
+    if (!cost.protocol || cost.algbw_gbps <= 0) continue;  // local copies
+    bool p2p = info.op == hlo::Opcode::kCollectivePermute;
+    double bus = p2p ? base_.p2p_bandwidth_gbps : base_.nccl_bus_bandwidth_gbps;
+    // The cost model's message size S: work = launch + latency + S / algbw.
+    double bytes = (cost.work_ns - base_.nccl_launch_us * 1e3 - cost.latency_ns) * cost.algbw_gbps;
+    Group& g = groups[{static_cast<int>(info.op), n}];
+    if (g.protocol && g.protocol != cost.protocol) {
+      // Keep one protocol per line: the one NCCL's model picks for the larger message.
+      if (bytes <= (g.points.empty() ? 0 : std::max_element(g.points.begin(), g.points.end())->first)) continue;
+      g.points.clear();
+    }
+    g.protocol = cost.protocol;
+    g.bus_factor = cost.algbw_gbps / bus;
+    g.latency_ns = cost.latency_ns;
+    g.p2p = p2p;
+    g.points.emplace_back(std::round(bytes), s.duration_ns);
+  }
+  if (groups.empty()) {
+    out_.notes.push_back("collectives: none ran without compute beside them; kept the base bandwidths");
+    return;
+  }
+  struct Acc {
+    double weighted = 0, weight = 0;
+    int64_t n = 0;
+    std::string detail;
+  };
+  Acc ring, p2p, launch;
+  for (const auto& [key, g] : groups) {
+    std::string_view op = hlo::opcode_name(static_cast<hlo::Opcode>(key.first));
+    double a = 0, b = 0;
+    bool line = fit_line(g.points, &a, &b) && b > 0;
+    if (!line) {
+      // One message size: the slope through the base model's fixed cost.
+      a = base_.nccl_launch_us * 1e3 + g.latency_ns;
+      double sx = 0, sy = 0;
+      for (auto [x, y] : g.points) sx += x, sy += y - a;
+      if (sx <= 0 || sy <= 0) continue;
+      b = sy / sx;
+    }
+    double algbw = 1.0 / b;  // bytes/ns == GB/s
+    double busbw = algbw / g.bus_factor;
+    double weight = static_cast<double>(g.points.size());
+    std::string detail = fmt::format("{} x{} ({} runs, {} protocol): algbw {:.1f} GB/s -> busbw {:.1f} GB/s{}", op,
+                                     key.second, g.points.size(), g.protocol->name, algbw, busbw,
+                                     line ? fmt::format(", intercept {:.2f} us", a / 1e3) : ", one size");
+    Acc& acc = g.p2p ? p2p : ring;
+    acc.weighted += busbw * weight;
+    acc.weight += weight;
+    acc.n += static_cast<int64_t>(g.points.size());
+    acc.detail += (acc.detail.empty() ? "" : "; ") + detail;
+    if (line) {
+      launch.weighted += (a - g.latency_ns) * weight;
+      launch.weight += weight;
+      launch.n += static_cast<int64_t>(g.points.size());
+      launch.detail += (launch.detail.empty() ? "" : "; ") +
+                       fmt::format("{} x{}: intercept {:.2f} us - {} latency {:.2f} us", op, key.second, a / 1e3,
+                                   g.protocol->name, g.latency_ns / 1e3);
+    }
+  }
+  if (ring.weight > 0) {
+    double v = ring.weighted / ring.weight;
+    record("nccl_bus_bandwidth_gbps", model_.nccl_bus_bandwidth_gbps, v, ring.n,
+           "least-squares duration = a + bytes / algbw per collective and group size, busbw = algbw / (factor of "
+           "the ring model): " + ring.detail);
+    model_.nccl_bus_bandwidth_gbps = v;
+  }
+  if (p2p.weight > 0) {
+    double v = p2p.weighted / p2p.weight;
+    record("p2p_bandwidth_gbps", model_.p2p_bandwidth_gbps, v, p2p.n,
+           "least-squares duration = a + bytes / bandwidth of collective-permutes: " + p2p.detail);
+    model_.p2p_bandwidth_gbps = v;
+  }
+  if (launch.weight > 0) {
+    double ns = launch.weighted / launch.weight;
+    if (ns < 0) {
+      out_.notes.push_back(fmt::format("nccl_launch_us: the fitted fixed cost is {:.2f} us below NCCL's protocol "
+                                       "latency; set to 0", -ns / 1e3));
+      ns = 0;
+    }
+    record("nccl_launch_us", model_.nccl_launch_us, ns / 1e3, launch.n,
+           "intercept of the collective lines minus NCCL's modelled protocol latency: " + launch.detail);
+    model_.nccl_launch_us = ns / 1e3;
+  } else {
+    out_.notes.push_back("nccl_launch_us: every collective had one message size; kept the base value");
+  }
+}
+
+void Fitter::fit_contention() {
+  if (model_.sm_count <= 0 || model_.nccl_channels <= 0) return;
+  const double sm_share = static_cast<double>(model_.nccl_channels) / model_.sm_count;
+  // Same GEMM measured alone: (dims, type) -> durations.
+  using Shape = std::tuple<int64_t, int64_t, int64_t, int64_t, int>;
+  auto shape_of = [](const Thunk& t) {
+    return Shape{t.gemm.m, t.gemm.n, t.gemm.k, t.gemm.batch, static_cast<int>(t.gemm.type)};
+  };
+  std::map<Shape, std::vector<double>> alone_ns;
+  for (const Sample& s : samples_) {
+    if (s.thunk->kind == ThunkKind::kGemm && alone(s)) alone_ns[shape_of(*s.thunk)].push_back(s.duration_ns);
+  }
+  double weighted = 0, weight = 0;
+  int64_t n = 0, measured = 0, unslowed = 0;
+  for (const Sample& s : samples_) {
+    if (s.thunk->kind != ThunkKind::kGemm || s.kernel_overlap_ns > 0) continue;
+    double t_o = s.collective_overlap_ns;
+    if (t_o < 0.2 * s.duration_ns) continue;
+    KernelCost cost = gemm_cost(model_, *s.thunk, s.run->allow_tf32);
+    double work = cost.work_ns;
+    if (auto it = alone_ns.find(shape_of(*s.thunk)); it != alone_ns.end()) {
+      std::vector<double> v = it->second;
+      std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+      work = v[v.size() / 2];
+      ++measured;
+    }
+    // work = (d - t_o) + t_o * rate, with rate = capacity / compute_need while slowed.
+    double rate = (work - (s.duration_ns - t_o)) / t_o;
+    if (rate >= 1 || rate <= 0 || cost.compute_need <= 0) {
+      ++unslowed;
+      continue;
+    }
+    double capacity = rate * cost.compute_need;
+    double f = (1 - capacity) / sm_share;
+    weighted += f * t_o;
+    weight += t_o;
+    ++n;
+  }
+  if (n == 0) {
+    out_.notes.push_back(unslowed > 0 ? fmt::format("contention_factor: {} GEMMs beside a collective were not slower "
+                                                    "than alone; kept the base value", unslowed)
+                                      : "contention_factor: no GEMM overlapped a collective; kept the base value");
+    return;
+  }
+  double f = weighted / weight;
+  record("contention_factor", model_.contention_factor, f, n,
+         fmt::format("{} GEMMs beside a collective against the same GEMM alone ({} measured alone, {} predicted by "
+                     "the fitted table): kept 1 - {}/{} x f of the compute", n, measured, n - measured,
+                     model_.nccl_channels, model_.sm_count));
+  model_.contention_factor = f;
+}
+
+}  // namespace
+
+Result<Calibration> calibrate_detailed(const DeviceModel& base, const std::vector<CalibrationRun>& runs,
+                                       const CalibrateOptions& options) {
+  if (runs.empty()) return invalid_input("calibrate: no runs given");
+  std::vector<Sample> samples;
+  std::vector<std::string> notes;
+  std::string ids;
+  for (const CalibrationRun& run : runs) {
+    if (!run.trace || !run.program) return invalid_input(fmt::format("calibrate: run {} has no trace or program", run.run_id));
+    collect_samples(run, &samples, &notes);
+    ids += (ids.empty() ? "" : ",") + std::to_string(run.run_id);
+  }
+  if (samples.empty()) {
+    return invalid_input(fmt::format("calibrate: no event of runs {} matches an instruction of its program", ids));
+  }
+  std::string date = options.date.empty() ? today_utc() : options.date;
+  Fitter fitter(base, std::move(samples), fmt::format("calibrated from runs {} on {}", ids, date));
+  fitter.out().sources = read_device_sources(base.file);
+  fitter.out().notes = std::move(notes);
+  // Order matters: GEMMs use the fitted HBM rate, contention the fitted table.
+  fitter.fit_memory_bandwidth();
+  fitter.fit_gemm_efficiency();
+  fitter.fit_collectives();
+  fitter.fit_contention();
+  if (fitter.out().fitted.empty()) {
+    return invalid_input(fmt::format("calibrate: runs {} hold no event that fits any number (need GEMMs, "
+                                     "memory-bound kernels or collectives that ran alone)", ids));
+  }
+  fitter.model().file.clear();
+  fitter.out().model = fitter.model();
+  return std::move(fitter).take();
+}
+
+Result<DeviceModel> calibrate(const DeviceModel& base, const std::vector<CalibrationRun>& runs) {
+  SL_ASSIGN_OR_RETURN(Calibration c, calibrate_detailed(base, runs));
+  return std::move(c.model);
+}
+
+}  // namespace sl::sim

@@ -1,0 +1,199 @@
+// Calibration recovers known device parameters: traces are simulated with a
+// "true" model, then calibrated starting from the stock H200 model.
+
+#include "sim/calibrate.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "core/hlo/parser.h"
+#include "core/hlo/verifier.h"
+#include "core/sched/lowering.h"
+#include "sim/device_model_json.h"
+#include "sim/sim_backend.h"
+
+namespace sl::sim {
+namespace {
+
+// GEMMs of two buckets alone, memory-bound adds of two sizes, all-gathers and
+// all-reduces of several sizes alone, and a GEMM of the first shape beside a
+// large asynchronous all-gather.
+constexpr const char* kProgram = R"(
+HloModule calibration_probe, num_partitions=2
+
+%sum {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+ENTRY %main {
+  %a1 = bf16[2048,2048]{1,0} parameter(0)
+  %b1 = bf16[2048,2048]{1,0} parameter(1)
+  %g1 = bf16[2048,2048]{1,0} dot(%a1, %b1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %a2 = bf16[512,4096]{1,0} parameter(2)
+  %b2 = bf16[4096,512]{1,0} parameter(3)
+  %g2 = bf16[512,512]{1,0} dot(%a2, %b2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %e1 = f32[16777216]{0} parameter(4)
+  %add1 = f32[16777216]{0} add(%e1, %e1)
+  %e2 = f32[4194304]{0} parameter(5)
+  %add2 = f32[4194304]{0} add(%e2, %e2)
+  %s1 = bf16[1024,4096]{1,0} parameter(6)
+  %ag1 = bf16[2048,4096]{1,0} all-gather(%s1), channel_id=1, replica_groups={{0,1}}, dimensions={0}, use_global_device_ids=true
+  %s2 = bf16[4096,4096]{1,0} parameter(7)
+  %ag2 = bf16[8192,4096]{1,0} all-gather(%s2), channel_id=2, replica_groups={{0,1}}, dimensions={0}, use_global_device_ids=true
+  %r1 = f32[4194304]{0} parameter(8)
+  %ar1 = f32[4194304]{0} all-reduce(%r1), channel_id=3, replica_groups={{0,1}}, to_apply=%sum, use_global_device_ids=true
+  %r2 = f32[16777216]{0} parameter(9)
+  %ar2 = f32[16777216]{0} all-reduce(%r2), channel_id=4, replica_groups={{0,1}}, to_apply=%sum, use_global_device_ids=true
+  %s3 = bf16[8192,4096]{1,0} parameter(10)
+  %ag3-start = (bf16[8192,4096]{1,0}, bf16[16384,4096]{1,0}) all-gather-start(%s3), channel_id=5, replica_groups={{0,1}}, dimensions={0}, use_global_device_ids=true
+  %g3 = bf16[2048,2048]{1,0} dot(%a1, %b1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %ag3-done = bf16[16384,4096]{1,0} all-gather-done(%ag3-start)
+  ROOT %out = (bf16[2048,2048]{1,0}, bf16[512,512]{1,0}, f32[16777216]{0}, f32[4194304]{0}, bf16[2048,4096]{1,0}, bf16[8192,4096]{1,0}, f32[4194304]{0}, f32[16777216]{0}, bf16[2048,2048]{1,0}, bf16[16384,4096]{1,0}) tuple(%g1, %g2, %add1, %add2, %ag1, %ag2, %ar1, %ar2, %g3, %ag3-done)
+}
+)";
+
+DeviceModel stock_h200() {
+  Result<DeviceModel> m = load_device_model("h200");
+  EXPECT_TRUE(m.is_ok()) << m.status().message();
+  return *m;
+}
+
+// The parameters the traces are generated from; all differ from the stock model.
+DeviceModel true_model() {
+  DeviceModel m = stock_h200();
+  m.gemm_efficiency.values[2][2][2] = 0.74;
+  m.gemm_efficiency.values[1][1][2] = 0.45;
+  m.hbm_efficiency = 0.80;
+  m.nccl_bus_bandwidth_gbps = 200;
+  m.nccl_launch_us = 7;
+  m.contention_factor = 1.2;
+  return m;
+}
+
+struct SimulatedRun {
+  std::unique_ptr<hlo::Module> module;
+  sched::LoweredProgram program;
+  trace::Trace trace;
+};
+
+SimulatedRun simulate(const DeviceModel& model, const char* text) {
+  SimulatedRun run;
+  Result<hlo::Module> module = hlo::parse_program(text, "calibration_probe.hlo");
+  EXPECT_TRUE(module.is_ok()) << module.status().message();
+  EXPECT_TRUE(hlo::verify_status(*module).is_ok()) << hlo::verify_status(*module).message();
+  run.module = std::make_unique<hlo::Module>(std::move(*module));
+  Result<sched::LoweredProgram> lowered = sched::lower(*run.module, {});
+  EXPECT_TRUE(lowered.is_ok()) << lowered.status().message();
+  run.program = std::move(*lowered);
+  Result<exec::RunOutput> out = make_sim_backend(model)->run(run.program, {});
+  EXPECT_TRUE(out.is_ok()) << out.status().message();
+  run.trace = std::move(out->trace);
+  return run;
+}
+
+const FittedNumber* find_fitted(const Calibration& c, const std::string& key) {
+  for (const FittedNumber& f : c.fitted) {
+    if (f.key == key) return &f;
+  }
+  return nullptr;
+}
+
+void expect_within(double actual, double expected, double rel, const char* what) {
+  EXPECT_NEAR(actual, expected, std::abs(expected) * rel) << what;
+}
+
+TEST(Calibrate, RecoversKnownParametersFromSimulatedRuns) {
+  DeviceModel truth = true_model();
+  DeviceModel base = stock_h200();
+  SimulatedRun run = simulate(truth, kProgram);
+  ASSERT_FALSE(run.trace.events.empty());
+
+  Result<Calibration> c = calibrate_detailed(base, {CalibrationRun{7, &run.trace, &run.program, false}},
+                                             {"2026-11-29"});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  const DeviceModel& m = c->model;
+  expect_within(m.gemm_efficiency.values[2][2][2], 0.74, 0.02, "large GEMM bucket");
+  expect_within(m.gemm_efficiency.values[1][1][2], 0.45, 0.02, "512x512x4096 bucket");
+  expect_within(m.hbm_efficiency, 0.80, 0.02, "hbm_efficiency");
+  expect_within(m.nccl_bus_bandwidth_gbps, 200, 0.02, "bus bandwidth");
+  expect_within(m.nccl_launch_us, 7, 0.02, "collective launch");
+  expect_within(m.contention_factor, 1.2, 0.02, "contention factor");
+  // Buckets without samples and unfitted numbers stay as in the base model.
+  EXPECT_EQ(m.gemm_efficiency.values[0][0][0], base.gemm_efficiency.values[0][0][0]);
+  EXPECT_EQ(m.p2p_bandwidth_gbps, base.p2p_bandwidth_gbps);
+  EXPECT_EQ(m.comm_rate_under_compute, base.comm_rate_under_compute);
+
+  ASSERT_NE(find_fitted(*c, "contention_factor"), nullptr);
+  EXPECT_EQ(find_fitted(*c, "contention_factor")->samples, 2);  // the overlapped GEMM on each device
+  EXPECT_EQ(find_fitted(*c, "hbm_efficiency")->samples, 4);     // two adds on two devices
+  EXPECT_NE(c->sources.at("hbm_efficiency").find("calibrated from runs 7 on 2026-11-29"), std::string::npos);
+}
+
+TEST(Calibrate, StartingFromTheTrueModelChangesNothing) {
+  DeviceModel truth = true_model();
+  SimulatedRun run = simulate(truth, kProgram);
+  Result<DeviceModel> m = calibrate(truth, {CalibrationRun{1, &run.trace, &run.program, false}});
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  expect_within(m->gemm_efficiency.values[2][2][2], 0.74, 0.005, "bucket");
+  expect_within(m->hbm_efficiency, 0.80, 0.005, "hbm");
+  expect_within(m->nccl_bus_bandwidth_gbps, 200, 0.005, "busbw");
+  expect_within(m->contention_factor, 1.2, 0.005, "contention");
+}
+
+TEST(Calibrate, SimulatingTheFittedModelReproducesTheMeasuredMakespan) {
+  DeviceModel truth = true_model();
+  SimulatedRun measured = simulate(truth, kProgram);
+  Result<DeviceModel> fitted = calibrate(stock_h200(), {CalibrationRun{1, &measured.trace, &measured.program, false}});
+  ASSERT_TRUE(fitted.is_ok()) << fitted.status().message();
+  SimulatedRun before = simulate(stock_h200(), kProgram);
+  SimulatedRun after = simulate(*fitted, kProgram);
+  double target = static_cast<double>(measured.trace.makespan_ns());
+  EXPECT_NEAR(static_cast<double>(after.trace.makespan_ns()), target, target * 0.01);
+  // The stock model is measurably off for this device, so the test can fail.
+  EXPECT_GT(std::abs(static_cast<double>(before.trace.makespan_ns()) - target), target * 0.03);
+}
+
+TEST(Calibrate, WrittenFileLoadsBackWithSources) {
+  DeviceModel truth = true_model();
+  SimulatedRun run = simulate(truth, kProgram);
+  DeviceModel base = stock_h200();
+  Result<Calibration> c = calibrate_detailed(base, {CalibrationRun{3, &run.trace, &run.program, false},
+                                                    CalibrationRun{4, &run.trace, &run.program, false}},
+                                             {"2026-11-29"});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  std::string path = (std::filesystem::temp_directory_path() / "sl_calibrate_test_h200.json").string();
+  ASSERT_TRUE(write_device_model(c->model, c->sources, path).is_ok());
+  Result<DeviceModel> loaded = load_device_model(path);
+  ASSERT_TRUE(loaded.is_ok()) << loaded.status().message();
+  EXPECT_DOUBLE_EQ(loaded->hbm_efficiency, c->model.hbm_efficiency);
+  EXPECT_DOUBLE_EQ(loaded->contention_factor, c->model.contention_factor);
+  EXPECT_DOUBLE_EQ(loaded->gemm_efficiency.values[1][1][2], c->model.gemm_efficiency.values[1][1][2]);
+  EXPECT_EQ(loaded->sm_count, base.sm_count);
+  EXPECT_EQ(loaded->nccl_protocols.size(), base.nccl_protocols.size());
+
+  DeviceSources sources = read_device_sources(path);
+  EXPECT_NE(sources.at("contention_factor").find("calibrated from runs 3,4 on 2026-11-29"), std::string::npos);
+  EXPECT_NE(sources.at("gemm_efficiency.values").find("calibrated from runs 3,4"), std::string::npos);
+  // Unfitted numbers keep the base file's own source.
+  EXPECT_EQ(sources.at("sm_count"), read_device_sources(base.file).at("sm_count"));
+  EXPECT_EQ(sources.at("nccl_protocols.LL.base_latency_us"),
+            read_device_sources(base.file).at("nccl_protocols.LL.base_latency_us"));
+  std::filesystem::remove(path);
+}
+
+TEST(Calibrate, RefusesRunsWithNothingToFit) {
+  EXPECT_FALSE(calibrate(stock_h200(), {}).is_ok());
+  trace::Trace empty;
+  sched::LoweredProgram program;
+  Result<DeviceModel> m = calibrate(stock_h200(), {CalibrationRun{1, &empty, &program, false}});
+  ASSERT_FALSE(m.is_ok());
+  EXPECT_NE(m.status().message().find("calibrate"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sl::sim
