@@ -196,7 +196,9 @@ TEST_F(CudaTest, Bf16GemmWithinBf16Tolerance) {
 ENTRY e {
   a = bf16[64,256] parameter(0)
   b = bf16[256,128] parameter(1)
-  ROOT d = bf16[64,128] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  d = bf16[64,128] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  f = f32[64,128] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (bf16[64,128], f32[64,128]) tuple(d, f)
 })", o), 2e-2);
 }
 

@@ -20,9 +20,11 @@ struct GemmRunner::Plan {
   }
 };
 
-bool gemm_lt_supports(int type) {
+bool gemm_lt_supports(int type, int out_type) {
   auto t = static_cast<PrimitiveType>(type);
-  return t == PrimitiveType::kBF16 || t == PrimitiveType::kF16 || t == PrimitiveType::kF32;
+  auto o = out_type < 0 ? t : static_cast<PrimitiveType>(out_type);
+  if (t == PrimitiveType::kF32) return o == PrimitiveType::kF32;
+  return (t == PrimitiveType::kBF16 || t == PrimitiveType::kF16) && (o == t || o == PrimitiveType::kF32);
 }
 
 Result<std::unique_ptr<GemmRunner>> GemmRunner::create() {
@@ -51,7 +53,7 @@ Status set_batch(cublasLtMatrixLayout_t layout, int64_t batch, int64_t stride, c
 }  // namespace
 
 Result<GemmRunner::Plan*> GemmRunner::plan(const GemmProblem& p, size_t workspace_bytes, const std::string& where) {
-  auto key = std::make_tuple(p.type, p.m, p.n, p.k, p.batch, p.lhs_transposed, p.rhs_transposed, p.allow_tf32,
+  auto key = std::make_tuple(p.type, p.out_type, p.m, p.n, p.k, p.batch, p.lhs_transposed, p.rhs_transposed, p.allow_tf32,
                              workspace_bytes);
   if (auto it = plans_.find(key); it != plans_.end()) return it->second.get();
 
@@ -81,7 +83,8 @@ Result<GemmRunner::Plan*> GemmRunner::plan(const GemmProblem& p, size_t workspac
   } else {
     SL_CUBLAS(cublasLtMatrixLayoutCreate(&plan->b, dt, u(p.k), u(p.m), p.k), where);
   }
-  SL_CUBLAS(cublasLtMatrixLayoutCreate(&plan->c, dt, u(p.n), u(p.m), p.n), where);
+  const cudaDataType_t out_dt = (p.out_type >= 0 && p.out_type != p.type) ? CUDA_R_32F : dt;
+  SL_CUBLAS(cublasLtMatrixLayoutCreate(&plan->c, out_dt, u(p.n), u(p.m), p.n), where);
   SL_RETURN_IF_ERROR(set_batch(plan->a, p.batch, p.k * p.n, where));
   SL_RETURN_IF_ERROR(set_batch(plan->b, p.batch, p.m * p.k, where));
   SL_RETURN_IF_ERROR(set_batch(plan->c, p.batch, p.m * p.n, where));

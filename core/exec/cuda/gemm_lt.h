@@ -18,15 +18,15 @@
 namespace sl::exec::cuda {
 
 struct GemmProblem {
-  int type = 0;             // hlo::PrimitiveType value: bf16, f16 or f32
+  int type = 0;             // hlo::PrimitiveType value of the operands: bf16, f16 or f32
+  int out_type = -1;        // of the result; -1: same as the operands (bf16/f16 may give f32)
   int64_t m = 0, n = 0, k = 0, batch = 1;
   bool lhs_transposed = false;  // lhs stored [k, m] instead of [m, k]
   bool rhs_transposed = false;  // rhs stored [n, k] instead of [k, n]
   bool allow_tf32 = false;
-  auto key() const { return std::make_tuple(type, m, n, k, batch, lhs_transposed, rhs_transposed, allow_tf32); }
-};
+  };
 
-bool gemm_lt_supports(int type);
+bool gemm_lt_supports(int type, int out_type);
 
 class GemmRunner {
  public:
@@ -45,7 +45,7 @@ class GemmRunner {
   Result<Plan*> plan(const GemmProblem& p, size_t workspace_bytes, const std::string& where);
 
   cublasLtHandle_t handle_ = nullptr;
-  std::map<std::tuple<int, int64_t, int64_t, int64_t, int64_t, bool, bool, bool, size_t>, std::unique_ptr<Plan>>
+  std::map<std::tuple<int, int, int64_t, int64_t, int64_t, int64_t, bool, bool, bool, size_t>, std::unique_ptr<Plan>>
       plans_;
 };
 

@@ -275,9 +275,9 @@ Status issue_gemm(const sched::Thunk& t, DeviceContext& ctx) {
       p.rhs_transposed = inst.dot.rhs_contracting[0] == static_cast<int64_t>(nb + 1);
     }
   }
-  const bool same_out_type = inst.shape.is_array() ? inst.shape.type == t.gemm.type : true;
+  if (inst.shape.is_array()) p.out_type = static_cast<int>(inst.shape.type);
   cudaStream_t stream = ctx.stream(t.stream);
-  if (gemm_lt_supports(p.type) && same_out_type) {
+  if (gemm_lt_supports(p.type, p.out_type)) {
     void* ws = ctx.at(t.workspace);
     size_t ws_bytes = static_cast<size_t>(std::max<int64_t>(t.workspace.size, 0));
     if (ws == nullptr || ws_bytes == 0) {
