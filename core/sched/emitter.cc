@@ -204,6 +204,11 @@ Result<Leaves> Emitter::emit_op(const hlo::Computation& computation, const hlo::
   auto missing = [&](const char* what) {
     return invalid_input(fmt::format("'{}': {} names no computation", instruction.name, what));
   };
+  const bool calls = instruction.opcode == Opcode::kCall || instruction.opcode == Opcode::kWhile ||
+                     instruction.opcode == Opcode::kConditional;
+  if (!calls) {
+    return emit_work(computation, instruction, instruction.opcode, instruction.shape, stream, attribution, env);
+  }
   std::vector<Leaves> arguments;
   for (int operand : instruction.operands) arguments.push_back(env[static_cast<size_t>(operand)]);
 

@@ -115,7 +115,12 @@ class Emitter {
   // n-th execution of an instruction under one attribution (its own name, or
   // the async-start / moved call that wraps it), so two starts wrapping the
   // same computation each count their own occurrences.
-  std::map<std::pair<const std::string*, const hlo::Instruction*>, int32_t> occurrences_;
+  struct PairHash {
+    size_t operator()(const std::pair<const std::string*, const hlo::Instruction*>& key) const {
+      return std::hash<const void*>{}(key.first) * 31 + std::hash<const void*>{}(key.second);
+    }
+  };
+  std::unordered_map<std::pair<const std::string*, const hlo::Instruction*>, int32_t, PairHash> occurrences_;
   std::unordered_map<const hlo::Instruction*, int32_t> constant_buffers_;
   std::unordered_map<const hlo::Computation*, ComputationInfo> infos_;
   std::unordered_set<const hlo::Instruction*> listed_;

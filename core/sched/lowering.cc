@@ -43,7 +43,7 @@ Result<GroupTable> group_table(const hlo::Instruction& collective, hlo::Opcode o
 }
 
 // Fills each device's group, rank and peers into its copy of the thunks.
-Status fill_devices(const std::vector<Thunk>& thunks, LoweredProgram& out) {
+Status fill_devices(std::vector<Thunk>& thunks, LoweredProgram& out) {
   const int64_t devices = out.replica_count * out.num_partitions;
   std::vector<size_t> collectives;
   std::unordered_map<const hlo::Instruction*, GroupTable> tables;
@@ -65,7 +65,12 @@ Status fill_devices(const std::vector<Thunk>& thunks, LoweredProgram& out) {
     program.device = d;
     program.replica = d / out.num_partitions;
     program.partition = d % out.num_partitions;
-    program.thunks = thunks;
+    // The last device takes the template itself: no copy for one device.
+    if (d + 1 == devices) {
+      program.thunks = std::move(thunks);
+    } else {
+      program.thunks = thunks;
+    }
     for (size_t i : collectives) {
       Thunk& thunk = program.thunks[i];
       const GroupTable& table = tables.at(thunk.instruction);
