@@ -1,0 +1,90 @@
+#include "sim/cost_model.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/sim/sim_test_util.h"
+
+namespace sl::sim {
+namespace {
+
+using hlo::Opcode;
+
+TEST(CostModel, WaveQuantization) {
+  DeviceModel m = testing::simple_model();  // 100 SMs, 1x1 tiles, table = 1
+  EXPECT_DOUBLE_EQ(gemm_efficiency(m, {100, 1, 1, 1, hlo::PrimitiveType::kBF16}), 1.0);
+  EXPECT_DOUBLE_EQ(gemm_efficiency(m, {101, 1, 1, 1, hlo::PrimitiveType::kBF16}), 101.0 / 200.0);
+  EXPECT_DOUBLE_EQ(gemm_efficiency(m, {10, 5, 1, 3, hlo::PrimitiveType::kBF16}), 150.0 / 200.0);
+  m.gemm_efficiency.tile_m = 128;
+  m.gemm_efficiency.tile_n = 256;
+  m.sm_count = 132;
+  // 1024x24576: 8 x 96 = 768 tiles over 132 SMs = 5.82 waves -> 6.
+  EXPECT_NEAR(gemm_efficiency(m, {1024, 24576, 24576, 1, hlo::PrimitiveType::kBF16}), 768.0 / 792.0, 1e-12);
+}
+
+TEST(CostModel, KernelIsMaxOfComputeAndMemoryPlusLaunch) {
+  DeviceModel m = testing::simple_model();
+  m.kernel_launch_us = 0.01;  // 10 ns
+  sched::Thunk k = testing::mem_kernel(0, 300);
+  k.flops = 100;
+  KernelCost c = kernel_cost(m, k);
+  EXPECT_DOUBLE_EQ(c.work_ns, 310);
+  EXPECT_DOUBLE_EQ(c.mem_need, 1.0);
+  EXPECT_NEAR(c.compute_need, 1.0 / 3.0, 1e-12);
+  k.flops = 600;
+  c = kernel_cost(m, k);
+  EXPECT_DOUBLE_EQ(c.work_ns, 610);
+  EXPECT_DOUBLE_EQ(c.mem_need, 0.5);
+}
+
+TEST(CostModel, GemmUsesTypePeak) {
+  DeviceModel m = testing::simple_model();
+  m.peak_bf16_tflops = 4e-3;  // 4 flop/ns
+  m.peak_tf32_tflops = 2e-3;
+  sched::Thunk g = testing::big_gemm(0, 800);
+  EXPECT_DOUBLE_EQ(gemm_cost(m, g, false).work_ns, 200);
+  g.gemm.type = hlo::PrimitiveType::kF32;
+  EXPECT_DOUBLE_EQ(gemm_cost(m, g, false).work_ns, 800);
+  EXPECT_DOUBLE_EQ(gemm_cost(m, g, true).work_ns, 400);
+  g.flops = 0;  // derived from the dims: 2 * 100 * 1 * 1
+  EXPECT_DOUBLE_EQ(gemm_cost(m, g, true).work_ns, 100);
+}
+
+TEST(CostModel, RingLatencyAndProtocolChoice) {
+  DeviceModel m = testing::simple_model();
+  m.nccl_bus_bandwidth_gbps = 100;
+  m.nccl_protocols = {NcclProtocol{"LL", 1.0, 0.5, 0.25, 0.25}, NcclProtocol{"Simple", 10.0, 2.0, 1.0, 1.0}};
+  sched::CollectiveInfo info;
+  info.op = Opcode::kAllReduce;
+  info.group = {0, 1, 2, 3};
+  info.bytes_in = info.bytes_out = 4000;
+  // 6 steps. LL: 1000 + 6*500 + 4000*6/4 / 25 = 4000 + 240. Simple: 10000 + 12000 + 60.
+  CollectiveCost small = collective_cost(m, info, 4);
+  EXPECT_EQ(small.protocol->name, "LL");
+  EXPECT_DOUBLE_EQ(small.work_ns, 4240);
+  info.bytes_in = info.bytes_out = 400'000'000;
+  // LL: 4000 + 400e6*1.5/25 = 24,004,000; Simple: 22000 + 400e6*1.5/100 = 6,022,000.
+  CollectiveCost big = collective_cost(m, info, 4);
+  EXPECT_EQ(big.protocol->name, "Simple");
+  EXPECT_DOUBLE_EQ(big.work_ns, 6'022'000);
+  EXPECT_NEAR(big.algbw_gbps, 100.0 * 4 / 6, 1e-9);
+}
+
+TEST(CostModel, PermuteIsPointToPointAndSingleRankIsACopy) {
+  DeviceModel m = testing::simple_model();
+  m.p2p_bandwidth_gbps = 2;
+  sched::CollectiveInfo info;
+  info.op = Opcode::kCollectivePermute;
+  info.group = {0, 1};
+  info.send_to = 1;
+  info.recv_from = 1;
+  info.bytes_in = info.bytes_out = 1000;
+  EXPECT_DOUBLE_EQ(collective_cost(m, info, 2).work_ns, 500);
+  info.send_to = info.recv_from = -1;  // receives zeros: a fill of 1000 B at 1 B/ns
+  EXPECT_DOUBLE_EQ(collective_cost(m, info, 2).work_ns, 1000);
+  info.op = Opcode::kAllReduce;
+  info.group = {0};
+  EXPECT_DOUBLE_EQ(collective_cost(m, info, 1).work_ns, 2000);
+}
+
+}  // namespace
+}  // namespace sl::sim
