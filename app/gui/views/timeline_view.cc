@@ -230,6 +230,7 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
     dl->PushClipRect(ImVec2(area_x, top), ImVec2(area_x + track_w, top + kTrackHeight), true);
     for (const DrawRect& rect : draw.rects) {
       ImVec2 a(area_x + rect.x0, top + 1), b(area_x + rect.x1, top + kTrackHeight - 1);
+      if (b.x - a.x > 4) b.x -= 1;  // a one-pixel gap keeps back-to-back events apart
       dl->AddRectFilled(a, b, rect.color);
       if (rect.highlighted) dl->AddRect(a, b, pack_rgba(kHighlightRgb), 0, 0, 2.0f);
       if (!row.baseline && rect.merged == 1 && rect.event == state.selected) {
