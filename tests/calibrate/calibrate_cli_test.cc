@@ -1,0 +1,119 @@
+// `streamlens calibrate` end to end: a measured run (a simulated trace stored
+// as backend "cuda", made with known parameters) is fitted and written as a
+// device file that --device accepts; simulated runs are refused.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "core/hlo/parser.h"
+#include "core/sched/lowering.h"
+#include "core/trace/store/trace_store.h"
+#include "sim/device_model.h"
+#include "sim/sim_backend.h"
+
+#ifdef SL_STREAMLENS
+
+namespace sl {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int run_cli(const std::string& args, const std::string& log) {
+  std::string command = std::string(SL_STREAMLENS) + " " + args + " > " + log + " 2>&1";
+  int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+class CalibrateCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("sl_calibrate_cli_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    db_ = (dir_ / "runs.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Simulates `sample` with `model` and stores it as a run of `backend`.
+  int64_t store_run(const std::string& sample, const sim::DeviceModel& model, const std::string& backend) {
+    std::string text = read_file(std::string(SL_SOURCE_DIR) + "/samples/" + sample);
+    Result<hlo::Module> module = hlo::parse_program(text, sample);
+    EXPECT_TRUE(module.is_ok());
+    Result<sched::LoweredProgram> lowered = sched::lower(*module, {});
+    EXPECT_TRUE(lowered.is_ok());
+    Result<exec::RunOutput> out = sim::make_sim_backend(model)->run(*lowered, {});
+    EXPECT_TRUE(out.is_ok());
+    auto store = trace::TraceStore::open(db_);
+    EXPECT_TRUE(store.is_ok());
+    trace::RunInfo info;
+    info.name = sample;
+    info.program_name = module->name;
+    info.backend = backend;
+    info.device_model = backend == "sim" ? "h200" : "NVIDIA H200 x2";
+    info.num_devices = static_cast<int64_t>(lowered->devices.size());
+    info.makespan_ns = out->trace.makespan_ns();
+    info.config_json = "{}";
+    auto id = (*store)->save_run(info, text, lowered->streams, out->trace);
+    EXPECT_TRUE(id.is_ok()) << id.status().message();
+    return id.is_ok() ? *id : -1;
+  }
+
+  fs::path dir_;
+  std::string db_;
+};
+
+TEST_F(CalibrateCli, FitsMeasuredRunsAndWritesALoadableDeviceFile) {
+  Result<sim::DeviceModel> truth = sim::load_device_model("h200");
+  ASSERT_TRUE(truth.is_ok());
+  truth->contention_factor = 1.1;
+  truth->nccl_bus_bandwidth_gbps = 210;
+  truth->gemm_efficiency.values[2][2][2] = 0.78;
+  int64_t a = store_run("allgather_overlap_gemm.hlo", *truth, "cuda");
+  int64_t b = store_run("two_gemms_one_stream.hlo", *truth, "cuda");
+  std::string out = (dir_ / "fitted.json").string();
+  std::string log = (dir_ / "log.txt").string();
+  ASSERT_EQ(run_cli(fmt::format("calibrate {} {} -o {} --db {}", a, b, out, db_), log), 0) << read_file(log);
+  EXPECT_NE(read_file(log).find("contention_factor"), std::string::npos) << read_file(log);
+  Result<sim::DeviceModel> fitted = sim::load_device_model(out);
+  ASSERT_TRUE(fitted.is_ok()) << fitted.status().message();
+  EXPECT_NEAR(fitted->gemm_efficiency.values[2][2][2], 0.78, 0.78 * 0.02);
+  EXPECT_NEAR(fitted->contention_factor, 1.1, 1.1 * 0.02);
+  // The only all-gather ran beside the GEMM: no bandwidth to fit, the base value stays and the output says why.
+  EXPECT_EQ(fitted->nccl_bus_bandwidth_gbps, 232);
+  EXPECT_NE(read_file(log).find("collectives: none ran without compute"), std::string::npos) << read_file(log);
+  EXPECT_NE(read_file(out).find(fmt::format("calibrated from runs {},{} on", a, b)), std::string::npos);
+  // And the simulator takes it.
+  ASSERT_EQ(run_cli(fmt::format("run {}/samples/two_gemms_one_stream.hlo --backend sim --device {} --db {}",
+                                SL_SOURCE_DIR, out, db_), log), 0) << read_file(log);
+}
+
+TEST_F(CalibrateCli, RefusesSimulatedRuns) {
+  Result<sim::DeviceModel> model = sim::load_device_model("h200");
+  ASSERT_TRUE(model.is_ok());
+  int64_t id = store_run("two_gemms_one_stream.hlo", *model, "sim");
+  std::string out = (dir_ / "fitted.json").string();
+  std::string log = (dir_ / "log.txt").string();
+  EXPECT_EQ(run_cli(fmt::format("calibrate {} -o {} --db {}", id, out, db_), log), 1);
+  EXPECT_NE(read_file(log).find("sim backend"), std::string::npos) << read_file(log);
+  EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
+}  // namespace sl
+
+#endif  // SL_STREAMLENS
