@@ -77,8 +77,21 @@ Status Emitter::emit_computation(const hlo::Computation& computation, int stream
   };
 
   const int count = static_cast<int>(computation.instructions.size());
-  for (int i = 0; i < count; ++i) {
-    flush(i);
+  for (const EmitStep& step : emission_order(computation, stream)) {
+    const int i = step.index;
+    if (step.hoisted) {
+      // Only the dones this instruction itself waits for; later ones stay put.
+      auto own = pending.find(i);
+      if (own != pending.end()) {
+        for (PendingDone& done : own->second) {
+          int64_t position = push_event_thunk(ThunkKind::kWaitEvent, done.stream, done.event, done.name);
+          close_region(done.region, position);
+        }
+        pending.erase(own);
+      }
+    } else {
+      flush(i);
+    }
     const hlo::Instruction& instruction = computation.instructions[static_cast<size_t>(i)];
     if (instruction.opcode == Opcode::kParameter) {
       const int64_t number = instruction.parameter_number;
@@ -102,6 +115,43 @@ Status Emitter::emit_computation(const hlo::Computation& computation, int stream
   *result = root >= 0 ? env[static_cast<size_t>(root)] : Leaves{};
   --depth_;
   return Status::ok();
+}
+
+std::vector<Emitter::EmitStep> Emitter::emission_order(const hlo::Computation& computation, int stream) const {
+  // An instruction that runs on another stream through an implicit async pair
+  // (operation_queue_id, stream annotation or a user's move) starts as soon as
+  // its operands exist, not at its text position: otherwise its start would
+  // wait for all earlier work on the parent stream, and moving a GEMM to
+  // another stream could never overlap it with the work written before it.
+  const int count = static_cast<int>(computation.instructions.size());
+  std::vector<std::vector<int>> hoisted_after(static_cast<size_t>(count) + 1);  // slot 0 = before everything
+  std::vector<bool> hoisted(static_cast<size_t>(count), false);
+  for (int i = 0; i < count; ++i) {
+    const hlo::Instruction& instruction = computation.instructions[static_cast<size_t>(i)];
+    switch (instruction.opcode) {
+      case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple: case Opcode::kGetTupleElement:
+      case Opcode::kBitcast: case Opcode::kReshape: case Opcode::kAsyncStart: case Opcode::kAsyncUpdate:
+      case Opcode::kAsyncDone:
+        continue;
+      default:
+        break;
+    }
+    std::optional<int> target = policy_.stream_of(instruction);
+    if (!target || *target == stream) continue;
+    int last_operand = -1;
+    for (int operand : instruction.operands) last_operand = std::max(last_operand, operand);
+    if (last_operand + 1 >= i) continue;  // already right after its operands
+    hoisted[static_cast<size_t>(i)] = true;
+    hoisted_after[static_cast<size_t>(last_operand + 1)].push_back(i);
+  }
+  std::vector<EmitStep> order;
+  order.reserve(static_cast<size_t>(count));
+  for (int slot = 0; slot <= count; ++slot) {
+    // slot k holds what goes right after instruction k-1 (operands precede it).
+    if (slot > 0 && !hoisted[static_cast<size_t>(slot - 1)]) order.push_back({slot - 1, false});
+    for (int i : hoisted_after[static_cast<size_t>(slot)]) order.push_back({i, true});
+  }
+  return order;
 }
 
 Status Emitter::emit_instruction(const hlo::Computation& computation, int index, int stream,

@@ -76,6 +76,13 @@ class Emitter {
     std::vector<int> done_of;
   };
 
+  struct EmitStep {
+    int index = 0;
+    bool hoisted = false;  // moved up to just after its last operand
+  };
+  // Text order, except that implicit async pairs start right after their operands.
+  std::vector<EmitStep> emission_order(const hlo::Computation& computation, int stream) const;
+
   Status emit_computation(const hlo::Computation& computation, int stream, const std::string* attribution,
                           const std::vector<Leaves>& arguments, Leaves* result);
   Status emit_instruction(const hlo::Computation& computation, int index, int stream,

@@ -160,13 +160,34 @@ TEST(StreamAssignment, OverridesWinOverEverySource) {
   EXPECT_TRUE(stream_entry(l->program, "ar")->overridden);
   EXPECT_FALSE(stream_entry(l->program, "agd")->overridden);
 
-  // Moving a queued instruction back to the main stream makes it synchronous.
+  // Moving a queued instruction back to the main stream makes it synchronous;
+  // b, moved to stream 5, starts right after its operand x, so before a.
   LowerOptions back;
   back.overrides = {{"a", 0}, {"%b", 5}};
   auto q = lower_text(kQueueId, back);
   ASSERT_TRUE(q);
-  EXPECT_EQ(signature(q->thunks()), (Sig{"s0 a", "rec s0 e0", "wait s5 e0", "s5 b", "rec s5 e1", "wait s0 e1",
+  EXPECT_EQ(signature(q->thunks()), (Sig{"rec s0 e0", "wait s5 e0", "s5 b", "rec s5 e1", "s0 a", "wait s0 e1",
                                          "s0 c", "s0 d"}));
+}
+
+TEST(StreamAssignment, MovedInstructionStartsRightAfterItsOperands) {
+  // Without the hoist, g1's start would wait for g0 on stream 0 and moving it
+  // to stream 1 could never overlap the two GEMMs.
+  constexpr std::string_view kTwoGemms = R"(
+HloModule two
+ENTRY e {
+  x = f32[4,4] parameter(0)
+  w = f32[4,4] parameter(1)
+  g0 = f32[4,4] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  g1 = f32[4,4] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[4,4], f32[4,4]) tuple(g0, g1)
+}
+)";
+  LowerOptions options;
+  options.overrides = {{"g1", 1}};
+  auto l = lower_text(kTwoGemms, options);
+  ASSERT_TRUE(l);
+  EXPECT_EQ(signature(l->thunks()), (Sig{"rec s0 e0", "wait s1 e0", "s1 g1", "rec s1 e1", "s0 g0", "wait s0 e1"}));
 }
 
 TEST(StreamAssignment, OverrideOfAsyncStartToItsParentRunsInline) {
