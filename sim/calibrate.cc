@@ -20,7 +20,6 @@ using trace::EventKind;
 
 // An event matched to the thunk it ran, with its overlaps on its device.
 struct Sample {
-  const trace::Event* event = nullptr;
   const Thunk* thunk = nullptr;
   const CalibrationRun* run = nullptr;
   double duration_ns = 0;
@@ -93,38 +92,51 @@ void collect_samples(const CalibrationRun& run, std::vector<Sample>* out, std::v
   for (auto& [d, streams] : kernels) {
     for (auto& [s, v] : streams) v = merge(std::move(v));
   }
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const trace::Event& x = tr.events[a];
-    const trace::Event& y = tr.events[b];
-    return std::tie(x.device, x.start_ns) < std::tie(y.device, y.start_ns);
-  });
-  std::map<Key, size_t> seen;
+  // Events per (device, instruction, kind) in time order.
+  std::map<Key, std::vector<size_t>> by_key;
   int64_t unmatched = 0;
   for (size_t i : order) {
     const trace::Event& e = tr.events[i];
     if (e.kind == EventKind::kWait || e.kind == EventKind::kMemset) continue;
     Key key{e.device, tr.instruction_of(e), thunk_kind_for(e.kind)};
-    auto it = thunks.find(key);
-    if (it == thunks.end()) {
+    if (thunks.count(key) == 0) {
       ++unmatched;
       continue;
     }
-    // Repeated iterations run the same thunks again.
-    size_t n = seen[key]++;
-    Sample s;
-    s.event = &e;
-    s.thunk = it->second[n % it->second.size()];
-    s.run = &run;
-    s.duration_ns = static_cast<double>(e.duration_ns());
-    if (auto c = collectives.find(e.device); c != collectives.end() && e.kind != EventKind::kCollective) {
-      s.collective_overlap_ns = overlap(c->second, e.start_ns, e.end_ns);
-    }
-    if (auto k = kernels.find(e.device); k != kernels.end()) {
-      for (const auto& [stream, merged] : k->second) {
-        if (stream != e.stream) s.kernel_overlap_ns += overlap(merged, e.start_ns, e.end_ns);
+    by_key[key].push_back(i);
+  }
+  for (auto& [key, events] : by_key) {
+    std::stable_sort(events.begin(), events.end(), [&](size_t a, size_t b) {
+      return tr.events[a].start_ns < tr.events[b].start_ns;
+    });
+    const std::vector<const Thunk*>& matching = thunks.at(key);
+    // One launch can run several kernels (cuBLAS split-K and its reduction):
+    // when every launch of this instruction shows the same number of kernels,
+    // each group of them is one sample spanning the group.
+    std::vector<int32_t> iterations;
+    for (size_t i : events) iterations.push_back(tr.events[i].iteration);
+    std::sort(iterations.begin(), iterations.end());
+    size_t launches = matching.size() * static_cast<size_t>(std::unique(iterations.begin(), iterations.end()) -
+                                                            iterations.begin());
+    size_t per_launch = launches > 0 && events.size() % launches == 0 ? events.size() / launches : 1;
+    for (size_t g = 0; g * per_launch < events.size(); ++g) {
+      const trace::Event& e = tr.events[events[g * per_launch]];
+      int64_t start = e.start_ns, end = e.end_ns;
+      for (size_t j = 1; j < per_launch; ++j) end = std::max(end, tr.events[events[g * per_launch + j]].end_ns);
+      Sample s;
+      s.thunk = matching[g % matching.size()];  // repeated iterations run the same thunks again
+      s.run = &run;
+      s.duration_ns = static_cast<double>(end - start);
+      if (auto c = collectives.find(e.device); c != collectives.end() && e.kind != EventKind::kCollective) {
+        s.collective_overlap_ns = overlap(c->second, start, end);
       }
+      if (auto k = kernels.find(e.device); k != kernels.end()) {
+        for (const auto& [stream, merged] : k->second) {
+          if (stream != e.stream) s.kernel_overlap_ns += overlap(merged, start, end);
+        }
+      }
+      out->push_back(s);
     }
-    out->push_back(s);
   }
   if (unmatched > 0) {
     notes->push_back(fmt::format("run {}: {} events name no instruction of the program and were skipped", run.run_id,

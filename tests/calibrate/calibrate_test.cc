@@ -145,6 +145,34 @@ TEST(Calibrate, StartingFromTheTrueModelChangesNothing) {
   expect_within(m->contention_factor, 1.2, 0.005, "contention");
 }
 
+// A launch that ran as two kernels (e.g. cuBLAS split-K) has two events with
+// one correlation id; they count as one GEMM spanning both.
+TEST(Calibrate, EventsOfOneLaunchAreOneSample) {
+  DeviceModel truth = true_model();
+  SimulatedRun run = simulate(truth, kProgram);
+  trace::Trace split = run.trace;
+  split.events.clear();
+  int64_t gemms = 0;
+  for (trace::Event e : run.trace.events) {
+    if (e.kind != trace::EventKind::kGemm) {
+      split.events.push_back(e);
+      continue;
+    }
+    ++gemms;
+    trace::Event second = e;
+    e.end_ns = e.start_ns + e.duration_ns() * 2 / 3;
+    second.start_ns = e.end_ns;
+    split.events.push_back(e);
+    split.events.push_back(second);
+  }
+  ASSERT_EQ(gemms, 6);
+  Result<DeviceModel> m = calibrate(stock_h200(), {CalibrationRun{1, &split, &run.program, false}});
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  expect_within(m->gemm_efficiency.values[2][2][2], 0.74, 0.02, "large GEMM bucket");
+  expect_within(m->gemm_efficiency.values[1][1][2], 0.45, 0.02, "512x512x4096 bucket");
+  expect_within(m->contention_factor, 1.2, 0.02, "contention factor");
+}
+
 TEST(Calibrate, SimulatingTheFittedModelReproducesTheMeasuredMakespan) {
   DeviceModel truth = true_model();
   SimulatedRun measured = simulate(truth, kProgram);
