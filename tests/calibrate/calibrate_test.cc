@@ -214,6 +214,41 @@ TEST(Calibrate, WrittenFileLoadsBackWithSources) {
   std::filesystem::remove(path);
 }
 
+// Four ranks: the ring factors depend on the group size, and collective-permute
+// fits the point-to-point bandwidth.
+constexpr const char* kFourRanks = R"(
+HloModule four_rank_probe, num_partitions=4
+
+ENTRY %main {
+  %s1 = bf16[2048,4096]{1,0} parameter(0)
+  %ag1 = bf16[8192,4096]{1,0} all-gather(%s1), channel_id=1, replica_groups={{0,1,2,3}}, dimensions={0}, use_global_device_ids=true
+  %s2 = bf16[8192,4096]{1,0} parameter(1)
+  %ag2 = bf16[32768,4096]{1,0} all-gather(%s2), channel_id=2, replica_groups={{0,1,2,3}}, dimensions={0}, use_global_device_ids=true
+  %p1 = f32[4194304]{0} parameter(2)
+  %cp1 = f32[4194304]{0} collective-permute(%p1), channel_id=3, source_target_pairs={{0,1},{1,2},{2,3},{3,0}}
+  %p2 = f32[16777216]{0} parameter(3)
+  %cp2 = f32[16777216]{0} collective-permute(%p2), channel_id=4, source_target_pairs={{0,1},{1,2},{2,3},{3,0}}
+  ROOT %out = (bf16[8192,4096]{1,0}, bf16[32768,4096]{1,0}, f32[4194304]{0}, f32[16777216]{0}) tuple(%ag1, %ag2, %cp1, %cp2)
+}
+)";
+
+TEST(Calibrate, FourRankRingAndPointToPoint) {
+  DeviceModel truth = stock_h200();
+  truth.nccl_bus_bandwidth_gbps = 180;
+  truth.p2p_bandwidth_gbps = 150;
+  truth.nccl_launch_us = 6;
+  SimulatedRun run = simulate(truth, kFourRanks);
+  Result<Calibration> c = calibrate_detailed(stock_h200(), {CalibrationRun{1, &run.trace, &run.program, false}});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  expect_within(c->model.nccl_bus_bandwidth_gbps, 180, 0.02, "ring bus bandwidth, 4 ranks");
+  expect_within(c->model.p2p_bandwidth_gbps, 150, 0.02, "point-to-point bandwidth");
+  expect_within(c->model.nccl_launch_us, 6, 0.02, "collective launch");
+  // No GEMM or kernel ran: those numbers are the base model's.
+  EXPECT_EQ(c->model.contention_factor, stock_h200().contention_factor);
+  EXPECT_EQ(c->model.hbm_efficiency, stock_h200().hbm_efficiency);
+  EXPECT_EQ(find_fitted(*c, "nccl_bus_bandwidth_gbps")->samples, 8);  // 2 sizes x 4 devices
+}
+
 TEST(Calibrate, RefusesRunsWithNothingToFit) {
   EXPECT_FALSE(calibrate(stock_h200(), {}).is_ok());
   trace::Trace empty;
