@@ -46,6 +46,8 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
   if (sink != nullptr && valid_size > 0) {
     CUpti_Activity* record = nullptr;
     while (cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS) {
+      // API records are enabled only so CUPTI emits external correlations.
+      if (record->kind == CUPTI_ACTIVITY_KIND_RUNTIME || record->kind == CUPTI_ACTIVITY_KIND_DRIVER) continue;
       if (auto activity = decode_activity(record)) {
         sink->on_activity(*activity);
       } else {
@@ -60,9 +62,13 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
   std::free(buffer);
 }
 
+// CUPTI creates an EXTERNAL_CORRELATION record for a CUDA API activity
+// record, so the runtime and driver API kinds must be on for kernels to be
+// attributed to instructions (the first H200 run, without them, attributed
+// no kernel at all).
 constexpr CUpti_ActivityKind kRequiredKinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
 // Useful but not needed for kernel timelines: failure to enable is tolerated.
 constexpr CUpti_ActivityKind kOptionalKinds[] = {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_CUDA_EVENT,
                                                  CUPTI_ACTIVITY_KIND_OVERHEAD};
