@@ -16,15 +16,12 @@ int cmd_export(const StoreArgs& args, const std::string& run, const std::string&
   if (!parsed_format) return fail(parsed_format.status());
   auto store = trace::TraceStore::open(args.db, trace::TraceStore::Mode::kReadOnly);
   if (!store) return fail(store.status());
-  auto id = resolve_run(**store, run);
-  if (!id) return fail(id.status());
-  auto info = (*store)->run_info(*id);
-  if (!info) return fail(info.status());
-  auto trace = (*store)->load_trace(*id);
-  if (!trace) return fail(trace.status());
-  Status written = trace::export_run(*info, *trace, *parsed_format, out);
+  auto loaded = load_stored_run(**store, run);
+  if (!loaded) return fail(loaded.status());
+  Status written = trace::export_run(loaded->info, loaded->trace, *parsed_format, out);
   if (!written.is_ok()) return fail(written);
-  std::printf("wrote run %lld (%zu events) to %s\n", static_cast<long long>(*id), trace->events.size(), out.c_str());
+  std::printf("wrote run %lld (%zu events) to %s\n", static_cast<long long>(loaded->id), loaded->trace.events.size(),
+              out.c_str());
   return kExitOk;
 }
 

@@ -39,16 +39,12 @@ int cmd_runs(const StoreArgs& args) {
 int cmd_show(const StoreArgs& args, const std::string& run) {
   auto store = open_existing_store(args.db);
   if (!store) return fail(store.status());
-  auto id = resolve_run(**store, run);
-  if (!id) return fail(id.status());
-  auto info = (*store)->run_info(*id);
-  if (!info) return fail(info.status());
-  auto trace = (*store)->load_trace(*id);
-  if (!trace) return fail(trace.status());
+  auto loaded = load_stored_run(**store, run);
+  if (!loaded) return fail(loaded.status());
   if (args.json) {
-    std::printf("%s\n", trace::run_json(*info, *trace).c_str());
+    std::printf("%s\n", trace::run_json(loaded->info, loaded->trace).c_str());
   } else {
-    std::fputs(trace::format_show_text(*info, *trace).c_str(), stdout);
+    std::fputs(trace::format_show_text(loaded->info, loaded->trace).c_str(), stdout);
   }
   return kExitOk;
 }
@@ -56,19 +52,11 @@ int cmd_show(const StoreArgs& args, const std::string& run) {
 int cmd_compare(const StoreArgs& args, const std::string& run_a, const std::string& run_b) {
   auto store = open_existing_store(args.db);
   if (!store) return fail(store.status());
-  auto id_a = resolve_run(**store, run_a);
-  if (!id_a) return fail(id_a.status());
-  auto id_b = resolve_run(**store, run_b);
-  if (!id_b) return fail(id_b.status());
-  auto info_a = (*store)->run_info(*id_a);
-  auto info_b = (*store)->run_info(*id_b);
-  if (!info_a) return fail(info_a.status());
-  if (!info_b) return fail(info_b.status());
-  auto a = (*store)->load_trace(*id_a);
+  auto a = load_stored_run(**store, run_a);
   if (!a) return fail(a.status());
-  auto b = (*store)->load_trace(*id_b);
+  auto b = load_stored_run(**store, run_b);
   if (!b) return fail(b.status());
-  trace::Comparison comparison = trace::compare_runs(*info_a, *a, *info_b, *b);
+  trace::Comparison comparison = trace::compare_runs(a->info, a->trace, b->info, b->trace);
   if (args.json) {
     std::printf("%s\n", trace::comparison_json(comparison).c_str());
   } else {

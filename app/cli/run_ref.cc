@@ -34,3 +34,15 @@ Result<int64_t> resolve_run(trace::TraceStore& store, const std::string& ref) {
 }
 
 }  // namespace sl::cli
+
+namespace sl::cli {
+
+Result<StoredRun> load_stored_run(trace::TraceStore& store, const std::string& ref) {
+  StoredRun run;
+  SL_ASSIGN_OR_RETURN(run.id, resolve_run(store, ref));
+  SL_ASSIGN_OR_RETURN(run.info, store.run_info(run.id));
+  SL_ASSIGN_OR_RETURN(run.trace, store.load_trace(run.id));
+  return run;
+}
+
+}  // namespace sl::cli

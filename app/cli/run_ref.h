@@ -12,3 +12,16 @@ namespace sl::cli {
 Result<int64_t> resolve_run(trace::TraceStore& store, const std::string& ref);
 
 }  // namespace sl::cli
+
+namespace sl::cli {
+
+struct StoredRun {
+  int64_t id = 0;
+  trace::RunInfo info;
+  trace::Trace trace;
+};
+
+// resolve_run + run_info + load_trace.
+Result<StoredRun> load_stored_run(trace::TraceStore& store, const std::string& ref);
+
+}  // namespace sl::cli

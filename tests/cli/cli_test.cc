@@ -1,0 +1,182 @@
+// End-to-end tests of the `streamlens` command line: exit codes (DESIGN §7),
+// recording into a real SQLite file, and the JSON it prints.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_test_util.h"
+
+namespace sl::cli_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("sl-cli-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
+            std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    db_ = (dir_ / "runs.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  Outcome sl(const std::string& args) { return streamlens(args, dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+
+  fs::path dir_;
+  std::string db_;
+};
+
+TEST_F(Cli, CheckAcceptsEverySample) {
+  for (const auto& entry : fs::directory_iterator(fs::path(SL_SOURCE_DIR) / "samples")) {
+    if (entry.path().extension() != ".hlo") continue;
+    Outcome o = sl("check " + entry.path().string());
+    EXPECT_EQ(o.exit_code, 0) << entry.path() << "\n" << o.err;
+    EXPECT_NE(o.out.find(": ok"), std::string::npos) << o.out;
+  }
+}
+
+TEST_F(Cli, ProgramErrorsAreLocatedAndExitOne) {
+  std::string bad = write("bad.hlo", "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] frobnicate(p)\n}\n");
+  Outcome o = sl("check " + bad);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.err.find("bad.hlo:4:"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("frobnicate"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("^"), std::string::npos) << "caret under the source line:\n" << o.err;
+
+  std::string shape = write("shape.hlo",
+                            "HloModule m, num_partitions=4\nadd {\n  a = f32[] parameter(0)\n"
+                            "  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n"
+                            "  p = f32[6] parameter(0)\n"
+                            "  ROOT r = f32[1] reduce-scatter(p), dimensions={0}, replica_groups={{0,1,2,3}},"
+                            " channel_id=1, use_global_device_ids=true, to_apply=add\n}\n");
+  Outcome shaped = sl("check " + shape);
+  EXPECT_EQ(shaped.exit_code, 1);
+  EXPECT_NE(shaped.err.find("shape.hlo:9:"), std::string::npos) << shaped.err;
+  EXPECT_NE(shaped.err.find("not divisible"), std::string::npos) << shaped.err;
+  EXPECT_EQ(sl("check " + (dir_ / "missing.hlo").string()).exit_code, 1);
+  std::string garbage = write("garbage.hlo", std::string("\x00\xff\x13HloModule {{{", 14));
+  EXPECT_EQ(sl("check " + garbage).exit_code, 1);
+}
+
+TEST_F(Cli, UsageErrorsExitTwo) {
+  EXPECT_EQ(sl("").exit_code, 2);
+  EXPECT_EQ(sl("frobnicate").exit_code, 2);
+  EXPECT_EQ(sl("run " + sample("two_gemms_one_stream.hlo").string() + " --backend gpu").exit_code, 2);
+  Outcome o = sl("run " + sample("two_gemms_one_stream.hlo").string() + " --stream gemm1 --db " + db_);
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("NAME=N"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, CudaWithoutGpuExitsThree) {
+  if (fs::exists("/dev/nvidia0")) GTEST_SKIP() << "a GPU is present";
+  Outcome o = sl("run " + sample("small/two_gemms_one_stream.hlo").string() + " --backend cuda --db " + db_);
+  EXPECT_EQ(o.exit_code, 3) << o.err;
+  EXPECT_NE(o.err.find("no GPU"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, SimRunIsRecordedAndShownAsDesignJson) {
+  Outcome run = sl("run " + sample("allgather_overlap_gemm.hlo").string() + " --backend sim --json --db " + db_);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["run"], 1);
+  EXPECT_EQ(j["backend"], "sim");
+  EXPECT_EQ(j["device_model"], "h200");
+  EXPECT_GT(j["makespan_ns"].get<int64_t>(), 0);
+  bool saw_gemm = false, saw_collective = false;
+  for (const auto& e : j["events"]) {
+    for (const char* key : {"device", "stream", "stream_kind", "kind", "name", "instruction", "start_ns", "end_ns"}) {
+      EXPECT_TRUE(e.contains(key)) << key;
+    }
+    saw_gemm |= e["kind"] == "gemm";
+    if (e["kind"] == "collective") {
+      saw_collective = true;
+      EXPECT_EQ(e["stream_kind"], "communication");
+    }
+  }
+  EXPECT_TRUE(saw_gemm);
+  EXPECT_TRUE(saw_collective);
+
+  Outcome show = sl("show 1 --json --db " + db_);
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_EQ(nlohmann::json::parse(show.out), j);
+
+  Outcome runs = sl("runs --json --db " + db_);
+  ASSERT_EQ(runs.exit_code, 0);
+  auto list = nlohmann::json::parse(runs.out);
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]["status"], "complete");
+}
+
+TEST_F(Cli, MovingAGemmToAnotherStreamChangesTheSimulatedMakespan) {
+  const std::string program = sample("two_gemms_one_stream.hlo").string();
+  ASSERT_EQ(sl("run " + program + " --backend sim --db " + db_).exit_code, 0);
+  ASSERT_EQ(sl("run " + program + " --backend sim --stream gemm1=1 --db " + db_).exit_code, 0);
+  Outcome cmp = sl("compare last-1 last --json --db " + db_);
+  ASSERT_EQ(cmp.exit_code, 0) << cmp.err;
+  auto j = nlohmann::json::parse(cmp.out);
+  int64_t a = j["a"]["makespan_ns"], b = j["b"]["makespan_ns"];
+  // Two saturating GEMMs side by side finish later than one after the other
+  // (H200: 3.29 ms on one stream, 3.58 ms on two; DESIGN section 5).
+  EXPECT_GT(b, a);
+  EXPECT_FALSE(j["deltas"].empty());
+
+  Outcome lowered = sl("lower " + program + " --stream gemm1=1");
+  ASSERT_EQ(lowered.exit_code, 0);
+  EXPECT_NE(lowered.out.find("s1"), std::string::npos) << lowered.out;
+}
+
+TEST_F(Cli, CpuRunWritesResultsJson) {
+  std::string results = (dir_ / "out.json").string();
+  Outcome o = sl("run " + sample("small/tuple_reduce_scatter.hlo").string() + " --backend cpu --results " +
+                 results + " --db " + db_);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto j = nlohmann::json::parse(read_file(results));
+  ASSERT_EQ(j["devices"].size(), 2u);
+  EXPECT_EQ(j["devices"][1]["device"], 1);
+  EXPECT_TRUE(j["devices"][0]["outputs"][0].contains("shape"));
+  EXPECT_TRUE(j["devices"][0]["outputs"][0]["values"].is_array());
+}
+
+TEST_F(Cli, ExportsChromeTraceAndCsv) {
+  ASSERT_EQ(sl("run " + sample("two_gemms_two_streams.hlo").string() + " --backend sim --db " + db_).exit_code, 0);
+  std::string chrome = (dir_ / "t.json").string(), csv = (dir_ / "t.csv").string();
+  ASSERT_EQ(sl("export last --format chrome -o " + chrome + " --db " + db_).exit_code, 0);
+  auto j = nlohmann::json::parse(read_file(chrome));
+  EXPECT_TRUE(j.contains("traceEvents"));
+  ASSERT_EQ(sl("export 1 --format csv -o " + csv + " --db " + db_).exit_code, 0);
+  EXPECT_EQ(read_file(csv).rfind("device,stream", 0), 0u);
+  EXPECT_EQ(sl("export 7 --format csv -o " + csv + " --db " + db_).exit_code, 1);
+}
+
+TEST_F(Cli, ForeignOrCorruptDatabaseExitsOneAndIsNotTouched) {
+  std::string text = std::string("SQLite format 3") + std::string(1, '\0') + std::string(200, 'x');
+  std::string corrupt = write("corrupt.db", text);
+  Outcome o = sl("run " + sample("two_gemms_one_stream.hlo").string() + " --backend sim --db " + corrupt);
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  EXPECT_NE(o.err.find("corrupt.db"), std::string::npos) << o.err;
+  EXPECT_EQ(read_file(corrupt), text);
+  EXPECT_EQ(sl("runs --db " + corrupt).exit_code, 1);
+  EXPECT_EQ(sl("runs --db " + (dir_ / "nope.db").string()).exit_code, 1);
+  EXPECT_FALSE(fs::exists(dir_ / "nope.db"));
+}
+
+TEST_F(Cli, CaptureWithoutGpuExitsThree) {
+  if (fs::exists("/dev/nvidia0")) GTEST_SKIP() << "a GPU is present";
+  Outcome o = sl("capture --db " + db_ + " -- /bin/true");
+  EXPECT_EQ(o.exit_code, 3) << o.err;
+  EXPECT_NE(o.err.find("no GPU"), std::string::npos) << o.err;
+}
+
+}  // namespace
+}  // namespace sl::cli_test
