@@ -37,10 +37,12 @@ struct Outcome {
 };
 
 // Runs the GUI under a private X server; sanitizer leak checks are off
-// because the GL driver (llvmpipe) keeps allocations until exit.
+// because the GL driver (llvmpipe) keeps allocations until exit. The GUI's
+// own exit code is echoed from inside xvfb-run, whose status can be its own
+// (e.g. 5 when two parallel xvfb-runs race while cleaning up /tmp).
 Outcome run_gui(const std::string& args) {
-  std::string cmd = std::string("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a -s \"-screen 0 1600x900x24\" ") +
-                    SL_GUI_EXECUTABLE + " " + args + " 2>&1";
+  std::string cmd = std::string("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a -s \"-screen 0 1600x900x24\" sh -c '") +
+                    SL_GUI_EXECUTABLE + " " + args + "; echo SL_GUI_EXIT=$?' 2>&1";
   Outcome out;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) return out;
@@ -49,6 +51,10 @@ Outcome run_gui(const std::string& args) {
   while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.output.append(buf.data(), n);
   int status = pclose(pipe);
   out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const std::string marker = "SL_GUI_EXIT=";
+  if (size_t at = out.output.rfind(marker); at != std::string::npos) {
+    out.exit_code = std::atoi(out.output.c_str() + at + marker.size());
+  }
   return out;
 }
 

@@ -39,8 +39,8 @@ Result<std::unique_ptr<exec::Backend>> make_backend(const std::string& name, con
   if (name == "cpu") return exec::make_cpu_backend();
   if (name == "cuda") {
 #ifdef SL_HAVE_CUDA
-    exec::cuda::CudaOptions options;
-    return exec::cuda::make_cuda_backend(options);
+    exec::CudaOptions options;
+    return exec::make_cuda_backend(options);
 #else
     return runtime_error("this streamlens-gui was built without CUDA");
 #endif
@@ -54,7 +54,7 @@ std::string unavailable(const std::string& backend) {
 #ifdef SL_HAVE_CUDA
     // Cached: asking the driver every frame would be slow.
     static const std::string reason = [] {
-      Result<std::unique_ptr<exec::Backend>> probe = exec::cuda::make_cuda_backend(exec::cuda::CudaOptions{});
+      Result<std::unique_ptr<exec::Backend>> probe = exec::make_cuda_backend(exec::CudaOptions{});
       return probe ? std::string() : probe.status().message();
     }();
     return reason;
