@@ -20,9 +20,12 @@ Status not_a_collective(const Instruction& instruction) {
                                    opcode_name(instruction.opcode)));
 }
 
+
+}  // namespace
+
 // How many ids a replica group may name in this mode (replica, partition or
 // flattened device ids).
-int64_t id_space(GroupMode mode, int64_t replica_count, int64_t num_partitions) {
+int64_t group_id_space(GroupMode mode, int64_t replica_count, int64_t num_partitions) {
   switch (mode) {
     case GroupMode::kCrossReplica:
     case GroupMode::kCrossReplicaAndPartition:
@@ -35,7 +38,7 @@ int64_t id_space(GroupMode mode, int64_t replica_count, int64_t num_partitions) 
   return 0;
 }
 
-const char* id_kind(GroupMode mode) {
+const char* group_id_kind(GroupMode mode) {
   switch (mode) {
     case GroupMode::kCrossReplica:
     case GroupMode::kCrossReplicaAndPartition:
@@ -47,8 +50,6 @@ const char* id_kind(GroupMode mode) {
   }
   return "";
 }
-
-}  // namespace
 
 std::string group_mode_name(GroupMode mode) {
   switch (mode) {
@@ -94,7 +95,7 @@ Result<std::vector<std::vector<int64_t>>> device_groups(const Instruction& colle
                                      collective.name, replica_count, num_partitions));
   }
   SL_ASSIGN_OR_RETURN(GroupMode mode, group_mode(collective));
-  const int64_t space = id_space(mode, replica_count, num_partitions);
+  const int64_t space = group_id_space(mode, replica_count, num_partitions);
 
   std::vector<std::vector<int64_t>> id_groups;
   if (collective.replica_groups && !collective.replica_groups->groups.empty()) {
@@ -115,11 +116,11 @@ Result<std::vector<std::vector<int64_t>>> device_groups(const Instruction& colle
     for (int64_t id : group) {
       if (id < 0 || id >= space) {
         return invalid_input(fmt::format("'{}': {} id {} in replica_groups is out of range [0, {}) ({} mode)",
-                                         collective.name, id_kind(mode), id, space, group_mode_name(mode)));
+                                         collective.name, group_id_kind(mode), id, space, group_mode_name(mode)));
       }
       if (seen[static_cast<size_t>(id)]) {
         return invalid_input(
-            fmt::format("'{}': {} id {} appears twice in replica_groups", collective.name, id_kind(mode), id));
+            fmt::format("'{}': {} id {} appears twice in replica_groups", collective.name, group_id_kind(mode), id));
       }
       seen[static_cast<size_t>(id)] = 1;
     }

@@ -15,6 +15,11 @@ enum class GroupMode { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition
 
 std::string group_mode_name(GroupMode mode);
 
+// How many ids a replica group may name in this mode, and what they are
+// ("replica", "partition" or "device" for flattened ids).
+int64_t group_id_space(GroupMode mode, int64_t replica_count, int64_t num_partitions);
+const char* group_id_kind(GroupMode mode);
+
 // XLA's GetCollectiveOpGroupMode for this instruction (collectives, and async
 // starts that wrap one).
 Result<GroupMode> group_mode(const Instruction& collective);

@@ -16,30 +16,8 @@
 namespace sl::hlo::verify_detail {
 namespace {
 
-const char* id_word(GroupMode mode) {
-  switch (mode) {
-    case GroupMode::kCrossReplica:
-    case GroupMode::kCrossReplicaAndPartition:
-      return "replica";
-    case GroupMode::kCrossPartition:
-      return "partition";
-    case GroupMode::kFlattenedId:
-      return "device";
-  }
-  return "id";
-}
-
 int64_t id_space(GroupMode mode, const Module& module) {
-  switch (mode) {
-    case GroupMode::kCrossReplica:
-    case GroupMode::kCrossReplicaAndPartition:
-      return module.replica_count;
-    case GroupMode::kCrossPartition:
-      return module.num_partitions;
-    case GroupMode::kFlattenedId:
-      return module.replica_count * module.num_partitions;
-  }
-  return 0;
+  return group_id_space(mode, module.replica_count, module.num_partitions);
 }
 
 std::string space_text(GroupMode mode, const Module& module) {
@@ -81,7 +59,7 @@ std::optional<int64_t> check_replica_groups(const Site& site, Opcode op) {
   }
 
   const int64_t space = id_space(mode, module);
-  const char* word = id_word(mode);
+  const char* word = group_id_kind(mode);
   bool ok = true;
   std::set<int64_t> seen;
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -131,7 +109,7 @@ void check_source_target_pairs(const Site& site) {
   Result<GroupMode> mode_or = group_mode(site.inst);
   const GroupMode mode = mode_or ? *mode_or : GroupMode::kCrossReplica;
   const int64_t space = id_space(mode, site.module);
-  const char* word = id_word(mode);
+  const char* word = group_id_kind(mode);
   std::set<int64_t> sources, targets;
   for (const auto& [source, target] : site.inst.source_target_pairs) {
     for (auto [id, role] : {std::pair{source, "source"}, std::pair{target, "target"}}) {
