@@ -35,6 +35,13 @@ struct StoreArgs {
   bool json = false;
 };
 
+struct MergeArgs {
+  std::string out;                     // database that receives the merged run
+  std::vector<std::string> inputs;     // IN.db or IN.db:RUN (id, last, last-N)
+  std::string name;
+  bool allow_overlap = false;          // inputs may share (device, stream) tracks
+};
+
 int cmd_check(const ProgramArgs& args);
 int cmd_lower(const ProgramArgs& args, int64_t device);
 int cmd_run(const RunArgs& args);
@@ -45,5 +52,6 @@ int cmd_export(const StoreArgs& args, const std::string& run, const std::string&
 int cmd_import(const StoreArgs& args, const std::string& nsys_file, const std::string& name);
 int cmd_capture(const StoreArgs& args, const std::string& name, const std::vector<std::string>& command);
 int cmd_calibrate(const StoreArgs& args, const std::vector<std::string>& runs, const std::string& out);
+int cmd_merge(const MergeArgs& args);
 
 }  // namespace sl::cli

@@ -106,6 +106,15 @@ int main(int argc, char** argv) {
   calibrate->add_option("-o,--output", calibrate_out, "device file to write")->required();
   add_db(calibrate);
 
+  sl::cli::MergeArgs merge_args;
+  auto* merge = app.add_subcommand("merge", "join runs recorded by the processes of one job into one run");
+  merge->add_option("out", merge_args.out, "database that receives the merged run")->required();
+  merge->add_option("inputs", merge_args.inputs, "IN.db[:RUN] (RUN: id, last or last-N; default last), read-only")
+      ->required();
+  merge->add_option("--name", merge_args.name, "name of the merged run");
+  merge->add_flag("--allow-overlap", merge_args.allow_overlap,
+                  "merge even when two inputs hold the same (device, stream) track");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -129,5 +138,6 @@ int main(int argc, char** argv) {
   if (*imp) return sl::cli::cmd_import(store_args, import_file, import_name);
   if (*capture) return sl::cli::cmd_capture(store_args, capture_name, capture_command);
   if (*calibrate) return sl::cli::cmd_calibrate(store_args, calibrate_runs, calibrate_out);
+  if (*merge) return sl::cli::cmd_merge(merge_args);
   return sl::cli::kExitUsage;
 }
