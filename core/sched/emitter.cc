@@ -13,6 +13,8 @@ using hlo::Opcode;
 
 // Calls nest at most this deep (a computation calling itself never ends).
 constexpr int kMaxCallDepth = 512;
+// Reservation cap: a huge trip count must not reserve gigabytes up front.
+constexpr size_t kMaxReservedThunks = size_t{1} << 20;
 
 void append(Leaves& to, const Leaves& from) { to.insert(to.end(), from.begin(), from.end()); }
 
@@ -40,6 +42,20 @@ Result<FlatProgram> Emitter::run() {
     arguments[p] = new_leaves(parameter.shape, &parameter, 0, /*whole_program=*/true);
   }
   out_.parameters = arguments;
+
+  // Reserved once: growing vectors of ~10^5 thunks by doubling touched about
+  // twice their final size in fresh pages, and page faults dominated lowering.
+  // Capacity beyond what is used costs address space only.
+  const size_t expected = std::min(estimate_thunks(entry, 0), kMaxReservedThunks);
+  out_.thunks.reserve(expected);
+  out_.buffers_of.reserve(expected);
+  out_.buffer_ids.reserve(expected * 2);
+  out_.buffers.reserve(expected + out_.buffers.size());
+  size_t instructions = 0;
+  for (const hlo::Computation& computation : module_.computations) instructions += computation.instructions.size();
+  out_.streams.reserve(instructions);
+  listed_.reserve(instructions);
+  occurrences_.reserve(expected);
 
   Leaves root;
   SL_RETURN_IF_ERROR(emit_computation(entry, kMainStream, nullptr, arguments, &root));
@@ -311,6 +327,7 @@ Leaves Emitter::emit_work(const hlo::Computation& computation, const hlo::Instru
   const int64_t position = static_cast<int64_t>(out_.thunks.size());
   Thunk thunk;
   ThunkBuffers buffers;
+  buffers.first = static_cast<uint32_t>(out_.buffer_ids.size());
   thunk.stream = stream;
   thunk.computation = &computation;
   thunk.instruction = &instruction;
@@ -320,7 +337,8 @@ Leaves Emitter::emit_work(const hlo::Computation& computation, const hlo::Instru
   int64_t bytes_in = 0;
   for (int operand : instruction.operands) {
     for (int32_t id : env[static_cast<size_t>(operand)]) {
-      buffers.operands.push_back(id);
+      out_.buffer_ids.push_back(id);
+      ++buffers.operands;
       if (id < 0) continue;
       bytes_in += out_.buffers[static_cast<size_t>(id)].slice.size;
       touch(id, position);
@@ -336,7 +354,8 @@ Leaves Emitter::emit_work(const hlo::Computation& computation, const hlo::Instru
       buffers.workspace = id;
       continue;
     }
-    buffers.results.push_back(id);
+    out_.buffer_ids.push_back(id);
+    ++buffers.results;
     if (id >= 0) bytes_out += out_.buffers[static_cast<size_t>(id)].slice.size;
   }
 
@@ -364,7 +383,7 @@ Leaves Emitter::emit_work(const hlo::Computation& computation, const hlo::Instru
   }
   thunk.bytes_accessed = bytes_in + bytes_out;
   out_.thunks.push_back(std::move(thunk));
-  out_.buffers_of.push_back(std::move(buffers));
+  out_.buffers_of.push_back(buffers);
   return result;
 }
 
@@ -551,6 +570,51 @@ const Emitter::ComputationInfo& Emitter::info(const hlo::Computation& computatio
     }
   }
   return info;
+}
+
+size_t Emitter::estimate_thunks(const hlo::Computation& computation, int depth) {
+  // Roughly what emit_instruction emits (exact for straight-line code); only
+  // a reservation hint, so trip counts and branches are taken at face value.
+  auto [it, inserted] = estimates_.try_emplace(&computation, 0);
+  if (!inserted || depth >= kMaxCallDepth) return it->second;
+  auto callee = [&](const hlo::Instruction& instruction, size_t k) -> size_t {
+    if (k >= instruction.called.size()) return 0;
+    const int c = instruction.called[k];
+    if (c < 0 || c >= static_cast<int>(module_.computations.size())) return 0;
+    return estimate_thunks(module_.computations[static_cast<size_t>(c)], depth + 1);
+  };
+  size_t total = 0;
+  for (const hlo::Instruction& instruction : computation.instructions) {
+    size_t n = 1;
+    switch (instruction.opcode) {
+      case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple: case Opcode::kGetTupleElement:
+      case Opcode::kBitcast: case Opcode::kReshape: case Opcode::kAsyncUpdate:
+        n = 0;
+        break;
+      case Opcode::kAsyncStart:  // record, wait, the work, record
+        n = 3 + (instruction.async_wrapped && *instruction.async_wrapped != Opcode::kCall ? 1 : callee(instruction, 0));
+        break;
+      case Opcode::kCall: case Opcode::kConditional:
+        n = callee(instruction, 0);
+        break;
+      case Opcode::kWhile: {
+        const int64_t trips = std::clamp<int64_t>(instruction.known_trip_count.value_or(options_.default_trip_count),
+                                                  0, static_cast<int64_t>(kMaxReservedThunks));
+        n = std::min(callee(instruction, 1) * static_cast<size_t>(trips), kMaxReservedThunks);
+        break;
+      }
+      default:
+        break;
+    }
+    // Moved to another stream: record, wait, ..., record, and the done's wait.
+    if (n > 0 && instruction.opcode != Opcode::kAsyncStart && instruction.opcode != Opcode::kAsyncDone &&
+        policy_.stream_of(instruction)) {
+      n += 4;
+    }
+    total = std::min(total + n, kMaxReservedThunks);
+  }
+  estimates_[&computation] = total;
+  return total;
 }
 
 void Emitter::list_stream(const hlo::Instruction& instruction, int stream) {

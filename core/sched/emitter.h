@@ -24,16 +24,20 @@ namespace sl::sched::detail {
 
 using Leaves = std::vector<int32_t>;  // buffer id per shape leaf; -1 = no buffer
 
-// Buffer ids a thunk reads and writes, turned into slices after allocation.
+// Buffer ids a thunk reads and writes, turned into slices after allocation:
+// `operands` ids then `results` ids from FlatProgram::buffer_ids[first]. One
+// shared id list instead of two small vectors per thunk.
 struct ThunkBuffers {
-  std::vector<int32_t> operands;
-  std::vector<int32_t> results;
+  uint32_t first = 0;
+  uint32_t operands = 0;
+  uint32_t results = 0;
   int32_t workspace = -1;
 };
 
 struct FlatProgram {
   std::vector<Thunk> thunks;              // collective group/rank/peers not yet filled
   std::vector<ThunkBuffers> buffers_of;   // parallel to thunks
+  std::vector<int32_t> buffer_ids;        // what buffers_of points into
   std::vector<LogicalBuffer> buffers;     // slices not yet assigned
   std::vector<Leaves> parameters;         // entry parameter leaves
   Leaves outputs;                         // entry ROOT leaves
@@ -109,6 +113,7 @@ class Emitter {
                     bool whole_program);
   void touch(int32_t buffer, int64_t position);
   const ComputationInfo& info(const hlo::Computation& computation);
+  size_t estimate_thunks(const hlo::Computation& computation, int depth);
   void list_stream(const hlo::Instruction& instruction, int stream);
 
   const hlo::Module& module_;
@@ -130,6 +135,7 @@ class Emitter {
   std::unordered_map<std::pair<const std::string*, const hlo::Instruction*>, int32_t, PairHash> occurrences_;
   std::unordered_map<const hlo::Instruction*, int32_t> constant_buffers_;
   std::unordered_map<const hlo::Computation*, ComputationInfo> infos_;
+  std::unordered_map<const hlo::Computation*, size_t> estimates_;
   std::unordered_set<const hlo::Instruction*> listed_;
   std::unordered_set<const hlo::Instruction*> warned_;
   int64_t next_rendezvous_ = 0;

@@ -117,8 +117,11 @@ Result<LoweredProgram> lower(const hlo::Module& module, const LowerOptions& opti
   for (size_t i = 0; i < flat.thunks.size(); ++i) {
     Thunk& thunk = flat.thunks[i];
     const detail::ThunkBuffers& ids = flat.buffers_of[i];
-    for (int32_t id : ids.operands) thunk.operands.push_back(slice(id));
-    for (int32_t id : ids.results) thunk.results.push_back(slice(id));
+    const int32_t* id = flat.buffer_ids.data() + ids.first;
+    thunk.operands.reserve(ids.operands);
+    for (uint32_t k = 0; k < ids.operands; ++k) thunk.operands.push_back(slice(*id++));
+    thunk.results.reserve(ids.results);
+    for (uint32_t k = 0; k < ids.results; ++k) thunk.results.push_back(slice(*id++));
     thunk.workspace = slice(ids.workspace);
   }
 
