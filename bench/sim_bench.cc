@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "core/sched/thunk.h"
@@ -24,10 +25,12 @@ struct Builder {
   std::vector<Thunk>* out;
   int events = 0;
   void push(ThunkKind kind, int stream, const std::string& name) {
+    // Thunks only view their names (core/sched/thunk.h): one live copy of each.
+    static std::unordered_set<std::string> names;
     Thunk& t = out->emplace_back();
     t.kind = kind;
     t.stream = stream;
-    t.attributed_name = name;
+    t.attributed_name = *names.insert(name).first;
   }
   void gemm(int stream, int64_t m, const std::string& name) {
     push(ThunkKind::kGemm, stream, name);
@@ -98,7 +101,6 @@ size_t input_bytes(const std::vector<sl::sched::DeviceProgram>& programs) {
   for (const auto& p : programs) {
     for (const Thunk& t : p.thunks) {
       bytes += sizeof(Thunk) + t.collective.group.capacity() * sizeof(int64_t);
-      if (t.attributed_name.capacity() > 15) bytes += t.attributed_name.capacity();
     }
   }
   return bytes;

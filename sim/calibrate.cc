@@ -73,7 +73,8 @@ void collect_samples(const CalibrationRun& run, std::vector<Sample>* out, std::v
   for (const sched::DeviceProgram& dp : run.program->devices) {
     for (const Thunk& t : dp.thunks) {
       if (t.kind == ThunkKind::kRecordEvent || t.kind == ThunkKind::kWaitEvent) continue;
-      std::string name = !t.attributed_name.empty() ? t.attributed_name : (t.instruction ? t.instruction->name : "");
+      std::string name(!t.attributed_name.empty() ? t.attributed_name
+                                                  : t.instruction ? std::string_view(t.instruction->name) : "");
       thunks[Key{dp.device, name, t.kind}].push_back(&t);
     }
   }

@@ -162,7 +162,7 @@ std::string Engine::where(int device, int stream, uint32_t thunk) const {
   const Thunk& t = programs_[static_cast<size_t>(device)].thunks[thunk];
   return fmt::format("device {} stream {} thunk {}{}", programs_[static_cast<size_t>(device)].device,
                      devices_[static_cast<size_t>(device)].streams[static_cast<size_t>(stream)].number, thunk,
-                     t.attributed_name.empty() ? "" : " (" + t.attributed_name + ")");
+                     t.attributed_name.empty() ? "" : fmt::format(" ({})", t.attributed_name));
 }
 
 Status Engine::prepare() {

@@ -70,7 +70,7 @@ void format_device(std::string& out, const DeviceProgram& device) {
                      device.partition, device.thunks.size(), device.num_events);
   for (size_t i = 0; i < device.thunks.size(); ++i) {
     const Thunk& thunk = device.thunks[i];
-    std::string name = thunk.attributed_name;
+    std::string name(thunk.attributed_name);
     if (thunk.instruction && thunk.instruction->name != thunk.attributed_name) {
       name += fmt::format(" ({})", thunk.instruction->name);
     }

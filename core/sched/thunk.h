@@ -4,7 +4,7 @@
 // are unrolled, so every thunk is one occurrence of one instruction.
 
 #include <cstdint>
-#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/hlo/module.h"
@@ -42,15 +42,20 @@ struct CollectiveInfo {
   int64_t rendezvous_id = 0;       // equal on every device for the same occurrence
 };
 
+// One lowered program holds a thunk per instruction occurrence per device
+// (10^5 and more), so a thunk stays small: names are views, not copies.
 struct Thunk {
   ThunkKind kind = ThunkKind::kKernel;
   int stream = kMainStream;
   const hlo::Computation* computation = nullptr;  // where `instruction` lives
   const hlo::Instruction* instruction = nullptr;  // null for record/wait
   // Name reported in traces: the instruction's name, or the async-start's
-  // name for work it wraps (DESIGN section 7).
-  std::string attributed_name;
-  int32_t occurrence = 0;                         // n-th execution of this instruction
+  // name for work it wraps (DESIGN section 7). Lowering points it at the
+  // module's instruction names (the module outlives the program); code that
+  // builds thunks by hand must keep the text alive as long as the thunk.
+  std::string_view attributed_name;
+  int32_t occurrence = 0;             // n-th execution of this instruction
+  int event = -1;                     // kRecordEvent / kWaitEvent: per-device event id
 
   std::vector<BufferSlice> operands;  // one per operand leaf read
   std::vector<BufferSlice> results;   // one per result leaf written
@@ -60,7 +65,6 @@ struct Thunk {
   int64_t bytes_accessed = 0;         // bytes read + written
   GemmDims gemm;                      // kGemm
   CollectiveInfo collective;          // kCollective
-  int event = -1;                     // kRecordEvent / kWaitEvent: per-device event id
 };
 
 struct DeviceProgram {

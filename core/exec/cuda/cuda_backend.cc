@@ -180,7 +180,8 @@ Status CudaBackend::issue(DeviceContext& ctx, int iteration, bool keep, cupti::A
     const uint64_t ext = external_id(iteration, dp.device, i);
     if (collector != nullptr) {
       collector->register_launch(ext, {.device = static_cast<int32_t>(dp.device), .stream = t.stream,
-                                       .kind = kind_of(t), .instruction = t.attributed_name, .flops = t.flops,
+                                       .kind = kind_of(t), .instruction = std::string(t.attributed_name),
+                                       .flops = t.flops,
                                        .bytes = t.bytes_accessed, .iteration = iteration, .keep = keep});
       for (uint64_t from : pending_waits[t.stream]) collector->add_wait_edge(from, ext);
     }
