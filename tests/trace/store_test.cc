@@ -2,6 +2,7 @@
 // appends, and read-only mode.
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <atomic>
@@ -243,6 +244,104 @@ TEST(StoreTest, ReaderSeesWholeBatchesWhileWriterAppends) {
   EXPECT_EQ(reader_error, "");
   EXPECT_GE(reads.load(), 3);
   EXPECT_EQ(writer->load_trace(*run)->events.size(), kBatch * kBatches);
+}
+
+void run_sql(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+}
+
+TEST(StoreTest, AppendsOverlappingInTimeLoadInTimelineOrder) {
+  ScratchDir dir;
+  auto store = open_store(dir.file("t.db"));
+  ASSERT_TRUE(store);
+  auto run = store->begin_run(sample_info(), "", {});
+  ASSERT_TRUE(run.is_ok());
+  Trace late;
+  add_event(late, 0, 0, EventKind::kGemm, "late", "i1", 500, 600);
+  add_event(late, 0, 0, EventKind::kGemm, "later", "i2", 700, 800);
+  Trace early;
+  add_event(early, 0, 0, EventKind::kGemm, "early", "i3", 100, 200);
+  add_event(early, 1, 0, EventKind::kGemm, "other device", "i4", 0, 50);
+  add_event(early, 0, 0, EventKind::kGemm, "tie", "i5", 500, 550);
+  ASSERT_TRUE(store->append(*run, late, 0, 2).is_ok());
+  ASSERT_TRUE(store->append(*run, early, 0, 3).is_ok());
+  ASSERT_TRUE(store->append_dependencies(*run, {{2, 1}}).is_ok());
+  auto t = store->load_trace(*run);
+  ASSERT_TRUE(t.is_ok());
+  std::vector<std::string> names;
+  for (const Event& e : t->events) names.push_back(t->name_of(e));
+  // Same start: the earlier append (smaller seq) first.
+  EXPECT_EQ(names, (std::vector<std::string>{"early", "late", "tie", "later", "other device"}));
+  ASSERT_EQ(t->dependencies.size(), 1u);
+  EXPECT_EQ(t->name_of(t->events[t->dependencies[0].from]), "early");
+  EXPECT_EQ(t->name_of(t->events[t->dependencies[0].to]), "later");
+}
+
+// Schema version 1 kept one `events` row per event. Such files open read-only
+// untouched, and opening them for writing adds event_chunks (version 2).
+TEST(StoreTest, SchemaVersion1FilesStayReadableAndUpgradeWhenWritten) {
+  ScratchDir dir;
+  std::string path = dir.file("v1.db");
+  int64_t run = 0;
+  {
+    auto store = open_store(path);
+    ASSERT_TRUE(store);
+    auto id = store->begin_run(sample_info(), "", {});
+    ASSERT_TRUE(id.is_ok());
+    run = *id;
+  }
+  std::string sql = "DROP TABLE event_chunks; UPDATE meta SET value = '1' WHERE key = 'schema_version';"
+                    "INSERT INTO strings (id, value) VALUES (901, 'k_b'), (902, 'i_b'), (903, 'k_a'), (904, 'i_a');"
+                    "INSERT INTO events VALUES (" + std::to_string(run) + ", 0, 0, 0, 0, 0, 901, 902, 300, 400, 8, 9, 10, 0),"
+                    "(" + std::to_string(run) + ", 1, 0, 0, 0, 0, 903, 904, 100, 200, 1, 2, 3, 1);"
+                    "UPDATE runs SET event_count = 2; PRAGMA wal_checkpoint(TRUNCATE);";
+  run_sql(path, sql.c_str());
+  std::string before = read_bytes(path);
+  {
+    auto store = open_store(path, TraceStore::Mode::kReadOnly);
+    ASSERT_TRUE(store);
+    auto t = store->load_trace(run);
+    ASSERT_TRUE(t.is_ok()) << t.status().message();
+    ASSERT_EQ(t->events.size(), 2u);
+    EXPECT_EQ(t->name_of(t->events[0]), "k_a");
+    EXPECT_EQ(t->instruction_of(t->events[0]), "i_a");
+    EXPECT_EQ(t->events[0].iteration, 1);
+    EXPECT_EQ(t->name_of(t->events[1]), "k_b");
+    EXPECT_EQ(t->events[1].correlation, 10);
+  }
+  EXPECT_EQ(before, read_bytes(path));
+
+  auto store = open_store(path);
+  ASSERT_TRUE(store);
+  Trace more;
+  add_event(more, 0, 0, EventKind::kGemm, "k_c", "i_c", 250, 260);
+  ASSERT_TRUE(store->append(run, more, 0, 1).is_ok());  // continues after the version 1 rows
+  ASSERT_TRUE(store->append_dependencies(run, {{1, 2}}).is_ok());
+  auto t = store->load_trace(run);
+  ASSERT_TRUE(t.is_ok()) << t.status().message();
+  std::vector<std::string> names;
+  for (const Event& e : t->events) names.push_back(t->name_of(e));
+  EXPECT_EQ(names, (std::vector<std::string>{"k_a", "k_c", "k_b"}));
+  ASSERT_EQ(t->dependencies.size(), 1u);
+  EXPECT_EQ(t->dependencies[0].from, 0u);
+  EXPECT_EQ(t->dependencies[0].to, 1u);
+  store.reset();
+  run_sql(path, "PRAGMA wal_checkpoint(TRUNCATE);");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &stmt, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0))),
+            std::to_string(store::kSchemaVersion));
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 namespace sl::trace::store {
 
 // Bump when the schema changes; a file with a larger version is refused.
-constexpr int64_t kSchemaVersion = 1;
+constexpr int64_t kSchemaVersion = 2;
 // Written to meta('application') so foreign SQLite files are recognised.
 constexpr const char* kApplicationId = "streamlens";
 

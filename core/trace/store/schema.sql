@@ -1,9 +1,11 @@
--- streamlens trace store, schema version 1 (DESIGN section 6).
+-- streamlens trace store, schema version 2 (DESIGN section 6).
 -- Mirrored byte for byte by kSchemaSql in schema.cc (a test checks it).
--- Enumerations are stored as integers to keep a million events small:
---   events.stream_kind: 0 compute, 1 communication
---   events.kind: 0 gemm, 1 collective, 2 elementwise, 3 copy, 4 memset, 5 wait, 6 other
--- The view events_readable spells them out for people using the sqlite3 shell.
+-- Version 2 stores events packed in event_chunks (event_chunk.cc) rather than
+-- one row each: a million events insert in well under a second. Opening a
+-- version 1 file for writing adds event_chunks; its runs stay readable.
+-- Enumerations are stored as integers:
+--   stream_kind: 0 compute, 1 communication
+--   kind: 0 gemm, 1 collective, 2 elementwise, 3 copy, 4 memset, 5 wait, 6 other
 
 CREATE TABLE IF NOT EXISTS meta (
   key   TEXT PRIMARY KEY,
@@ -48,8 +50,25 @@ CREATE TABLE IF NOT EXISTS strings (
 );
 
 -- seq is the event's position in the order the run appended it; dependencies
--- refer to it. The primary key is the (run_id, device, stream, start_ns) index:
--- the table is stored in timeline order, so loading a run is one range scan.
+-- refer to it. One row per chunk of up to 2048 events of one track (device,
+-- stream) from one append, sorted by (start_ns, seq) inside the chunk; the
+-- index returns chunks in timeline order, so loading a run is one range scan.
+CREATE TABLE IF NOT EXISTS event_chunks (
+  id          INTEGER PRIMARY KEY,
+  run_id      INTEGER NOT NULL,
+  device      INTEGER NOT NULL,
+  stream      INTEGER NOT NULL,
+  start_ns    INTEGER NOT NULL,  -- first start in the chunk
+  end_ns      INTEGER NOT NULL,  -- latest end in the chunk
+  first_seq   INTEGER NOT NULL,  -- smallest seq in the chunk
+  last_seq    INTEGER NOT NULL,  -- largest seq in the chunk
+  event_count INTEGER NOT NULL,
+  data        BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS event_chunks_timeline ON event_chunks (run_id, device, stream, start_ns, first_seq);
+
+-- Schema version 1 kept one row per event here. Read for runs recorded then,
+-- never written now.
 CREATE TABLE IF NOT EXISTS events (
   run_id         INTEGER NOT NULL,
   seq            INTEGER NOT NULL,
@@ -83,14 +102,3 @@ CREATE TABLE IF NOT EXISTS counters (
   description TEXT NOT NULL,
   PRIMARY KEY (run_id, name)
 ) WITHOUT ROWID;
-
-CREATE VIEW IF NOT EXISTS events_readable AS
-SELECT e.run_id, e.seq, e.device, e.stream,
-       CASE e.stream_kind WHEN 0 THEN 'compute' ELSE 'communication' END AS stream_kind,
-       CASE e.kind WHEN 0 THEN 'gemm' WHEN 1 THEN 'collective' WHEN 2 THEN 'elementwise'
-                   WHEN 3 THEN 'copy' WHEN 4 THEN 'memset' WHEN 5 THEN 'wait' ELSE 'other' END AS kind,
-       n.value AS name, i.value AS instruction, e.start_ns, e.end_ns,
-       e.end_ns - e.start_ns AS duration_ns, e.bytes, e.flops, e.correlation, e.iteration
-FROM events e
-JOIN strings n ON n.id = e.name_id
-JOIN strings i ON i.id = e.instruction_id;

@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <ctime>
 #include <limits>
+#include <map>
+#include <numeric>
 #include <unordered_map>
 
+#include "core/trace/store/event_chunk.h"
 #include "core/trace/store/schema.h"
 #include "core/trace/store/sqlite_db.h"
 #include "core/trace/store/store_open.h"
@@ -79,6 +82,9 @@ class SqliteTraceStore final : public TraceStore {
   Result<int64_t> intern_string(const std::string& value);
   Result<int64_t> intern_program(const std::string& name, const std::string& text);
   Result<int64_t> next_seq(int64_t run_id);
+  Status read_chunks(int64_t run_id, Trace* trace, std::vector<int64_t>* seqs);
+  Status read_legacy_rows(int64_t run_id, std::vector<Event>* events, std::vector<int64_t>* seqs);
+  Status insert_chunks(int64_t run_id, int32_t device, int32_t stream, const std::vector<store::ChunkInput>& track);
   Result<RunInfo> read_run(Statement& stmt);
 
   Database db_;
@@ -87,7 +93,7 @@ class SqliteTraceStore final : public TraceStore {
   std::unordered_map<std::string, int64_t> string_ids_;
   std::unordered_map<int64_t, int64_t> next_seq_;
 
-  Statement insert_event_, insert_string_, select_string_, bump_count_, insert_dependency_;
+  Statement insert_chunk_, insert_string_, select_string_, bump_count_, insert_dependency_;
 };
 
 template <typename Body>
@@ -106,9 +112,9 @@ Status SqliteTraceStore::write_transaction(Body&& body) {
 
 Status SqliteTraceStore::prepare_statements() {
   if (read_only_) return Status::ok();
-  SL_ASSIGN_OR_RETURN(insert_event_, db_.prepare(
-      "INSERT INTO events (run_id, seq, device, stream, stream_kind, kind, name_id, instruction_id, "
-      "start_ns, end_ns, bytes, flops, correlation, iteration) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+  SL_ASSIGN_OR_RETURN(insert_chunk_, db_.prepare(
+      "INSERT INTO event_chunks (run_id, device, stream, start_ns, end_ns, first_seq, last_seq, event_count, data) "
+      "VALUES (?,?,?,?,?,?,?,?,?)"));
   SL_ASSIGN_OR_RETURN(insert_string_, db_.prepare("INSERT OR IGNORE INTO strings (value) VALUES (?)"));
   SL_ASSIGN_OR_RETURN(select_string_, db_.prepare("SELECT id FROM strings WHERE value = ?"));
   SL_ASSIGN_OR_RETURN(bump_count_, db_.prepare("UPDATE runs SET event_count = event_count + ? WHERE id = ?"));
@@ -206,7 +212,8 @@ Result<int64_t> SqliteTraceStore::next_seq(int64_t run_id) {
   // A run begun by another connection (or before a restart): continue after
   // the events already stored.
   SL_ASSIGN_OR_RETURN(Statement stmt, db_.prepare(
-      "SELECT status, (SELECT COALESCE(MAX(seq) + 1, 0) FROM events WHERE run_id = ?1) FROM runs WHERE id = ?1"));
+      "SELECT status, MAX((SELECT COALESCE(MAX(last_seq) + 1, 0) FROM event_chunks WHERE run_id = ?1), "
+      "(SELECT COALESCE(MAX(seq) + 1, 0) FROM events WHERE run_id = ?1)) FROM runs WHERE id = ?1"));
   stmt.bind(1, run_id);
   Status status;
   if (!stmt.step(&status)) {
@@ -220,6 +227,35 @@ Result<int64_t> SqliteTraceStore::next_seq(int64_t run_id) {
   int64_t seq = stmt.column_int(1);
   next_seq_[run_id] = seq;
   return seq;
+}
+
+Status SqliteTraceStore::insert_chunks(int64_t run_id, int32_t device, int32_t stream,
+                                       const std::vector<store::ChunkInput>& track) {
+  std::string data;
+  for (size_t first = 0; first < track.size(); first += store::kChunkEvents) {
+    const size_t count = std::min(store::kChunkEvents, track.size() - first);
+    int64_t end_ns = std::numeric_limits<int64_t>::min();
+    int64_t first_seq = std::numeric_limits<int64_t>::max(), last_seq = std::numeric_limits<int64_t>::min();
+    for (size_t i = first; i < first + count; ++i) {
+      end_ns = std::max(end_ns, track[i].event->end_ns);
+      first_seq = std::min(first_seq, track[i].seq);
+      last_seq = std::max(last_seq, track[i].seq);
+    }
+    data.clear();
+    store::encode_chunk(track.data() + first, count, &data);
+    Statement& ins = insert_chunk_;
+    ins.bind(1, run_id);
+    ins.bind(2, device);
+    ins.bind(3, stream);
+    ins.bind(4, track[first].event->start_ns);
+    ins.bind(5, end_ns);
+    ins.bind(6, first_seq);
+    ins.bind(7, last_seq);
+    ins.bind(8, static_cast<int64_t>(count));
+    sqlite3_bind_blob(ins.handle(), 9, data.data(), static_cast<int>(data.size()), SQLITE_STATIC);
+    SL_RETURN_IF_ERROR(ins.run());
+  }
+  return Status::ok();
 }
 
 Status SqliteTraceStore::append(int64_t run_id, const Trace& batch, size_t first_event, size_t event_count) {
@@ -239,29 +275,31 @@ Status SqliteTraceStore::append(int64_t run_id, const Trace& batch, size_t first
       }
       return db_ids[local];
     };
-    Statement& ins = insert_event_;
+    // Group the batch by track, keeping append order; then each track is
+    // sorted by start (seq breaks ties) and packed into chunks.
+    std::map<std::pair<int32_t, int32_t>, std::vector<store::ChunkInput>> tracks;
+    std::pair<int32_t, int32_t> last_key{};
+    std::vector<store::ChunkInput>* last_track = nullptr;
     for (size_t i = first_event; i < first_event + event_count; ++i) {
       const Event& e = batch.events[i];
-      SL_ASSIGN_OR_RETURN(int64_t name_id, db_id(e.name));
-      SL_ASSIGN_OR_RETURN(int64_t instruction_id, db_id(e.instruction));
-      ins.bind(1, run_id);
-      ins.bind(2, seq++);
-      ins.bind(3, e.device);
-      ins.bind(4, e.stream);
-      ins.bind(5, e.stream_kind == StreamKind::kCompute ? 0 : 1);
-      ins.bind(6, static_cast<int64_t>(e.kind));
-      ins.bind(7, name_id);
-      ins.bind(8, instruction_id);
-      ins.bind(9, e.start_ns);
-      ins.bind(10, e.end_ns);
-      ins.bind(11, e.bytes);
-      ins.bind(12, e.flops);
-      ins.bind(13, e.correlation);
-      ins.bind(14, e.iteration);
-      Status status;
-      ins.step(&status);
-      sqlite3_reset(ins.handle());
-      SL_RETURN_IF_ERROR(status);
+      store::ChunkInput in;
+      in.event = &e;
+      in.seq = seq++;
+      SL_ASSIGN_OR_RETURN(in.name_id, db_id(e.name));
+      SL_ASSIGN_OR_RETURN(in.instruction_id, db_id(e.instruction));
+      std::pair<int32_t, int32_t> key{e.device, e.stream};
+      if (last_track == nullptr || key != last_key) {
+        last_key = key;
+        last_track = &tracks[key];
+      }
+      last_track->push_back(in);
+    }
+    for (auto& [key, track] : tracks) {
+      auto by_start = [](const store::ChunkInput& a, const store::ChunkInput& b) {
+        return a.event->start_ns != b.event->start_ns ? a.event->start_ns < b.event->start_ns : a.seq < b.seq;
+      };
+      if (!std::is_sorted(track.begin(), track.end(), by_start)) std::sort(track.begin(), track.end(), by_start);
+      SL_RETURN_IF_ERROR(insert_chunks(run_id, key.first, key.second, track));
     }
     bump_count_.bind(1, static_cast<int64_t>(event_count));
     bump_count_.bind(2, run_id);
@@ -379,6 +417,50 @@ Result<RunInfo> SqliteTraceStore::run_info(int64_t run_id) {
   return read_run(stmt);
 }
 
+// A database string id as held in Event::name until remapped; ids beyond
+// 32 bits (never written by us) become one that no string has.
+uint32_t string_id(int64_t id) {
+  return id >= 0 && id < static_cast<int64_t>(UINT32_MAX) ? static_cast<uint32_t>(id) : UINT32_MAX;
+}
+
+// Puts events in timeline order, (device, stream, start, seq), moving `seqs`
+// along. Chunks come back in that order unless a track's appends overlap in
+// time (or version 1 rows follow chunks); only then is anything sorted.
+void sort_timeline(std::vector<Event>* events, std::vector<int64_t>* seqs) {
+  const size_t n = events->size();
+  auto before = [&](size_t a, size_t b) {
+    const Event& x = (*events)[a];
+    const Event& y = (*events)[b];
+    if (x.device != y.device) return x.device < y.device;
+    if (x.stream != y.stream) return x.stream < y.stream;
+    if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+    return (*seqs)[a] < (*seqs)[b];
+  };
+  size_t i = 1;
+  while (i < n && !before(i, i - 1)) ++i;
+  if (i >= n) return;
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), before);
+  // Apply the permutation in place, cycle by cycle (no second copy of the events).
+  for (size_t start = 0; start < n; ++start) {
+    if (order[start] == start) continue;
+    Event e = (*events)[start];
+    int64_t seq = (*seqs)[start];
+    size_t at = start;
+    while (order[at] != start) {
+      size_t from = order[at];
+      (*events)[at] = (*events)[from];
+      (*seqs)[at] = (*seqs)[from];
+      order[at] = static_cast<uint32_t>(at);
+      at = from;
+    }
+    (*events)[at] = e;
+    (*seqs)[at] = seq;
+    order[at] = static_cast<uint32_t>(at);
+  }
+}
+
 // Maps database string ids to the loaded trace's ids. Dense ids (the normal
 // case) use a vector; absurdly large ones fall back to a hash map.
 class StringIdMap {
@@ -412,6 +494,56 @@ class StringIdMap {
   std::vector<int64_t> order_;
 };
 
+Status SqliteTraceStore::read_chunks(int64_t run_id, Trace* trace, std::vector<int64_t>* seqs) {
+  // Version 1 files opened read-only have no chunks table.
+  if (!db_.table_exists("event_chunks")) return Status::ok();
+  SL_ASSIGN_OR_RETURN(Statement stmt, db_.prepare(
+      "SELECT device, stream, event_count, data FROM event_chunks WHERE run_id = ? "
+      "ORDER BY device, stream, start_ns, first_seq"));
+  stmt.bind(1, run_id);
+  sqlite3_stmt* s = stmt.handle();
+  Status status;
+  while (stmt.step(&status)) {
+    const auto* data = static_cast<const char*>(sqlite3_column_blob(s, 3));
+    std::string_view blob(data != nullptr ? data : "", static_cast<size_t>(sqlite3_column_bytes(s, 3)));
+    if (!store::decode_chunk(blob, sqlite3_column_int(s, 0), sqlite3_column_int(s, 1), sqlite3_column_int64(s, 2),
+                             &trace->events, seqs)) {
+      trace->add_counter("store_corrupt_chunk", 1, "stored event chunks that could not be decoded (events lost)");
+    }
+  }
+  return status;
+}
+
+// Runs recorded by schema version 1: one row per event.
+Status SqliteTraceStore::read_legacy_rows(int64_t run_id, std::vector<Event>* events, std::vector<int64_t>* seqs) {
+  SL_ASSIGN_OR_RETURN(Statement stmt, db_.prepare(
+      "SELECT seq, device, stream, stream_kind, kind, name_id, instruction_id, start_ns, end_ns, bytes, flops, "
+      "correlation, iteration FROM events WHERE run_id = ? ORDER BY device, stream, start_ns, seq"));
+  stmt.bind(1, run_id);
+  sqlite3_stmt* s = stmt.handle();
+  Status status;
+  while (stmt.step(&status)) {
+    Event e;
+    e.device = sqlite3_column_int(s, 1);
+    e.stream = sqlite3_column_int(s, 2);
+    e.stream_kind = sqlite3_column_int(s, 3) == 0 ? StreamKind::kCompute : StreamKind::kCommunication;
+    int kind = sqlite3_column_int(s, 4);
+    e.kind = kind >= 0 && kind <= static_cast<int>(EventKind::kOther) ? static_cast<EventKind>(kind)
+                                                                      : EventKind::kOther;
+    e.start_ns = sqlite3_column_int64(s, 7);
+    e.end_ns = sqlite3_column_int64(s, 8);
+    e.bytes = sqlite3_column_int64(s, 9);
+    e.flops = sqlite3_column_int64(s, 10);
+    e.correlation = sqlite3_column_int64(s, 11);
+    e.iteration = sqlite3_column_int(s, 12);
+    e.name = string_id(sqlite3_column_int64(s, 5));
+    e.instruction = string_id(sqlite3_column_int64(s, 6));
+    events->push_back(e);
+    seqs->push_back(sqlite3_column_int64(s, 0));
+  }
+  return status;
+}
+
 Result<Trace> SqliteTraceStore::load_trace(int64_t run_id) {
   // One read transaction: events, edges and counters from the same snapshot
   // while a writer keeps appending.
@@ -422,52 +554,23 @@ Result<Trace> SqliteTraceStore::load_trace(int64_t run_id) {
   } end_read{&db_};
 
   SL_ASSIGN_OR_RETURN(RunInfo info, run_info(run_id));
+  // Events arrive with database string ids in name/instruction, remapped below.
   Trace trace;
-  trace.events.reserve(static_cast<size_t>(std::max<int64_t>(info.event_count, 0)));
-  std::vector<int64_t> db_names;   // per event: database ids, remapped below
-  std::vector<int64_t> db_instrs;
-  db_names.reserve(trace.events.capacity());
-  db_instrs.reserve(trace.events.capacity());
-  std::vector<uint32_t> index_of_seq(trace.events.capacity(), std::numeric_limits<uint32_t>::max());
+  std::vector<int64_t> seqs;
+  const auto expected = static_cast<size_t>(std::max<int64_t>(info.event_count, 0));
+  trace.events.reserve(expected);
+  seqs.reserve(expected);
+  SL_RETURN_IF_ERROR(read_chunks(run_id, &trace, &seqs));
+  SL_RETURN_IF_ERROR(read_legacy_rows(run_id, &trace.events, &seqs));
+  sort_timeline(&trace.events, &seqs);
+  const size_t n = trace.events.size();
+
   StringIdMap strings;
-
-  SL_ASSIGN_OR_RETURN(Statement stmt, db_.prepare(
-      "SELECT seq, device, stream, stream_kind, kind, name_id, instruction_id, start_ns, end_ns, bytes, flops, "
-      "correlation, iteration FROM events WHERE run_id = ? ORDER BY device, stream, start_ns, seq"));
-  stmt.bind(1, run_id);
-  sqlite3_stmt* s = stmt.handle();
-  Status status;
-  while (stmt.step(&status)) {
-    Event e;
-    int64_t seq = sqlite3_column_int64(s, 0);
-    e.device = sqlite3_column_int(s, 1);
-    e.stream = sqlite3_column_int(s, 2);
-    e.stream_kind = sqlite3_column_int(s, 3) == 0 ? StreamKind::kCompute : StreamKind::kCommunication;
-    int kind = sqlite3_column_int(s, 4);
-    e.kind = kind >= 0 && kind <= static_cast<int>(EventKind::kOther) ? static_cast<EventKind>(kind)
-                                                                      : EventKind::kOther;
-    int64_t name_id = sqlite3_column_int64(s, 5);
-    int64_t instr_id = sqlite3_column_int64(s, 6);
-    e.start_ns = sqlite3_column_int64(s, 7);
-    e.end_ns = sqlite3_column_int64(s, 8);
-    e.bytes = sqlite3_column_int64(s, 9);
-    e.flops = sqlite3_column_int64(s, 10);
-    e.correlation = sqlite3_column_int64(s, 11);
-    e.iteration = sqlite3_column_int(s, 12);
-    strings.note(name_id);
-    strings.note(instr_id);
-    db_names.push_back(name_id);
-    db_instrs.push_back(instr_id);
-    if (seq >= 0 && seq < (1ll << 32)) {
-      if (static_cast<size_t>(seq) >= index_of_seq.size()) {
-        index_of_seq.resize(static_cast<size_t>(seq) + 1, std::numeric_limits<uint32_t>::max());
-      }
-      index_of_seq[static_cast<size_t>(seq)] = static_cast<uint32_t>(trace.events.size());
-    }
-    trace.events.push_back(e);
+  for (const Event& e : trace.events) {
+    strings.note(e.name);
+    strings.note(e.instruction);
   }
-  SL_RETURN_IF_ERROR(status);
-
+  Status status;
   SL_ASSIGN_OR_RETURN(Statement value, db_.prepare("SELECT value FROM strings WHERE id = ?"));
   for (int64_t id : strings.order()) {
     value.bind(1, id);
@@ -478,9 +581,19 @@ Result<Trace> SqliteTraceStore::load_trace(int64_t run_id) {
     if (!found) trace.add_counter("store_missing_string", 1, "events naming a string id the database lacks");
     strings.set(id, trace.strings.intern(text));
   }
-  for (size_t i = 0; i < trace.events.size(); ++i) {
-    trace.events[i].name = strings.get(db_names[i]);
-    trace.events[i].instruction = strings.get(db_instrs[i]);
+
+  std::vector<uint32_t> index_of_seq(n, std::numeric_limits<uint32_t>::max());
+  for (size_t i = 0; i < n; ++i) {
+    Event& e = trace.events[i];
+    e.name = strings.get(e.name);
+    e.instruction = strings.get(e.instruction);
+    const int64_t seq = seqs[i];
+    if (seq >= 0 && seq < (1ll << 32)) {
+      if (static_cast<size_t>(seq) >= index_of_seq.size()) {
+        index_of_seq.resize(static_cast<size_t>(seq) + 1, std::numeric_limits<uint32_t>::max());
+      }
+      index_of_seq[static_cast<size_t>(seq)] = static_cast<uint32_t>(i);
+    }
   }
 
   SL_ASSIGN_OR_RETURN(Statement deps, db_.prepare(
@@ -544,14 +657,19 @@ Result<std::vector<sched::StreamAssignmentEntry>> SqliteTraceStore::stream_assig
   return entries;
 }
 
-Status initialize_schema(Database& db) {
+// Creates the schema in a new file, or brings an older streamlens file up to
+// this version (every statement of schema.sql is IF NOT EXISTS; version 1
+// lacks only event_chunks).
+Status initialize_schema(Database& db, bool fresh) {
   SL_RETURN_IF_ERROR(db.exec("BEGIN IMMEDIATE"));
   Status status = db.exec(store::kSchemaSql);
   if (status.is_ok()) {
-    std::string meta = fmt::format(
+    std::string meta = fresh ? fmt::format(
         "INSERT OR REPLACE INTO meta (key, value) VALUES ('application', '{}'), ('schema_version', '{}'), "
         "('created_at', '{}')",
-        store::kApplicationId, store::kSchemaVersion, now_iso8601());
+        store::kApplicationId, store::kSchemaVersion, now_iso8601())
+                             : fmt::format("UPDATE meta SET value = '{}' WHERE key = 'schema_version'",
+                                           store::kSchemaVersion);
     status = db.exec(meta.c_str());
   }
   if (status.is_ok()) return db.exec("COMMIT");
@@ -562,7 +680,8 @@ Status initialize_schema(Database& db) {
 }  // namespace
 
 Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mode mode) {
-  SL_ASSIGN_OR_RETURN(store::FileState state, store::inspect_file(path));
+  int64_t version = 0;
+  SL_ASSIGN_OR_RETURN(store::FileState state, store::inspect_file(path, &version));
   if (state == store::FileState::kMissing && mode != Mode::kCreateIfMissing) {
     return not_found(fmt::format("{}: no such database", path));
   }
@@ -576,7 +695,11 @@ Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mo
     // Only our own (or new, empty) files reach this point: writing is safe.
     SL_RETURN_IF_ERROR(db.exec("PRAGMA journal_mode = WAL"));
     SL_RETURN_IF_ERROR(db.exec("PRAGMA synchronous = NORMAL"));
-    if (state != store::FileState::kStreamlens) SL_RETURN_IF_ERROR(initialize_schema(db));
+    if (state != store::FileState::kStreamlens) {
+      SL_RETURN_IF_ERROR(initialize_schema(db, true));
+    } else if (version < store::kSchemaVersion) {
+      SL_RETURN_IF_ERROR(initialize_schema(db, false));
+    }
   }
   SL_RETURN_IF_ERROR(db.exec("PRAGMA cache_size = -65536"));
   auto store = std::make_unique<SqliteTraceStore>(std::move(db), read_only);

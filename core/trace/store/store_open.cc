@@ -33,7 +33,7 @@ Result<std::vector<std::string>> table_names(Database& db) {
 
 }  // namespace
 
-Result<FileState> inspect_file(const std::string& path) {
+Result<FileState> inspect_file(const std::string& path, int64_t* schema_version) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return FileState::kMissing;
   if (!S_ISREG(st.st_mode)) return invalid_input(fmt::format("{}: not a regular file", path));
@@ -87,14 +87,17 @@ Result<FileState> inspect_file(const std::string& path) {
         "{}: written by a newer streamlens (schema version {}; this build reads up to {})", path, version,
         kSchemaVersion));
   }
-  for (const char* required : {"runs", "events", "strings", "programs", "dependencies", "counters",
-                               "stream_assignments"}) {
+  std::vector<std::string> required = {"runs", "events", "strings", "programs", "dependencies", "counters",
+                                       "stream_assignments"};
+  if (version >= 2) required.push_back("event_chunks");
+  for (const std::string& table : required) {
     bool found = false;
-    for (const std::string& n : *names) found |= n == required;
+    for (const std::string& n : *names) found |= n == table;
     if (!found) {
-      return invalid_input(fmt::format("{}: damaged streamlens database (table {} is missing)", path, required));
+      return invalid_input(fmt::format("{}: damaged streamlens database (table {} is missing)", path, table));
     }
   }
+  if (schema_version != nullptr) *schema_version = version;
   return FileState::kStreamlens;
 }
 

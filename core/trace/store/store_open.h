@@ -3,6 +3,7 @@
 // anything is written to it (DESIGN section 6: foreign, corrupt or newer
 // files are refused and left byte-identical).
 
+#include <cstdint>
 #include <string>
 
 #include "core/common/status.h"
@@ -17,6 +18,7 @@ enum class FileState {
 
 // Inspects `path` through a read-only connection. Errors (kInvalidInput, naming
 // the file) for: not SQLite, corrupt, someone else's tables, newer schema.
-Result<FileState> inspect_file(const std::string& path);
+// For kStreamlens, *schema_version (when given) receives the file's version.
+Result<FileState> inspect_file(const std::string& path, int64_t* schema_version = nullptr);
 
 }  // namespace sl::trace::store
