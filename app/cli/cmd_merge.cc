@@ -38,7 +38,8 @@ MergeInput parse_input(const std::string& arg) {
   size_t colon = arg.rfind(':');
   if (colon == std::string::npos || colon == 0) return in;
   std::string ref = arg.substr(colon + 1);
-  bool digits = !ref.empty() && std::all_of(ref.begin(), ref.end(), [](char c) { return c >= '0' && c <= '9'; });
+  bool digits =
+      !ref.empty() && std::all_of(ref.begin(), ref.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (digits || ref == "last" || ref.rfind("last-", 0) == 0) {
     in.db = arg.substr(0, colon);
     in.run_ref = ref;
@@ -61,7 +62,8 @@ Status load_input(MergeInput& in, std::string* program_text,
     SL_ASSIGN_OR_RETURN(*streams, store->stream_assignment(in.run_id));
   }
   nlohmann::json config = nlohmann::json::parse(in.info.config_json, nullptr, /*allow_exceptions=*/false);
-  if (config.is_object() && config.contains("time_origin_ns") && config["time_origin_ns"].is_number_integer()) {
+  if (config.is_object() && config.contains("time_origin_ns") &&
+      config["time_origin_ns"].is_number_integer()) {
     in.time_origin_ns = config["time_origin_ns"].get<int64_t>();
   }
   return Status::ok();
@@ -77,9 +79,10 @@ Status check_overlap(const std::vector<MergeInput>& inputs) {
     for (const auto& track : tracks) {
       auto [it, inserted] = owner.emplace(track, i);
       if (!inserted) {
-        return invalid_input(describe(inputs[it->second]) + " and " + describe(inputs[i]) + " both hold device " +
-                             std::to_string(track.first) + " stream " + std::to_string(track.second) +
-                             "; each process should record only its own devices (--allow-overlap merges anyway)");
+        return invalid_input(
+            describe(inputs[it->second]) + " and " + describe(inputs[i]) + " both hold device " +
+            std::to_string(track.first) + " stream " + std::to_string(track.second) +
+            "; each process should record only its own devices (--allow-overlap merges anyway)");
       }
     }
   }
@@ -95,10 +98,12 @@ struct Merged {
 Merged merge_traces(const std::vector<MergeInput>& inputs) {
   Merged merged;
   trace::Trace& out = merged.trace;
-  bool aligned = std::all_of(inputs.begin(), inputs.end(), [](const MergeInput& in) { return in.time_origin_ns; });
+  bool aligned =
+      std::all_of(inputs.begin(), inputs.end(), [](const MergeInput& in) { return in.time_origin_ns; });
   if (aligned) {
     merged.time_origin_ns = inputs[0].time_origin_ns;
-    for (const MergeInput& in : inputs) merged.time_origin_ns = std::min(*merged.time_origin_ns, *in.time_origin_ns);
+    for (const MergeInput& in : inputs)
+      merged.time_origin_ns = std::min(*merged.time_origin_ns, *in.time_origin_ns);
   }
   std::set<int32_t> devices;
   for (const MergeInput& in : inputs) {
@@ -113,14 +118,16 @@ Merged merge_traces(const std::vector<MergeInput>& inputs) {
       devices.insert(e.device);
       out.events.push_back(e);
     }
-    for (const trace::Dependency& d : in.trace.dependencies) out.dependencies.push_back({d.from + base, d.to + base});
+    for (const trace::Dependency& d : in.trace.dependencies)
+      out.dependencies.push_back({d.from + base, d.to + base});
     for (const trace::Counter& c : in.trace.counters) out.add_counter(c.name, c.value, c.description);
   }
   if (!aligned && inputs.size() > 1) {
-    int64_t unaligned = std::count_if(inputs.begin(), inputs.end(),
-                                      [](const MergeInput& in) { return !in.time_origin_ns; });
-    out.add_counter("merge_unaligned_inputs", unaligned,
-                    "merged inputs without a time_origin_ns in their config: times kept as recorded, not aligned");
+    int64_t unaligned =
+        std::count_if(inputs.begin(), inputs.end(), [](const MergeInput& in) { return !in.time_origin_ns; });
+    out.add_counter(
+        "merge_unaligned_inputs", unaligned,
+        "merged inputs without a time_origin_ns in their config: times kept as recorded, not aligned");
   }
   merged.num_devices = std::max<int64_t>(1, static_cast<int64_t>(devices.size()));
   return merged;
@@ -146,8 +153,10 @@ std::string merged_config(const std::vector<MergeInput>& inputs, const Merged& m
   return config.dump();
 }
 
-Result<int64_t> write_merged(trace::TraceStore& store, const trace::RunInfo& info, const std::string& program_text,
-                             const std::vector<sched::StreamAssignmentEntry>& streams, const trace::Trace& trace) {
+Result<int64_t> write_merged(trace::TraceStore& store, const trace::RunInfo& info,
+                             const std::string& program_text,
+                             const std::vector<sched::StreamAssignmentEntry>& streams,
+                             const trace::Trace& trace) {
   SL_ASSIGN_OR_RETURN(int64_t run_id, store.begin_run(info, program_text, streams));
   Status status;
   for (size_t first = 0; first < trace.events.size() && status.is_ok(); first += kAppendBatch) {
@@ -155,10 +164,12 @@ Result<int64_t> write_merged(trace::TraceStore& store, const trace::RunInfo& inf
   }
   if (status.is_ok()) status = store.append_dependencies(run_id, trace.dependencies);
   if (!status.is_ok()) {
-    (void)store.finish_run(run_id, trace::RunStatus::kFailed, 0, trace.counters);  // the first error is reported
+    (void)store.finish_run(run_id, trace::RunStatus::kFailed, 0,
+                           trace.counters);  // the first error is reported
     return status;
   }
-  SL_RETURN_IF_ERROR(store.finish_run(run_id, trace::RunStatus::kComplete, trace.makespan_ns(), trace.counters));
+  SL_RETURN_IF_ERROR(
+      store.finish_run(run_id, trace::RunStatus::kComplete, trace.makespan_ns(), trace.counters));
   return run_id;
 }
 
@@ -176,7 +187,7 @@ int cmd_merge(const MergeArgs& args) {
   for (const MergeInput& in : inputs) {
     if (same_file(in.db, args.out)) {
       return fail(usage_error(args.out + " is also an input; merge writes a new database and never modifies "
-                              "its inputs"));
+                                         "its inputs"));
     }
   }
 

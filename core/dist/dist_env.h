@@ -12,9 +12,9 @@
 namespace sl::dist {
 
 struct DistEnv {
-  int rank = 0;                          // global rank, 0 <= rank < world_size
+  int rank = 0;  // global rank, 0 <= rank < world_size
   int world_size = 1;
-  int local_rank = 0;                    // rank on this host: picks the GPU
+  int local_rank = 0;                     // rank on this host: picks the GPU
   std::string master_addr = "127.0.0.1";  // where rank 0 listens
   int master_port = 29500;
 };

@@ -27,10 +27,14 @@ enum Op : uint8_t { kJoin = 0, kAllGather = 1, kBroadcast = 2, kBarrier = 3 };
 
 const char* op_name(uint8_t op) {
   switch (op) {
-    case kJoin: return "connect";
-    case kAllGather: return "all_gather";
-    case kBroadcast: return "broadcast";
-    case kBarrier: return "barrier";
+    case kJoin:
+      return "connect";
+    case kAllGather:
+      return "all_gather";
+    case kBroadcast:
+      return "broadcast";
+    case kBarrier:
+      return "barrier";
   }
   return "unknown operation";
 }
@@ -58,11 +62,13 @@ Result<Frame> read_frame(int fd, Clock::time_point deadline, std::chrono::millis
   IoResult io = recv_all(fd, header.data(), header.size(), deadline);
   auto io_error = [&](const IoResult& r) {
     if (r.status == IoStatus::kTimeout) return runtime_error("no answer within " + format_duration(timeout));
-    if (r.status == IoStatus::kClosed) return runtime_error("connection closed (the process exited or failed)");
+    if (r.status == IoStatus::kClosed)
+      return runtime_error("connection closed (the process exited or failed)");
     return runtime_error(r.describe());
   };
   if (!io.ok()) return io_error(io);
-  if (get_u64(header.data(), 4) != kMagic) return runtime_error("not a streamlens rendezvous peer (bad magic)");
+  if (get_u64(header.data(), 4) != kMagic)
+    return runtime_error("not a streamlens rendezvous peer (bad magic)");
   Frame frame;
   frame.type = header[4];
   frame.op = header[5];
@@ -77,9 +83,11 @@ Result<Frame> read_frame(int fd, Clock::time_point deadline, std::chrono::millis
   return frame;
 }
 
-Status write_frame(int fd, const Frame& frame, Clock::time_point deadline, std::chrono::milliseconds timeout) {
+Status write_frame(int fd, const Frame& frame, Clock::time_point deadline,
+                   std::chrono::milliseconds timeout) {
   if (frame.payload.size() > kMaxFrameBytes) {
-    return invalid_input("message of " + std::to_string(frame.payload.size()) + " bytes exceeds the 1 GiB limit");
+    return invalid_input("message of " + std::to_string(frame.payload.size()) +
+                         " bytes exceeds the 1 GiB limit");
   }
   std::string bytes;
   bytes.reserve(kHeaderBytes + frame.payload.size());
@@ -87,13 +95,16 @@ Status write_frame(int fd, const Frame& frame, Clock::time_point deadline, std::
   bytes.push_back(static_cast<char>(frame.type));
   bytes.push_back(static_cast<char>(frame.op));
   bytes.append(2, '\0');
-  for (int shift = 24; shift >= 0; shift -= 8) bytes.push_back(static_cast<char>((frame.seq >> shift) & 0xff));
+  for (int shift = 24; shift >= 0; shift -= 8)
+    bytes.push_back(static_cast<char>((frame.seq >> shift) & 0xff));
   put_u64(&bytes, frame.payload.size());
   bytes += frame.payload;
   IoResult io = send_all(fd, bytes.data(), bytes.size(), deadline);
   if (io.ok()) return Status::ok();
-  if (io.status == IoStatus::kTimeout) return runtime_error("could not send within " + format_duration(timeout));
-  if (io.status == IoStatus::kClosed) return runtime_error("connection closed (the process exited or failed)");
+  if (io.status == IoStatus::kTimeout)
+    return runtime_error("could not send within " + format_duration(timeout));
+  if (io.status == IoStatus::kClosed)
+    return runtime_error("connection closed (the process exited or failed)");
   return runtime_error(io.describe());
 }
 
@@ -152,7 +163,8 @@ Result<std::vector<Socket>> join_as_peer(const DistEnv& env, std::chrono::millis
 
 }  // namespace
 
-Result<std::unique_ptr<Rendezvous>> Rendezvous::connect(const DistEnv& env, std::chrono::milliseconds timeout) {
+Result<std::unique_ptr<Rendezvous>> Rendezvous::connect(const DistEnv& env,
+                                                        std::chrono::milliseconds timeout) {
   if (env.world_size < 1 || env.rank < 0 || env.rank >= env.world_size) {
     return invalid_input("rank " + std::to_string(env.rank) + " is outside a world of " +
                          std::to_string(env.world_size));
@@ -176,7 +188,8 @@ namespace {
 Status abort_join(std::vector<Socket>& sockets, Status status) {
   Clock::time_point deadline = Clock::now() + kErrorNoticeTimeout;
   for (Socket& s : sockets) {
-    if (s.valid()) (void)write_frame(s.fd(), {kError, kJoin, 0, status.message()}, deadline, kErrorNoticeTimeout);
+    if (s.valid())
+      (void)write_frame(s.fd(), {kError, kJoin, 0, status.message()}, deadline, kErrorNoticeTimeout);
     s.close();
   }
   return status;
@@ -187,7 +200,8 @@ Result<std::vector<Socket>> join_as_root(const DistEnv& env, std::chrono::millis
   std::string port = std::to_string(env.master_port);
   std::string error;
   Socket listener = listen_tcp(env.master_port, env.world_size + 16, &error);
-  if (!listener.valid()) return runtime_error("rank 0 could not listen on MASTER_PORT " + port + ": " + error);
+  if (!listener.valid())
+    return runtime_error("rank 0 could not listen on MASTER_PORT " + port + ": " + error);
 
   std::vector<Socket> sockets(static_cast<size_t>(env.world_size));
   int joined = 1;
@@ -197,16 +211,17 @@ Result<std::vector<Socket>> join_as_root(const DistEnv& env, std::chrono::millis
     if (accepted.status == IoStatus::kTimeout) {
       std::string missing;
       for (int r = 1; r < env.world_size; ++r) {
-        if (!sockets[static_cast<size_t>(r)].valid()) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+        if (!sockets[static_cast<size_t>(r)].valid())
+          missing += (missing.empty() ? "" : ", ") + std::to_string(r);
       }
-      return abort_join(sockets, runtime_error("rank 0: only " + std::to_string(joined) + " of " +
-                                               std::to_string(env.world_size) + " ranks joined on MASTER_PORT " +
-                                               port + " within " + format_duration(timeout) +
-                                               " (missing ranks " + missing + ")"));
+      return abort_join(
+          sockets, runtime_error("rank 0: only " + std::to_string(joined) + " of " +
+                                 std::to_string(env.world_size) + " ranks joined on MASTER_PORT " + port +
+                                 " within " + format_duration(timeout) + " (missing ranks " + missing + ")"));
     }
     if (!accepted.ok()) {
-      return abort_join(sockets, runtime_error("rank 0: accepting on MASTER_PORT " + port + " failed: " +
-                                               accepted.describe()));
+      return abort_join(sockets, runtime_error("rank 0: accepting on MASTER_PORT " + port +
+                                               " failed: " + accepted.describe()));
     }
     Result<Frame> hello = read_frame(conn.fd(), std::min(deadline, Clock::now() + kHelloTimeout), timeout);
     if (!hello || hello->type != kHello || hello->payload.size() != 16) continue;  // a stray: drop it
@@ -214,8 +229,9 @@ Result<std::vector<Socket>> join_as_root(const DistEnv& env, std::chrono::millis
     uint64_t rank = get_u64(p, 8), world = get_u64(p + 8, 8);
     Status bad;
     if (world != static_cast<uint64_t>(env.world_size)) {
-      bad = runtime_error("rank 0: a process announced RANK=" + std::to_string(rank) + " of WORLD_SIZE=" +
-                          std::to_string(world) + ", but rank 0 has WORLD_SIZE=" + std::to_string(env.world_size));
+      bad = runtime_error("rank 0: a process announced RANK=" + std::to_string(rank) +
+                          " of WORLD_SIZE=" + std::to_string(world) +
+                          ", but rank 0 has WORLD_SIZE=" + std::to_string(env.world_size));
     } else if (rank == 0) {
       bad = runtime_error("rank 0: another process also has RANK=0; check the launcher's RANK values");
     } else if (sockets[rank].valid()) {
@@ -234,8 +250,8 @@ Result<std::vector<Socket>> join_as_root(const DistEnv& env, std::chrono::millis
   for (int r = 1; r < env.world_size; ++r) {
     Status sent = write_frame(sockets[static_cast<size_t>(r)].fd(), {kData, kJoin, 0, {}}, deadline, timeout);
     if (!sent.is_ok()) {
-      return abort_join(sockets, runtime_error("rank 0: connect with rank " + std::to_string(r) + ": " +
-                                               sent.message()));
+      return abort_join(
+          sockets, runtime_error("rank 0: connect with rank " + std::to_string(r) + ": " + sent.message()));
     }
   }
   return sockets;
@@ -250,8 +266,8 @@ Result<std::vector<Socket>> join_as_peer(const DistEnv& env, std::chrono::millis
     IoResult connected = connect_once(env.master_addr, env.master_port, deadline, &socket);
     if (connected.ok()) break;
     if (Clock::now() + kConnectRetryDelay >= deadline) {
-      return runtime_error(me + " could not reach MASTER_ADDR " + master + " within " + format_duration(timeout) +
-                           ": " + connected.describe());
+      return runtime_error(me + " could not reach MASTER_ADDR " + master + " within " +
+                           format_duration(timeout) + ": " + connected.describe());
     }
     std::this_thread::sleep_for(kConnectRetryDelay);  // rank 0 may not be listening yet
   }
@@ -260,8 +276,8 @@ Result<std::vector<Socket>> join_as_peer(const DistEnv& env, std::chrono::millis
   if (!sent.is_ok()) return runtime_error(with_root + sent.message());
   Result<Frame> ack = read_frame(socket.fd(), deadline, timeout);
   if (!ack) {
-    return runtime_error(with_root + "not all " + std::to_string(env.world_size) + " ranks joined: " +
-                         ack.status().message());
+    return runtime_error(with_root + "not all " + std::to_string(env.world_size) +
+                         " ranks joined: " + ack.status().message());
   }
   if (ack->type == kError) return runtime_error(with_root + ack->payload);
   if (ack->type != kData || ack->op != kJoin) return runtime_error(with_root + "unexpected reply");
@@ -279,7 +295,8 @@ Rendezvous::~Rendezvous() = default;
 
 Status Rendezvous::fail(Status status) {
   if (broken_.is_ok()) broken_ = status;
-  Clock::time_point deadline = Clock::now() + std::min<std::chrono::milliseconds>(timeout_, kErrorNoticeTimeout);
+  Clock::time_point deadline =
+      Clock::now() + std::min<std::chrono::milliseconds>(timeout_, kErrorNoticeTimeout);
   for (Socket& s : peers_->sockets) {
     // Rank 0 tells the others why; everyone closes so peers stop waiting.
     if (env_.rank == 0 && s.valid()) {
@@ -328,10 +345,11 @@ Result<std::string> Rendezvous::send_from_root(uint8_t op, const std::string& pa
   std::string what = std::string(op_name(op)) + " #" + std::to_string(seq_);
   if (env_.rank == 0) {
     for (int r = 1; r < env_.world_size; ++r) {
-      Status sent = write_frame(peers_->sockets[static_cast<size_t>(r)].fd(), {kData, op, seq_, payload}, deadline,
-                                timeout_);
+      Status sent = write_frame(peers_->sockets[static_cast<size_t>(r)].fd(), {kData, op, seq_, payload},
+                                deadline, timeout_);
       if (!sent.is_ok()) {
-        return fail(runtime_error("rank 0: " + what + " with rank " + std::to_string(r) + ": " + sent.message()));
+        return fail(
+            runtime_error("rank 0: " + what + " with rank " + std::to_string(r) + ": " + sent.message()));
       }
     }
     return payload;
@@ -358,7 +376,8 @@ Result<std::vector<std::string>> Rendezvous::all_gather(const std::string& mine)
   SL_ASSIGN_OR_RETURN(std::string reply, send_from_root(kAllGather, encoded));
   if (env_.rank == 0) return gathered;
   Result<std::vector<std::string>> decoded = decode_all(reply, static_cast<size_t>(env_.world_size));
-  if (!decoded) return fail(runtime_error("rank " + std::to_string(env_.rank) + ": " + decoded.status().message()));
+  if (!decoded)
+    return fail(runtime_error("rank " + std::to_string(env_.rank) + ": " + decoded.status().message()));
   return decoded;
 }
 

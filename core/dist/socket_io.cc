@@ -38,7 +38,7 @@ IoResult wait_for(int fd, short events, Clock::time_point deadline) {
       return failed(errno);
     }
     if (n == 0) continue;  // loop re-checks the deadline
-    return {};  // readable/writable or an error condition the next call reports
+    return {};             // readable/writable or an error condition the next call reports
   }
 }
 
@@ -75,10 +75,14 @@ void Socket::close() {
 
 std::string IoResult::describe() const {
   switch (status) {
-    case IoStatus::kOk: return "ok";
-    case IoStatus::kTimeout: return "timed out";
-    case IoStatus::kClosed: return "connection closed";
-    case IoStatus::kError: return error;
+    case IoStatus::kOk:
+      return "ok";
+    case IoStatus::kTimeout:
+      return "timed out";
+    case IoStatus::kClosed:
+      return "connection closed";
+    case IoStatus::kError:
+      return error;
   }
   return error;
 }
@@ -140,8 +144,9 @@ Socket listen_tcp(int port, int backlog, std::string* error) {
   // Prefer IPv6 (dual-stack accepts IPv4 too); fall back to whatever binds.
   std::vector<addrinfo*> order;
   for (addrinfo* a = found; a; a = a->ai_next) order.push_back(a);
-  std::stable_sort(order.begin(), order.end(),
-                   [](addrinfo* a, addrinfo* b) { return a->ai_family == AF_INET6 && b->ai_family != AF_INET6; });
+  std::stable_sort(order.begin(), order.end(), [](addrinfo* a, addrinfo* b) {
+    return a->ai_family == AF_INET6 && b->ai_family != AF_INET6;
+  });
   Socket result;
   *error = "no address to listen on";
   for (addrinfo* a : order) {

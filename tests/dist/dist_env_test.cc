@@ -1,13 +1,13 @@
 // RANK / WORLD_SIZE / LOCAL_RANK / MASTER_ADDR / MASTER_PORT parsing, through
 // the real process environment.
 
+#include "core/dist/dist_env.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <map>
 #include <string>
-
-#include "core/dist/dist_env.h"
 
 namespace sl::dist {
 namespace {
@@ -58,7 +58,10 @@ TEST_F(Env, UnsetOrWorldOfOneIsSingleProcess) {
 }
 
 TEST_F(Env, ReadsEveryVariable) {
-  set({{"WORLD_SIZE", "8"}, {"RANK", "5"}, {"LOCAL_RANK", "1"}, {"MASTER_ADDR", "10.0.0.1"},
+  set({{"WORLD_SIZE", "8"},
+       {"RANK", "5"},
+       {"LOCAL_RANK", "1"},
+       {"MASTER_ADDR", "10.0.0.1"},
        {"MASTER_PORT", "12345"}});
   Result<std::optional<DistEnv>> env = dist_env_from_environment();
   ASSERT_TRUE(env) << env.status().message();

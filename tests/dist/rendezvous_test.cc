@@ -2,6 +2,8 @@
 // it must fail: nobody listening, a rank that never comes, a rank that leaves
 // early, ranks that disagree. Each failure must be an error, never a hang.
 
+#include "core/dist/rendezvous.h"
+
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -13,8 +15,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include "core/dist/rendezvous.h"
 
 namespace sl::dist {
 namespace {
@@ -177,7 +177,8 @@ TEST(Rendezvous, PeerThatLeavesEarlyIsAnErrorOnTheOthers) {
     EXPECT_NE(again.message().find("earlier rendezvous failure"), std::string::npos) << again.message();
   });
   EXPECT_LT(seconds_since(start), 10.0) << "nobody may wait for the 30 s timeout";
-  EXPECT_NE(errors[0].find("rank 0: all_gather #1 with rank 2: connection closed"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("rank 0: all_gather #1 with rank 2: connection closed"), std::string::npos)
+      << errors[0];
   EXPECT_NE(errors[1].find("rank 1: all_gather #1 with rank 0"), std::string::npos) << errors[1];
   EXPECT_NE(errors[1].find("rank 2"), std::string::npos) << "rank 1 learns which rank left: " << errors[1];
 }
@@ -193,7 +194,8 @@ TEST(Rendezvous, RootThatLeavesEarlyIsAnErrorOnTheOthers) {
     ASSERT_FALSE(s.is_ok());
     error = s.message();
   });
-  EXPECT_NE(error.find("rank 1: barrier #1 with rank 0 at 127.0.0.1:" + std::to_string(port)), std::string::npos)
+  EXPECT_NE(error.find("rank 1: barrier #1 with rank 0 at 127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
       << error;
   EXPECT_NE(error.find("connection closed"), std::string::npos) << error;
 }
