@@ -2,14 +2,26 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cstdint>
+#include <cstring>
 
 namespace sl::hlo {
 namespace {
 
-bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c) || c == '.' || c == '-' || c == '$'; }
+constexpr bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Identifier characters by byte: one table load per byte in the hot loop.
+constexpr std::array<bool, 256> kIdentChar = [] {
+  std::array<bool, 256> table{};
+  for (int c = 0; c < 256; ++c) {
+    const char ch = static_cast<char>(c);
+    table[static_cast<size_t>(c)] = is_ident_start(ch) || is_digit(ch) || ch == '.' || ch == '-' || ch == '$';
+  }
+  return table;
+}();
+bool is_ident_char(char c) { return kIdentChar[static_cast<unsigned char>(c)]; }
 bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 int hex_value(char c) {
   if (is_digit(c)) return c - '0';
@@ -65,10 +77,16 @@ void Lexer::bump() {
 bool Lexer::skip_trivia(Token& error) {
   while (!at_end()) {
     char c = text_[state_.pos];
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
-      bump();
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      ++state_.pos;
+      ++state_.col;
+    } else if (c == '\n') {
+      ++state_.pos;
+      ++state_.line;
+      state_.col = 1;
     } else if (c == '/' && at(state_.pos + 1) == '/') {
-      while (!at_end() && text_[state_.pos] != '\n') bump();
+      const void* newline = std::memchr(text_.data() + state_.pos, '\n', text_.size() - state_.pos);
+      skip_to(newline ? static_cast<size_t>(static_cast<const char*>(newline) - text_.data()) : text_.size());
     } else if (c == '/' && at(state_.pos + 1) == '*') {
       SourceLoc loc{state_.line, state_.col};
       size_t begin = state_.pos;
@@ -94,6 +112,15 @@ bool Lexer::skip_trivia(Token& error) {
   return true;
 }
 
+size_t Lexer::ident_end(size_t from) const {
+  size_t end = from;
+  while (end < text_.size() && is_ident_char(text_[end])) {
+    if (text_[end] == '-' && at(end + 1) == '>') break;
+    ++end;
+  }
+  return end;
+}
+
 Token Lexer::make(TokenKind kind, size_t begin, SourceLoc loc) {
   Token t;
   t.kind = kind;
@@ -113,19 +140,12 @@ Token Lexer::next() {
   char c = text_[state_.pos];
 
   if (is_ident_start(c)) {
-    while (!at_end() && is_ident_char(text_[state_.pos])) {
-      if (text_[state_.pos] == '-' && at(state_.pos + 1) == '>') break;
-      bump();
-    }
+    skip_to(ident_end(begin));
     return make(TokenKind::kIdent, begin, loc);
   }
   if (c == '%') {
-    bump();
-    size_t name_begin = state_.pos;
-    while (!at_end() && is_ident_char(text_[state_.pos])) {
-      if (text_[state_.pos] == '-' && at(state_.pos + 1) == '>') break;
-      bump();
-    }
+    size_t name_begin = begin + 1;
+    skip_to(ident_end(name_begin));
     Token t = make(TokenKind::kName, begin, loc);
     t.text = text_.substr(name_begin, state_.pos - name_begin);
     if (t.text.empty()) {
@@ -144,7 +164,7 @@ Token Lexer::next() {
     Token t = make(TokenKind::kFloat, begin, loc);
     if (t.text != "-inf" && t.text != "-nan") {
       t.kind = TokenKind::kError;
-      t.value = fmt::format("unexpected '{}'", t.text);
+      t.value = keep(fmt::format("unexpected '{}'", t.text));
     }
     return t;
   }
@@ -185,36 +205,38 @@ Token Lexer::next() {
   }
   auto u = static_cast<unsigned char>(c);
   Token t = make(u > 0x20 && u < 0x7f ? TokenKind::kPunct : TokenKind::kError, begin, loc);
-  if (t.kind == TokenKind::kError) t.value = fmt::format("unexpected {}", describe_byte(c));
+  if (t.kind == TokenKind::kError) t.value = keep(fmt::format("unexpected {}", describe_byte(c)));
   return t;
 }
 
 Token Lexer::lex_number(size_t begin, SourceLoc loc) {
   bool is_float = false;
-  if (text_[state_.pos] == '-') bump();
-  while (!at_end() && is_digit(text_[state_.pos])) bump();
-  if (at(state_.pos) == '.' && at(state_.pos + 1) != '.') {
+  size_t end = state_.pos;
+  auto skip_digits = [&] {
+    while (end < text_.size() && is_digit(text_[end])) ++end;
+  };
+  if (text_[end] == '-') ++end;
+  skip_digits();
+  if (at(end) == '.' && at(end + 1) != '.') {
     is_float = true;
-    bump();
-    while (!at_end() && is_digit(text_[state_.pos])) bump();
+    ++end;
+    skip_digits();
   }
-  if (at(state_.pos) == 'e' || at(state_.pos) == 'E') {
-    size_t p = state_.pos + 1;
+  if (at(end) == 'e' || at(end) == 'E') {
+    size_t p = end + 1;
     if (at(p) == '+' || at(p) == '-') ++p;
     if (is_digit(at(p))) {
       is_float = true;
-      while (state_.pos < p) bump();
-      while (!at_end() && is_digit(text_[state_.pos])) bump();
+      end = p;
+      skip_digits();
     }
   }
+  skip_to(end);
   Token t = make(is_float ? TokenKind::kFloat : TokenKind::kInt, begin, loc);
   // Digits glued to letters (XLA's `window={size=2x2}`, `padding=0_0x1_1`)
   // form one word; the grammar rejects it wherever a number is required.
   if (!at_end() && is_ident_start(text_[state_.pos])) {
-    while (!at_end() && is_ident_char(text_[state_.pos])) {
-      if (text_[state_.pos] == '-' && at(state_.pos + 1) == '>') break;
-      bump();
-    }
+    skip_to(ident_end(state_.pos));
     t = make(TokenKind::kIdent, begin, loc);
   }
   return t;
@@ -222,7 +244,23 @@ Token Lexer::lex_number(size_t begin, SourceLoc loc) {
 
 Token Lexer::lex_string(size_t begin, SourceLoc loc) {
   bump();  // opening quote
-  std::string value;
+  // Most strings hold no escapes (nor newlines, which bump() counts): their
+  // value is a view of the source. Others are unescaped into scratch_.
+  const size_t content = state_.pos;
+  size_t run_end = content;
+  while (run_end < text_.size() && text_[run_end] != '"' && text_[run_end] != '\\' && text_[run_end] != '\0' &&
+         text_[run_end] != '\n') {
+    ++run_end;
+  }
+  skip_to(run_end);
+  if (at(run_end) == '"') {
+    bump();
+    Token t = make(TokenKind::kString, begin, loc);
+    t.value = text_.substr(content, run_end - content);
+    return t;
+  }
+  std::string& value = scratch_;
+  value.assign(text_.substr(content, run_end - content));
   for (;;) {
     if (at_end()) {
       Token t = make(TokenKind::kError, begin, loc);
@@ -313,13 +351,18 @@ Token Lexer::lex_string(size_t begin, SourceLoc loc) {
           break;
         }
         Token t = make(TokenKind::kError, esc_begin, esc_loc);
-        t.value = fmt::format("unknown escape sequence \\{}", describe_byte(e));
+        t.value = keep(fmt::format("unknown escape sequence \\{}", describe_byte(e)));
         return t;
     }
   }
   Token t = make(TokenKind::kString, begin, loc);
-  t.value = std::move(value);
+  t.value = value;
   return t;
+}
+
+std::string_view Lexer::keep(std::string text) {
+  scratch_ = std::move(text);
+  return scratch_;
 }
 
 std::string escape_string(std::string_view raw) {

@@ -1,7 +1,8 @@
 #pragma once
 // Token stream of the HLO text parser (internal to core/hlo). The lexer works
-// on demand over the source text: tokens are views into it, so lexing a large
-// module allocates only for string literals. Bad bytes become kError tokens,
+// on demand over the source text: tokens are views into it (plain values,
+// cheap to copy), so lexing a large module allocates nothing but an error
+// message or a string literal with escapes. Bad bytes become kError tokens,
 // never exceptions.
 
 #include <cstddef>
@@ -31,7 +32,11 @@ enum class TokenKind {
 struct Token {
   TokenKind kind = TokenKind::kEof;
   std::string_view text;  // source text of the token (names without '%')
-  std::string value;      // kString: unescaped contents; kError: message
+  // kString: unescaped contents; kError: message. Points into the source or
+  // into the lexer's scratch buffer, so it is valid only until the next call
+  // to Lexer::next() (the parser reads it at once and never peeks past a
+  // string or error token).
+  std::string_view value;
   SourceLoc loc;
   size_t begin = 0;       // byte offsets of the whole token in the source
   size_t end = 0;
@@ -56,13 +61,21 @@ class Lexer {
   char at(size_t pos) const { return pos < text_.size() ? text_[pos] : '\0'; }
   bool at_end() const { return state_.pos >= text_.size(); }
   void bump();                       // advance one byte, tracking line/col
+  // Advance to `end` over bytes known to hold no newline (one column each).
+  void skip_to(size_t end) {
+    state_.col += static_cast<int>(end - state_.pos);
+    state_.pos = end;
+  }
+  size_t ident_end(size_t from) const;  // end of the identifier characters from `from`
   bool skip_trivia(Token& error);    // whitespace and comments; false on an unterminated comment
   Token make(TokenKind kind, size_t begin, SourceLoc loc);
   Token lex_number(size_t begin, SourceLoc loc);
   Token lex_string(size_t begin, SourceLoc loc);
+  std::string_view keep(std::string text);  // into scratch_; see Token::value
 
   std::string_view text_;
   State state_;
+  std::string scratch_;  // unescaped string or error message of the last token
 };
 
 std::string_view token_kind_name(TokenKind kind);

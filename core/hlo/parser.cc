@@ -50,7 +50,7 @@ bool Parser::fail(SourceLoc loc, std::string message) {
 bool Parser::fail_here(std::string message) { return fail(cur_.loc, std::move(message)); }
 
 bool Parser::fail_expected(std::string_view what) {
-  if (cur_.kind == TokenKind::kError) return fail_here(cur_.value);
+  if (cur_.kind == TokenKind::kError) return fail_here(std::string(cur_.value));
   if (cur_.kind == TokenKind::kEof) return fail_here(fmt::format("expected {}, got end of file", what));
   std::string_view shown = cur_.text.substr(0, 40);
   return fail_here(fmt::format("expected {}, got '{}'", what, shown));
@@ -89,8 +89,7 @@ size_t Parser::estimate_instructions(size_t body_begin, int body_line) {
   if (close_lines_.empty() && !closes_scanned_) {
     closes_scanned_ = true;
     int line = 1;
-    for (size_t i = 0; i < text_.size(); ++i) {
-      if (text_[i] != '\n') continue;
+    for (size_t i = text_.find('\n'); i != std::string_view::npos; i = text_.find('\n', i + 1)) {
       ++line;
       if (i + 1 < text_.size() && text_[i + 1] == '}') close_lines_.push_back({i + 1, line});
     }
@@ -128,7 +127,7 @@ bool Parser::parse_header() {
   if (!is(TokenKind::kIdent) && !is(TokenKind::kName) && !is(TokenKind::kString)) {
     return fail_expected("a module name after HloModule");
   }
-  module_.name = is(TokenKind::kString) ? cur_.value : std::string(cur_.text);
+  module_.name = std::string(is(TokenKind::kString) ? cur_.value : cur_.text);
   advance();
   while (accept(TokenKind::kComma)) {
     if (!is(TokenKind::kIdent)) return fail_expected("a module attribute name");
@@ -322,10 +321,7 @@ bool Parser::parse_operands(Instruction& instruction, int index,
     if (!has_shape && is(TokenKind::kIdent) && parse_primitive_type(cur_.text)) {
       has_shape = peek_next().kind == TokenKind::kLbracket;
     }
-    if (has_shape) {
-      Shape ignored;
-      if (!parse_shape(ignored, 0)) return false;
-    }
+    if (has_shape && !parse_shape(operand_shape_, 0)) return false;
     if (!is(TokenKind::kName) && !is(TokenKind::kIdent)) return fail_expected("an operand name");
     auto it = names.find(cur_.text);
     if (it != names.end()) {

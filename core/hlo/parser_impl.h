@@ -129,6 +129,7 @@ class Parser {
   std::unordered_map<std::string, size_t> warned_attributes_;  // name -> index in warnings_
   std::vector<int64_t> warning_counts_;                        // parallel to warnings_
   SourceLoc backend_config_loc_;
+  Shape operand_shape_;  // `f32[4]{0} %x` operand prefixes: parsed, checked, dropped
   // Offsets and line numbers of `}` at the start of a line (reserve hints).
   struct CloseLine {
     size_t offset;

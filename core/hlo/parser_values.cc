@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -143,8 +144,12 @@ bool Parser::parse_array_shape(Shape& shape, bool before_body) {
   SourceLoc loc = cur_.loc;
   advance();
   if (!expect(TokenKind::kLbracket, "'[' after the element type")) return false;
-  shape = Shape::array(*type, {});
+  // Cleared rather than replaced, so a reused shape keeps its capacity.
+  shape.type = *type;
+  shape.dims.clear();
+  shape.elements.clear();
   if (!accept(TokenKind::kRbracket)) {
+    if (shape.dims.capacity() == 0) shape.dims.reserve(4);  // one allocation for typical ranks
     for (;;) {
       SourceLoc dim_loc = cur_.loc;
       int64_t d = 0;
@@ -182,34 +187,40 @@ bool Parser::skip_layout(bool before_body) {
 }
 
 bool Parser::skip_balanced() {
-  std::vector<std::pair<TokenKind, SourceLoc>> stack;
+  // The nesting is bounded, so the stack of open brackets lives on the C++
+  // stack: this runs for every layout and metadata= of a large module.
+  struct Open {  // no default initializers: the array is not cleared per call
+    TokenKind closer;
+    int line, col;
+  };
+  std::array<Open, kMaxNesting> stack;
+  size_t depth = 0;
   for (;;) {
-    if (is(TokenKind::kError)) return fail_here(cur_.value);
+    if (is(TokenKind::kError)) return fail_here(std::string(cur_.value));
     if (is(TokenKind::kEof)) {
-      return fail(stack.empty() ? cur_.loc : stack.back().second, "unbalanced bracket: not closed before end of file");
+      SourceLoc loc = depth == 0 ? cur_.loc : SourceLoc{stack[depth - 1].line, stack[depth - 1].col};
+      return fail(loc, "unbalanced bracket: not closed before end of file");
     }
     if (is_opener(cur_.kind)) {
-      if (stack.size() >= static_cast<size_t>(kMaxNesting)) {
-        return fail_here(fmt::format("value nests deeper than {} levels", kMaxNesting));
-      }
-      stack.emplace_back(closer_of(cur_.kind), cur_.loc);
+      if (depth >= stack.size()) return fail_here(fmt::format("value nests deeper than {} levels", kMaxNesting));
+      stack[depth++] = {closer_of(cur_.kind), cur_.loc.line, cur_.loc.col};
     } else if (is_closer(cur_.kind)) {
-      if (stack.empty() || stack.back().first != cur_.kind) {
+      if (depth == 0 || stack[depth - 1].closer != cur_.kind) {
         return fail_here(fmt::format("mismatched {}", token_kind_name(cur_.kind)));
       }
-      stack.pop_back();
-    } else if (stack.empty()) {
+      --depth;
+    } else if (depth == 0) {
       return fail_expected("'{', '[' or '('");
     }
     advance();
-    if (stack.empty()) return true;
+    if (depth == 0) return true;
   }
 }
 
 bool Parser::skip_value() {
   if (is(TokenKind::kComma) || is_closer(cur_.kind) || is(TokenKind::kEof)) return fail_expected("an attribute value");
   for (;;) {
-    if (is(TokenKind::kError)) return fail_here(cur_.value);
+    if (is(TokenKind::kError)) return fail_here(std::string(cur_.value));
     if (is_opener(cur_.kind)) {
       if (!skip_balanced()) return false;
     } else {
