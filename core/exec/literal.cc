@@ -46,7 +46,7 @@ double wrap_integer(double v, int bits, bool is_signed) {
 }
 
 uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  uint64_t z = (state += kSplitmix64Gamma);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
@@ -108,10 +108,7 @@ Literal ramp_literal(const hlo::Shape& shape, int64_t device, int64_t parameter)
   return out;
 }
 
-Literal random_literal(const hlo::Shape& shape, uint64_t seed, int64_t device, int64_t parameter) {
-  Literal out{shape, {}};
-  const int64_t n = shape.element_count();
-  out.values.resize(static_cast<size_t>(n));
+uint64_t random_stream_start(uint64_t seed, int64_t device, int64_t parameter) {
   // One stream per (seed, device, parameter); splitmix64 is fully specified,
   // so every platform draws the same values.
   uint64_t state = seed;
@@ -119,7 +116,19 @@ Literal random_literal(const hlo::Shape& shape, uint64_t seed, int64_t device, i
   state ^= static_cast<uint64_t>(device) * 0xD1B54A32D192ED03ull;
   splitmix64(state);
   state ^= static_cast<uint64_t>(parameter) * 0x8CB92BA72F3D8DD7ull;
-  const int bits = hlo::is_floating(shape.type) ? precision_bits(shape.type) : 53;
+  return state;
+}
+
+int random_fraction_bits(hlo::PrimitiveType type) {
+  return hlo::is_floating(type) ? precision_bits(type) : 53;
+}
+
+Literal random_literal(const hlo::Shape& shape, uint64_t seed, int64_t device, int64_t parameter) {
+  Literal out{shape, {}};
+  const int64_t n = shape.element_count();
+  out.values.resize(static_cast<size_t>(n));
+  uint64_t state = random_stream_start(seed, device, parameter);
+  const int bits = random_fraction_bits(shape.type);
   for (int64_t i = 0; i < n; ++i) {
     uint64_t r = splitmix64(state);
     // u on a grid of 2^-bits in [0, 1): 2u - 1 is exactly representable in the

@@ -304,6 +304,35 @@ __global__ void fill_kernel(void* out, int t, int64_t n, double v) {
   }
 }
 
+__device__ uint64_t splitmix64_mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// The host's ramp_literal / random_literal, one element per step (see
+// ParameterInit); the stored value goes through store(), which rounds and
+// wraps as round_to_type does.
+__global__ void init_parameter_kernel(void* out, int t, int64_t n, ParameterInit init) {
+  constexpr uint64_t kGamma = 0x9E3779B97F4A7C15ull;  // literal.h kSplitmix64Gamma
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    double value = 0.0;
+    if (init.random) {
+      uint64_t r = splitmix64_mix(init.random_start + static_cast<uint64_t>(i + 1) * kGamma);
+      double u = ldexp(static_cast<double>(r >> (64 - init.fraction_bits)), -init.fraction_bits);
+      double v = 2.0 * u - 1.0;
+      if (t == kPred) value = u < 0.5 ? 1.0 : 0.0;
+      else if (t == kS8 || t == kS32 || t == kU32 || t == kS64) value = floor(v);
+      else value = v;
+    } else {
+      int64_t m = ((init.device % 11) * 7 + (init.parameter % 11) * 3 + i % 11) % 11;
+      value = t == kPred ? ((m - 5) % 2 != 0 ? 1.0 : 0.0) : static_cast<double>(m - 5);
+    }
+    store(out, t, i, value);
+  }
+}
+
 int64_t count_of(const View& v) {
   int64_t n = 1;
   for (int d = 0; d < v.rank; ++d) n *= v.dims[d];
@@ -312,10 +341,82 @@ int64_t count_of(const View& v) {
 
 }  // namespace
 
+namespace {
+
+int element_bytes(int t) {
+  switch (t) {
+    case kPred: case kS8: return 1;
+    case kF16: case kBF16: return 2;
+    case kS32: case kU32: case kF32: return 4;
+    default: return 8;
+  }
+}
+
+// `rows` runs of `row_elems` contiguous elements, `dst_stride` / `src_stride`
+// elements apart: the shape of most slices, concatenation pieces and copies.
+struct Runs {
+  int64_t rows = 1, row_elems = 1, dst_stride = 0, src_stride = 0;
+};
+
+// Whether the index space of `dst` (and the same space of `src`) is such
+// runs in both views: an inner block contiguous in both, then outer
+// dimensions dense relative to each other in both.
+bool as_runs(const View& dst, const View& src, Runs* out) {
+  int d = dst.rank - 1;
+  Runs r;
+  for (; d >= 0; --d) {  // grow the contiguous inner block
+    if (dst.dims[d] == 1) continue;
+    if (dst.strides[d] != r.row_elems || src.strides[d] != r.row_elems) break;
+    r.row_elems *= dst.dims[d];
+  }
+  int64_t dst_step = 0, src_step = 0;  // stride of the next outer dimension expected
+  for (; d >= 0; --d) {
+    if (dst.dims[d] == 1) continue;
+    if (r.rows == 1) {
+      r.dst_stride = dst.strides[d];
+      r.src_stride = src.strides[d];
+    } else if (dst.strides[d] != dst_step || src.strides[d] != src_step) {
+      return false;
+    }
+    r.rows *= dst.dims[d];
+    dst_step = dst.strides[d] * dst.dims[d];
+    src_step = src.strides[d] * dst.dims[d];  // one index space: dst.dims
+  }
+  if (r.rows > 1 && (r.dst_stride < r.row_elems || r.src_stride < r.row_elems)) return false;  // overlapping rows
+  *out = r;
+  return true;
+}
+
+// Same-type copies made of contiguous runs go to the copy engines as one 2D
+// memcpy, at full bandwidth; false when the copy is not of that form.
+bool try_copy_runs(void* dst, int type, const View& dst_view, const void* src, const View& src_view,
+                   cudaStream_t stream) {
+  Runs r;
+  if (!as_runs(dst_view, src_view, &r)) return false;
+  const auto es = static_cast<size_t>(element_bytes(type));
+  const size_t width = static_cast<size_t>(r.row_elems) * es;
+  const size_t dpitch = r.rows > 1 ? static_cast<size_t>(r.dst_stride) * es : width;
+  const size_t spitch = r.rows > 1 ? static_cast<size_t>(r.src_stride) * es : width;
+  char* d = static_cast<char*>(dst) + dst_view.offset * static_cast<int64_t>(es);
+  const char* s = static_cast<const char*>(src) + src_view.offset * static_cast<int64_t>(es);
+  if (cudaMemcpy2DAsync(d, dpitch, s, spitch, width, static_cast<size_t>(r.rows), cudaMemcpyDeviceToDevice, stream) !=
+      cudaSuccess) {
+    cudaGetLastError();  // e.g. a pitch beyond the copy engine's limit: the kernel does it
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 int launch_strided_copy(void* dst, int dst_type, const View& dst_view, const void* src, int src_type,
                         const View& src_view, const DynamicStarts& dynamic, void* stream) {
   int64_t n = count_of(dst_view);
   if (n == 0) return 0;
+  if (dst_type == src_type && dynamic.count == 0 &&
+      try_copy_runs(dst, dst_type, dst_view, src, src_view, static_cast<cudaStream_t>(stream))) {
+    return 0;
+  }
   strided_copy_kernel<<<blocks_for(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
       dst, dst_type, dst_view, src, src_type, src_view, dynamic, n);
   return static_cast<int>(cudaGetLastError());
@@ -355,6 +456,13 @@ int launch_naive_gemm(int type, void* c, const void* a, const void* b, int64_t b
   if (total == 0) return 0;
   naive_gemm_kernel<<<blocks_for(total), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
       type, c, a, b, batch, m, n, k, a_layout, b_layout);
+  return static_cast<int>(cudaGetLastError());
+}
+
+int launch_init_parameter(void* out, int type, int64_t count, const ParameterInit& init, void* stream) {
+  if (count == 0) return 0;
+  init_parameter_kernel<<<blocks_for(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(out, type, count,
+                                                                                               init);
   return static_cast<int>(cudaGetLastError());
 }
 

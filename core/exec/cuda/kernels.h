@@ -66,6 +66,18 @@ struct GemmOperand {
 int launch_naive_gemm(int type, void* c, const void* a, const void* b, int64_t batch, int64_t m, int64_t n,
                       int64_t k, const GemmOperand& a_layout, const GemmOperand& b_layout, void* stream);
 
+// Parameter initialisation on the device, element for element what
+// ramp_literal / random_literal (core/exec/literal.h) compute on the host, so
+// large parameters never pass through host memory.
+struct ParameterInit {
+  bool random = false;
+  uint64_t random_start = 0;  // random_stream_start(seed, device, parameter)
+  int fraction_bits = 53;     // random_fraction_bits(type)
+  int64_t device = 0;         // ramp
+  int64_t parameter = 0;      // ramp
+};
+int launch_init_parameter(void* out, int type, int64_t count, const ParameterInit& init, void* stream);
+
 // Fills `count` elements of `type` with the value v (converted).
 int launch_fill(void* out, int type, int64_t count, double v, void* stream);
 
