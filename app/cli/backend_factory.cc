@@ -21,9 +21,10 @@ Result<BackendChoice> make_sim(const std::string& device) {
 Result<BackendChoice> make_cuda(bool allow_tf32) {
 #ifdef SL_HAVE_CUDA
   (void)allow_tf32;  // passed per run in RunOptions
-  SL_ASSIGN_OR_RETURN(std::unique_ptr<exec::Backend> backend, exec::make_cuda_backend(exec::CudaOptions{}));
+  SL_ASSIGN_OR_RETURN(std::optional<dist::DistEnv> dist, dist::dist_env_from_environment());
+  SL_ASSIGN_OR_RETURN(std::unique_ptr<exec::Backend> backend, exec::make_cuda_backend({.dist = dist}));
   BackendChoice choice;
-  choice.device_model = "cuda x" + std::to_string(exec::cuda_device_count());
+  choice.device_model = dist ? "cuda x1" : "cuda x" + std::to_string(exec::cuda_device_count());
   choice.backend = std::move(backend);
   choice.name = "cuda";
   return choice;

@@ -14,6 +14,7 @@
 #include "app/cli/run_recorder.h"
 #include "core/exec/results_json.h"
 #include "app/cli/run_summary.h"
+#include "core/dist/dist_env.h"
 #include "core/trace/report.h"
 
 namespace sl::cli {
@@ -32,6 +33,15 @@ std::string config_json(const RunArgs& args, const sched::LowerOptions& options,
       {"allow_tf32", args.allow_tf32},
       {"stream_overrides", options.overrides},
   };
+  // One process per GPU: every rank's times count from rank 0's start
+  // (CudaOptions::dist), so `streamlens merge` lines the ranks' runs up as they are.
+  if (backend == "cuda") {
+    if (auto dist = dist::dist_env_from_environment(); dist.is_ok() && dist->has_value()) {
+      config["rank"] = (*dist)->rank;
+      config["world_size"] = (*dist)->world_size;
+      config["time_origin_ns"] = 0;
+    }
+  }
   return config.dump();
 }
 
@@ -90,6 +100,12 @@ int cmd_run(const RunArgs& args) {
   Result<RecordedRun> recorded =
       record_run(**store, info, module->source_text, lowered->streams, *choice->backend, *lowered, run_options);
   if (!recorded) return fail(recorded.status());
+  for (const trace::Counter& c : recorded->output.trace.counters) {
+    if (c.name == "cupti_dropped_records" && c.value > 0) {
+      std::fprintf(stderr, "warning: CUPTI dropped %lld records: the timeline misses some GPU work\n",
+                   static_cast<long long>(c.value));
+    }
+  }
 
   if (!args.results.empty()) {
     Status written = write_text_file(args.results, exec::results_to_json(recorded->output.results));

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <unistd.h>
 
 #include "core/exec/cpu/cpu_backend.h"
 #include "core/exec/cuda/cuda_backend.h"
@@ -98,6 +100,29 @@ ENTRY e {
   sel = f32[4,5] select(lt, a, b)
   ROOT t = (f32[4,5], f32[4,5], f32[4,5], f32[4,5], f32[4,5], f32[4,5], f32[4,5], f32[4,5], f32[4,5], pred[4,5], f32[4,5]) tuple(add, sub, mul, div, mx, mn, neg, ab, rem, lt, sel)
 })"));
+}
+
+// Parameters are filled on the device (no host copy of large weights); every
+// element type must get exactly the host's ramp and random values.
+TEST_F(CudaTest, ParametersInitialisedOnDeviceMatchHost) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  p = pred[37] parameter(0)
+  a = s8[37] parameter(1)
+  b = s32[37] parameter(2)
+  c = u32[37] parameter(3)
+  d = s64[37] parameter(4)
+  h = f16[37] parameter(5)
+  g = bf16[37] parameter(6)
+  f = f32[1000] parameter(7)
+  x = f64[37] parameter(8)
+  ROOT t = (pred[37], s8[37], s32[37], u32[37], s64[37], f16[37], bf16[37], f32[1000], f64[37]) tuple(p, a, b, c, d, h, g, f, x)
+})";
+  expect_same(run_both(text));
+  RunOptions o;
+  o.init = InitMode::kRandom;
+  o.seed = 1234567;
+  expect_same(run_both(text, o));
 }
 
 TEST_F(CudaTest, ExpWithinTolerance) {
@@ -244,6 +269,54 @@ ENTRY e {
   EXPECT_GE(gemm1, 2);
   EXPECT_EQ(adds, 2);
   EXPECT_FALSE(t.dependencies.empty());  // s waits for g1's stream
+}
+
+// Multi-process mode (one device per rank, NCCL ids over the TCP rendezvous)
+// with two threads standing in for the two processes: each rank's results
+// must be the cpu backend's results for its device. The tracer is off, since
+// CUPTI has one sink per process.
+TEST_F(CudaTest, OneDevicePerRankMatchesCpu) {
+  if (cuda_device_count() < 2) GTEST_SKIP() << "needs 2 GPUs";
+  const std::string text = R"(HloModule m, num_partitions=2
+add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }
+ENTRY e {
+  a = f32[4,6] parameter(0)
+  b = f32[6,8] parameter(1)
+  ag = f32[8,6] all-gather(a), channel_id=1, replica_groups={{0,1}}, dimensions={0}, use_global_device_ids=true
+  d = f32[8,8] dot(ag, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ar = f32[8,8] all-reduce(d), channel_id=2, replica_groups={{0,1}}, to_apply=add, use_global_device_ids=true
+  cp = f32[4,6] collective-permute(a), channel_id=3, source_target_pairs={{0,1},{1,0}}
+  ROOT t = (f32[8,8], f32[4,6]) tuple(ar, cp)
+})";
+  auto module = hlo::parse_program(text, "ranks.hlo");
+  ASSERT_TRUE(module.is_ok()) << module.status().message();
+  auto lowered = sched::lower(*module, {});
+  ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
+  RunOptions o;
+  o.collect_results = true;
+  auto cpu = run_cpu(*module, 0, 0, o);
+  ASSERT_TRUE(cpu.is_ok()) << cpu.status().message();
+  const int port = 20000 + static_cast<int>(::getpid() % 20000);
+  std::vector<Result<RunOutput>> outs(2, Result<RunOutput>(runtime_error("not run")));
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < 2; ++r) {
+    ranks.emplace_back([&, r] {
+      CudaOptions options;
+      options.trace = false;
+      options.dist = dist::DistEnv{.rank = r, .world_size = 2, .local_rank = r, .master_port = port};
+      auto backend = make_cuda_backend(options);
+      outs[static_cast<size_t>(r)] = backend ? (*backend)->run(*lowered, o) : Result<RunOutput>(backend.status());
+    });
+  }
+  for (auto& t : ranks) t.join();
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_TRUE(outs[static_cast<size_t>(r)].is_ok()) << "rank " << r << ": " << outs[r].status().message();
+    Both b;
+    b.cpu.results = {cpu->results.at(static_cast<size_t>(r))};
+    b.cuda.results = outs[static_cast<size_t>(r)]->results;
+    SCOPED_TRACE("rank " + std::to_string(r));
+    expect_same(b, 1e-5);
+  }
 }
 
 TEST_F(CudaTest, SmallSamplesMatchCpu) {

@@ -4,12 +4,15 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <functional>
 #include <set>
 #include <thread>
 
+#include "core/dist/rendezvous.h"
 #include "core/exec/cuda/cuda_check.h"
 #include "core/exec/cuda/device_context.h"
 #include "core/exec/cuda/host_convert.h"
+#include "core/exec/cuda/kernels.h"
 #include "core/exec/cuda/nccl_collectives.h"
 #include "core/exec/event_kind.h"
 #include "cupti_tracer/collector.h"
@@ -59,12 +62,44 @@ class CudaBackend : public Backend {
   Status setup(const sched::LoweredProgram& program, const RunOptions& options);
   Status init_memory(const sched::LoweredProgram& program, const RunOptions& options);
   Status issue(DeviceContext& ctx, int iteration, bool keep, cupti::ActivityCollector* collector);
+  Status run_iterations(DeviceContext& ctx, int warmup, int iterations, cupti::ActivityCollector* collector,
+                        const std::function<void(int64_t, int64_t)>& progress);
   void teardown();
+
+  // Program devices this process runs: all of them, or its rank's one.
+  std::vector<int64_t> local_devices(const sched::LoweredProgram& program) const;
+  // Multi-process: all ranks meet, rank 0 reads the tracer clock, and every
+  // rank counts its trace from that instant.
+  Status agree_on_time_origin(cupti::ActivityCollector* collector);
 
   CudaOptions options_;
   std::vector<DeviceContext> devices_;
   std::unique_ptr<cuda::NcclComms> comms_;
+  std::unique_ptr<dist::Rendezvous> rendezvous_;
 };
+
+std::vector<int64_t> CudaBackend::local_devices(const sched::LoweredProgram& program) const {
+  std::vector<int64_t> out;
+  if (options_.dist) {
+    out.push_back(options_.dist->rank);
+  } else {
+    for (size_t d = 0; d < program.devices.size(); ++d) out.push_back(static_cast<int64_t>(d));
+  }
+  return out;
+}
+
+Status CudaBackend::agree_on_time_origin(cupti::ActivityCollector* collector) {
+  if (!rendezvous_) return Status::ok();
+  SL_RETURN_IF_ERROR(rendezvous_->barrier());
+  std::string origin;
+  if (rendezvous_->rank() == 0 && collector != nullptr) {
+    SL_ASSIGN_OR_RETURN(uint64_t now, cupti::CuptiApi::timestamp());
+    origin = std::to_string(now);
+  }
+  SL_ASSIGN_OR_RETURN(origin, rendezvous_->broadcast(origin));
+  if (collector != nullptr && !origin.empty()) collector->set_time_origin(std::stoull(origin));
+  return Status::ok();
+}
 
 Status CudaBackend::setup(const sched::LoweredProgram& program, const RunOptions& options) {
   int visible = 0;
@@ -73,14 +108,27 @@ Status CudaBackend::setup(const sched::LoweredProgram& program, const RunOptions
     return runtime_error(std::string("no GPU: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device"));
   }
   const int64_t n = static_cast<int64_t>(program.devices.size());
-  if (n > visible) {
+  if (options_.dist) {
+    const dist::DistEnv& env = *options_.dist;
+    if (env.world_size != n) {
+      return invalid_input(fmt::format("the program has {} devices but WORLD_SIZE is {}: start one process per device",
+                                       n, env.world_size));
+    }
+    if (env.local_rank >= visible) {
+      return runtime_error(fmt::format("LOCAL_RANK {} needs GPU {}, but {} GPU(s) are visible", env.local_rank,
+                                       env.local_rank, visible));
+    }
+    SL_ASSIGN_OR_RETURN(rendezvous_, dist::Rendezvous::connect(env));
+  } else if (n > visible) {
     return runtime_error(fmt::format("the program needs {} devices, {} GPU(s) visible", n, visible));
   }
-  devices_.resize(static_cast<size_t>(n));
-  for (int64_t d = 0; d < n; ++d) {
-    DeviceContext& ctx = devices_[static_cast<size_t>(d)];
+  const std::vector<int64_t> local = local_devices(program);
+  devices_.resize(local.size());
+  for (size_t i = 0; i < local.size(); ++i) {
+    const int64_t d = local[i];
+    DeviceContext& ctx = devices_[i];
     const sched::DeviceProgram& dp = program.devices[static_cast<size_t>(d)];
-    ctx.ordinal = static_cast<int>(d);
+    ctx.ordinal = options_.dist ? options_.dist->local_rank : static_cast<int>(d);
     ctx.program = &dp;
     ctx.module = program.module;
     ctx.allow_tf32 = options.allow_tf32;
@@ -100,13 +148,25 @@ Status CudaBackend::setup(const sched::LoweredProgram& program, const RunOptions
     }
     std::set<int> streams{sched::kMainStream};
     for (const Thunk& t : dp.thunks) streams.insert(t.stream);
+    // Communication streams get the highest priority, as XLA gives its async
+    // collective streams (xla_gpu_enable_highest_priority_async_stream): a
+    // collective issued beside a GEMM then gets SMs as the GEMM's first CTAs
+    // retire instead of after all of them (measured on H200: without it, an
+    // all-gather queued behind a GEMM's CTAs started 1.2 ms late).
+    int least_priority = 0, greatest_priority = 0;
+    SL_CUDA(cudaDeviceGetStreamPriorityRange(&least_priority, &greatest_priority), at);
     for (int s : streams) {
       cudaStream_t cs = nullptr;
-      SL_CUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking), at);
+      const int priority = sched::stream_kind(s) == sched::StreamKind::kCommunication ? greatest_priority : 0;
+      SL_CUDA(cudaStreamCreateWithPriority(&cs, cudaStreamNonBlocking, priority), at);
       ctx.streams[s] = cs;
     }
     ctx.events.resize(static_cast<size_t>(dp.num_events), nullptr);
     for (auto& ev : ctx.events) SL_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), at);
+    for (auto& [s, cs] : ctx.streams) {
+      SL_CUDA(cudaEventCreateWithFlags(&ctx.join_events[s], cudaEventDisableTiming), at);
+    }
+    SL_CUDA(cudaEventCreateWithFlags(&ctx.boundary_event, cudaEventDisableTiming), at);
     SL_ASSIGN_OR_RETURN(ctx.gemm, cuda::GemmRunner::create());
     SL_CUDA(cudaMalloc(&ctx.fallback_workspace, kFallbackWorkspaceBytes), at);
     ctx.fallback_workspace_bytes = kFallbackWorkspaceBytes;
@@ -116,7 +176,12 @@ Status CudaBackend::setup(const sched::LoweredProgram& program, const RunOptions
     for (const Thunk& t : dp.thunks) any_collective |= t.kind == ThunkKind::kCollective;
   }
   if (any_collective) {
-    SL_ASSIGN_OR_RETURN(comms_, cuda::NcclComms::create(program));
+    if (rendezvous_) {
+      SL_ASSIGN_OR_RETURN(comms_, cuda::NcclComms::create_for_rank(program, *rendezvous_, local[0],
+                                                                   devices_[0].ordinal));
+    } else {
+      SL_ASSIGN_OR_RETURN(comms_, cuda::NcclComms::create(program));
+    }
     for (auto& ctx : devices_) ctx.comms = comms_.get();
   }
   return Status::ok();
@@ -134,12 +199,16 @@ Status CudaBackend::init_memory(const sched::LoweredProgram& program, const RunO
       const auto& slices = program.buffers.parameters[p];
       for (size_t l = 0; l < leaves.size() && l < slices.size(); ++l) {
         if (slices[l].offset < 0 || !leaves[l]->is_array()) continue;
-        Literal lit = options.init == InitMode::kRandom
-                          ? random_literal(*leaves[l], options.seed, device, static_cast<int64_t>(p))
-                          : ramp_literal(*leaves[l], device, static_cast<int64_t>(p));
-        auto bytes = cuda::encode_literal(lit);
-        SL_CUDA(cudaMemcpy(ctx.at(slices[l]), bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
-                fmt::format("parameter {} on device {}", p, device));
+        const hlo::Shape& leaf = *leaves[l];
+        const auto parameter = static_cast<int64_t>(p);
+        cuda::ParameterInit init{.random = options.init == InitMode::kRandom,
+                                 .random_start = random_stream_start(options.seed, device, parameter),
+                                 .fraction_bits = random_fraction_bits(leaf.type),
+                                 .device = device,
+                                 .parameter = parameter};
+        SL_CUDA(static_cast<cudaError_t>(cuda::launch_init_parameter(ctx.at(slices[l]), static_cast<int>(leaf.type),
+                                                                     leaf.element_count(), init, nullptr)),
+                fmt::format("initialising parameter {} on device {}", p, device));
       }
     }
     for (const sched::ConstantBuffer& c : program.buffers.constants) {
@@ -182,7 +251,8 @@ Status CudaBackend::issue(DeviceContext& ctx, int iteration, bool keep, cupti::A
       collector->register_launch(ext, {.device = static_cast<int32_t>(dp.device), .stream = t.stream,
                                        .kind = kind_of(t), .instruction = std::string(t.attributed_name),
                                        .flops = t.flops,
-                                       .bytes = t.bytes_accessed, .iteration = iteration, .keep = keep});
+                                       .bytes = t.bytes_accessed, .iteration = iteration, .keep = keep,
+                                       .correlation = static_cast<int64_t>(i) + 1});
       for (uint64_t from : pending_waits[t.stream]) collector->add_wait_edge(from, ext);
     }
     pending_waits[t.stream].clear();
@@ -199,13 +269,47 @@ Status CudaBackend::issue(DeviceContext& ctx, int iteration, bool keep, cupti::A
   return Status::ok();
 }
 
+// All iterations of one device, queued without a host synchronization in
+// between (as a training loop runs): a host sync per iteration would start
+// every iteration with the skew between the devices' host threads, which the
+// first collective then waits out. Iterations stay apart on the GPU: each
+// ends with every stream joined into the main stream, and the next starts
+// with every stream waiting for that join.
+Status CudaBackend::run_iterations(DeviceContext& ctx, int warmup, int iterations,
+                                   cupti::ActivityCollector* collector,
+                                   const std::function<void(int64_t, int64_t)>& progress) {
+  const int total = warmup + iterations;
+  const std::string at = fmt::format("iteration boundary on device {}", ctx.program->device);
+  for (int it = 0; it < total; ++it) {
+    const bool keep = it >= warmup;
+    if (it > 0) {
+      for (auto& [s, cs] : ctx.streams) {
+        if (s != sched::kMainStream) SL_CUDA(cudaStreamWaitEvent(cs, ctx.boundary_event, 0), at);
+      }
+    }
+    SL_RETURN_IF_ERROR(issue(ctx, keep ? it - warmup : -1 - it, keep, collector));
+    for (auto& [s, cs] : ctx.streams) {
+      if (s == sched::kMainStream) continue;
+      cudaEvent_t joined = ctx.join_events.at(s);
+      SL_CUDA(cudaEventRecord(joined, cs), at);
+      SL_CUDA(cudaStreamWaitEvent(ctx.stream(sched::kMainStream), joined, 0), at);
+    }
+    SL_CUDA(cudaEventRecord(ctx.boundary_event, ctx.stream(sched::kMainStream)), at);
+    if (progress) progress(it + 1, total);
+  }
+  return Status::ok();
+}
+
 void CudaBackend::teardown() {
   comms_.reset();
+  rendezvous_.reset();
   for (DeviceContext& ctx : devices_) {
     cudaSetDevice(ctx.ordinal);
     cudaDeviceSynchronize();
     for (auto& [s, cs] : ctx.streams) cudaStreamDestroy(cs);
     for (cudaEvent_t ev : ctx.events) if (ev) cudaEventDestroy(ev);
+    for (auto& [s, ev] : ctx.join_events) if (ev) cudaEventDestroy(ev);
+    if (ctx.boundary_event) cudaEventDestroy(ctx.boundary_event);
     ctx.gemm.reset();
     if (ctx.fallback_workspace) cudaFree(ctx.fallback_workspace);
     if (ctx.arena) cudaFree(ctx.arena);
@@ -244,31 +348,31 @@ Result<RunOutput> CudaBackend::run(const sched::LoweredProgram& program, const R
     }
   }
 
+  SL_RETURN_IF_ERROR(agree_on_time_origin(collector.get()));
+
   const int warmup = std::max(0, options.warmup);
   const int iterations = std::max(1, options.iterations);
-  const int64_t total = warmup + iterations;
-  for (int it = 0; it < total; ++it) {
-    const bool keep = it >= warmup;
-    const int iteration = it - warmup;
-    std::vector<Status> statuses(devices_.size());
-    std::vector<std::thread> threads;
-    for (size_t d = 0; d < devices_.size(); ++d) {
-      threads.emplace_back([&, d] { statuses[d] = issue(devices_[d], keep ? iteration : -1 - it, keep, collector.get()); });
-    }
-    for (auto& th : threads) th.join();
-    for (const Status& s : statuses) SL_RETURN_IF_ERROR(s);
-    for (DeviceContext& ctx : devices_) {
-      SL_CUDA(cudaSetDevice(ctx.ordinal), "");
-      SL_CUDA(cudaDeviceSynchronize(), fmt::format("iteration {} on device {}", it, ctx.program->device));
-    }
-    if (options.progress) options.progress(it + 1, total);
+  std::vector<Status> statuses(devices_.size());
+  std::vector<std::thread> threads;
+  for (size_t d = 0; d < devices_.size(); ++d) {
+    threads.emplace_back([&, d] {
+      statuses[d] = run_iterations(devices_[d], warmup, iterations, collector.get(),
+                                   d == 0 ? options.progress : nullptr);
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (const Status& s : statuses) SL_RETURN_IF_ERROR(s);
+  for (DeviceContext& ctx : devices_) {
+    SL_CUDA(cudaSetDevice(ctx.ordinal), "");
+    SL_CUDA(cudaDeviceSynchronize(), fmt::format("running {} iterations on device {}", warmup + iterations,
+                                                 ctx.program->device));
   }
 
   RunOutput out;
   if (collector) {
     SL_RETURN_IF_ERROR(cupti::CuptiApi::flush());
     out.trace = collector->build_trace();
-    out.trace.normalize_time();
+    if (!rendezvous_) out.trace.normalize_time();  // ranks keep rank 0's origin
   }
   if (options.collect_results) {
     const hlo::Computation& entry = program.module->entry_computation();
@@ -296,8 +400,11 @@ Result<RunOutput> CudaBackend::run(const sched::LoweredProgram& program, const R
     }
   }
   cudaDeviceProp prop{};
-  cudaGetDeviceProperties(&prop, 0);
+  cudaGetDeviceProperties(&prop, devices_.empty() ? 0 : devices_[0].ordinal);
   out.device_description = fmt::format("{} x{}", prop.name, devices_.size());
+  if (options_.dist) {
+    out.device_description += fmt::format(" (rank {} of {})", options_.dist->rank, options_.dist->world_size);
+  }
   return out;
 }
 

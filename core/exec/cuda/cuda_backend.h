@@ -2,11 +2,14 @@
 // The CUDA backend (DESIGN section 4): real CUDA streams per program stream,
 // cuBLASLt GEMMs, CUDA kernels for elementwise/data ops, NCCL collectives,
 // kernel times from the CUPTI tracer. One process drives all visible GPUs
-// (program device g runs on CUDA device g). Free of CUDA includes.
+// (program device g runs on CUDA device g), or, in multi-process mode, one
+// device each (CudaOptions::dist). Free of CUDA includes.
 
 #include <memory>
+#include <optional>
 
 #include "core/common/status.h"
+#include "core/dist/dist_env.h"
 #include "core/exec/backend.h"
 
 namespace sl::exec {
@@ -15,6 +18,12 @@ struct CudaOptions {
   // Record kernels with CUPTI (needed for a timeline; off only for benches
   // that time with CUDA events).
   bool trace = true;
+  // One process per GPU (RANK, WORLD_SIZE, ... as torchrun sets them): this
+  // process runs program device `rank` on CUDA device `local_rank`, NCCL ids
+  // come over a TCP rendezvous with rank 0, and every rank's trace counts
+  // from rank 0's start, so their runs line up when merged. Empty: one
+  // process drives every device of the program.
+  std::optional<dist::DistEnv> dist;
 };
 
 // kRuntime "no GPU: <cuda error string>" when cudaGetDeviceCount fails or

@@ -25,6 +25,8 @@ struct DeviceContext {
   int64_t arena_bytes = 0;
   std::map<int, cudaStream_t> streams;  // program stream -> CUDA stream
   std::vector<cudaEvent_t> events;      // per-device event ids of the program
+  std::map<int, cudaEvent_t> join_events;  // per stream: its work of the iteration is done
+  cudaEvent_t boundary_event = nullptr;    // on the main stream: the iteration is done
   std::unique_ptr<GemmRunner> gemm;
   void* fallback_workspace = nullptr;   // for GEMMs lowered without a workspace slice
   size_t fallback_workspace_bytes = 0;

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
+#include <set>
 
 #include "core/exec/cuda/cuda_check.h"
 #include "core/exec/cuda/kernels.h"
@@ -13,26 +15,71 @@ namespace sl::exec::cuda {
 using hlo::Opcode;
 using hlo::PrimitiveType;
 
-Result<std::unique_ptr<NcclComms>> NcclComms::create(const sched::LoweredProgram& program) {
-  std::unique_ptr<NcclComms> out(new NcclComms());
-  std::vector<std::vector<int64_t>> groups;
+namespace {
+
+// Every distinct group of the program's collectives (and the world group for
+// collective-permute peers), in one order that every process agrees on.
+std::set<std::vector<int64_t>> communicator_groups(const sched::LoweredProgram& program) {
+  std::set<std::vector<int64_t>> groups;
   for (const sched::DeviceProgram& d : program.devices) {
     for (const sched::Thunk& t : d.thunks) {
       if (t.kind != sched::ThunkKind::kCollective) continue;
-      groups.push_back(t.collective.group);
+      if (!t.collective.group.empty()) groups.insert(t.collective.group);
       if (t.collective.op == Opcode::kCollectivePermute) {
         std::vector<int64_t> world(program.devices.size());
         std::iota(world.begin(), world.end(), 0);
-        groups.push_back(world);
+        groups.insert(world);
       }
     }
   }
-  for (const auto& g : groups) {
-    if (g.empty() || out->comms_.count(g)) continue;
+  return groups;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<NcclComms>> NcclComms::create(const sched::LoweredProgram& program) {
+  std::unique_ptr<NcclComms> out(new NcclComms());
+  for (const auto& g : communicator_groups(program)) {
     std::vector<int> devs(g.begin(), g.end());
     std::vector<ncclComm_t> comms(g.size(), nullptr);
     SL_NCCL(ncclCommInitAll(comms.data(), static_cast<int>(devs.size()), devs.data()),
             fmt::format("group of {} devices", g.size()));
+    out->comms_.emplace(g, std::move(comms));
+  }
+  return out;
+}
+
+Result<std::unique_ptr<NcclComms>> NcclComms::create_for_rank(const sched::LoweredProgram& program,
+                                                              dist::Rendezvous& rendezvous, int64_t device,
+                                                              int ordinal) {
+  const auto groups = communicator_groups(program);
+  std::string ids;
+  if (rendezvous.rank() == 0) {
+    for (size_t i = 0; i < groups.size(); ++i) {
+      ncclUniqueId id;
+      SL_NCCL(ncclGetUniqueId(&id), "making NCCL ids on rank 0");
+      ids.append(id.internal, sizeof(id.internal));
+    }
+  }
+  SL_ASSIGN_OR_RETURN(ids, rendezvous.broadcast(ids));
+  if (ids.size() != groups.size() * sizeof(ncclUniqueId::internal)) {
+    return runtime_error(fmt::format("rank {} got {} bytes of NCCL ids from rank 0, expected {} ({} groups)",
+                                     rendezvous.rank(), ids.size(), groups.size() * sizeof(ncclUniqueId::internal),
+                                     groups.size()));
+  }
+  std::unique_ptr<NcclComms> out(new NcclComms());
+  SL_CUDA(cudaSetDevice(ordinal), "");
+  // Blocking inits in the same group order on every process cannot deadlock.
+  size_t index = 0;
+  for (const auto& g : groups) {
+    ncclUniqueId id;
+    std::memcpy(id.internal, ids.data() + index++ * sizeof(id.internal), sizeof(id.internal));
+    auto pos = std::find(g.begin(), g.end(), device);
+    if (pos == g.end()) continue;
+    std::vector<ncclComm_t> comms(g.size(), nullptr);
+    const auto rank = static_cast<int>(pos - g.begin());
+    SL_NCCL(ncclCommInitRank(&comms[static_cast<size_t>(rank)], static_cast<int>(g.size()), id, rank),
+            fmt::format("device {} joining its group of {} devices as rank {}", device, g.size(), rank));
     out->comms_.emplace(g, std::move(comms));
   }
   return out;

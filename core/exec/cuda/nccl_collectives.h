@@ -1,7 +1,9 @@
 #pragma once
-// NCCL communicators (one per replica group, created once with
-// ncclCommInitAll for the whole single-process run) and the collective
-// thunks: each collective, tuple or not, is one ncclGroupStart/ncclGroupEnd.
+// NCCL communicators (one per replica group, created once per run: with
+// ncclCommInitAll when one process drives every device, or with
+// ncclCommInitRank and ids from rank 0's rendezvous when each process runs
+// one device) and the collective thunks: each collective, tuple or not, is
+// one ncclGroupStart/ncclGroupEnd.
 
 #include <nccl.h>
 
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "core/common/status.h"
+#include "core/dist/rendezvous.h"
 #include "core/exec/cuda/device_context.h"
 #include "core/sched/lowering.h"
 
@@ -18,7 +21,13 @@ class NcclComms {
  public:
   // Creates a communicator for every distinct group of the program's
   // collectives (and the world group for collective-permute peers).
+  // Single process: program device g is CUDA device g.
   static Result<std::unique_ptr<NcclComms>> create(const sched::LoweredProgram& program);
+  // One process per device: this process holds program device `device` on
+  // CUDA device `ordinal`; rank 0 makes the unique ids and broadcasts them.
+  static Result<std::unique_ptr<NcclComms>> create_for_rank(const sched::LoweredProgram& program,
+                                                            dist::Rendezvous& rendezvous, int64_t device,
+                                                            int ordinal);
   ~NcclComms();
   NcclComms(const NcclComms&) = delete;
   NcclComms& operator=(const NcclComms&) = delete;
