@@ -110,6 +110,7 @@ trace::Trace ActivityCollector::build_trace() const {
       e.instruction = t.strings.intern(info->instruction);
       e.iteration = info->iteration;
       e.flops = info->flops;
+      if (info->correlation != 0) e.correlation = info->correlation;
       if (r->kind == Raw::Kind::kMemset) {
         e.kind = trace::EventKind::kMemset;
       } else if (r->kind == Raw::Kind::kMemcpy && info->kind != trace::EventKind::kCollective) {

@@ -30,6 +30,10 @@ struct LaunchInfo {
   int64_t bytes = 0;
   int32_t iteration = 0;
   bool keep = true;                    // false: warm-up work, its records are dropped
+  // Stored as the events' correlation id instead of CUPTI's when nonzero: the
+  // thunk's index + 1, so all kernels of one launch share it (as the
+  // simulator's events carry their thunk index) and compare can join them.
+  int64_t correlation = 0;
 };
 
 struct CollectorOptions {
