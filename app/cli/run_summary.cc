@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/trace/analysis.h"
+#include "core/trace/iterations.h"
 #include "core/trace/report.h"
 
 namespace sl::cli {
@@ -14,6 +15,11 @@ std::string run_summary_text(const trace::RunInfo& info, const trace::Trace& tra
                                 info.name, info.backend, info.device_model, info.num_devices,
                                 info.num_devices == 1 ? "" : "s", trace.events.size(),
                                 trace::format_us(trace.makespan_ns()));
+  if (size_t iterations = trace::iterations_of(trace).size(); iterations > 1) {
+    const trace::Trace median = trace::one_iteration(trace, trace::median_iteration(trace));
+    out += fmt::format("  {} iterations; the median one took {} us\n", iterations,
+                       trace::format_us(median.makespan_ns()));
+  }
   int64_t makespan = std::max<int64_t>(trace.makespan_ns(), 1);
   for (const trace::StreamBusy& s : trace::stream_busy_time(trace)) {
     out += fmt::format("  device {} stream {:>3} ({:<13}) busy {:>10} us ({:5.1f}%), {} events\n", s.device,

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "core/trace/iterations.h"
 #include "core/trace/report.h"
 
 namespace sl::trace {
@@ -51,9 +52,11 @@ std::map<Key, uint32_t> keyed_events(const Trace& trace) {
   return out;
 }
 
-RunSummary summarize(const RunInfo& info, const Trace& trace) {
+RunSummary summarize(const RunInfo& info, const Trace& trace, const Trace& full) {
   RunSummary s;
   s.info = info;
+  s.iterations = static_cast<int32_t>(iterations_of(full).size());
+  if (s.iterations > 1) s.iteration = median_iteration(full);
   s.makespan_ns = trace.events.empty() ? info.makespan_ns : trace.makespan_ns();
   s.streams = stream_busy_time(trace);
   s.overlap = compute_communication_overlap(trace);
@@ -74,6 +77,8 @@ Json summary_json(const RunSummary& s) {
   j["backend"] = s.info.backend;
   j["device_model"] = s.info.device_model;
   j["makespan_ns"] = s.makespan_ns;
+  j["iterations"] = s.iterations;
+  if (s.iteration >= 0) j["compared_iteration"] = s.iteration;
   Json streams = Json::array();
   for (const StreamBusy& b : s.streams) {
     streams.push_back({{"device", b.device}, {"stream", b.stream},
@@ -95,10 +100,14 @@ Json summary_json(const RunSummary& s) {
 
 }  // namespace
 
-Comparison compare_runs(const RunInfo& info_a, const Trace& a, const RunInfo& info_b, const Trace& b) {
+Comparison compare_runs(const RunInfo& info_a, const Trace& full_a, const RunInfo& info_b, const Trace& full_b) {
+  // One iteration of each, one event per instruction launch: a measured run
+  // then lines up with a simulated one of the same program.
+  const Trace a = instruction_spans(representative_iteration(full_a));
+  const Trace b = instruction_spans(representative_iteration(full_b));
   Comparison c;
-  c.a = summarize(info_a, a);
-  c.b = summarize(info_b, b);
+  c.a = summarize(info_a, a, full_a);
+  c.b = summarize(info_b, b, full_b);
   int64_t origin_a = origin_of(a);
   int64_t origin_b = origin_of(b);
   std::map<Key, uint32_t> ka = keyed_events(a);
@@ -152,11 +161,15 @@ std::string format_comparison_text(const Comparison& c, size_t max_rows) {
     return base != 0 ? fmt::format("{:+.1f}%", 100.0 * static_cast<double>(delta) / static_cast<double>(base))
                      : std::string("n/a");
   };
+  auto which_iteration = [](const RunSummary& s) {
+    return s.iteration >= 0 ? fmt::format(" (iteration {}, the median of {})", s.iteration, s.iterations)
+                            : std::string();
+  };
   std::string out;
-  out += fmt::format("A: run {} {} ({} {}), makespan {} us\n", c.a.info.id, c.a.info.name, c.a.info.backend,
-                     c.a.info.device_model, format_us(c.a.makespan_ns));
-  out += fmt::format("B: run {} {} ({} {}), makespan {} us\n", c.b.info.id, c.b.info.name, c.b.info.backend,
-                     c.b.info.device_model, format_us(c.b.makespan_ns));
+  out += fmt::format("A: run {} {} ({} {}), makespan {} us{}\n", c.a.info.id, c.a.info.name, c.a.info.backend,
+                     c.a.info.device_model, format_us(c.a.makespan_ns), which_iteration(c.a));
+  out += fmt::format("B: run {} {} ({} {}), makespan {} us{}\n", c.b.info.id, c.b.info.name, c.b.info.backend,
+                     c.b.info.device_model, format_us(c.b.makespan_ns), which_iteration(c.b));
   out += fmt::format("makespan delta (B - A): {} us ({})\n", format_us(c.makespan_delta_ns()),
                      pct(c.a.makespan_ns, c.makespan_delta_ns()));
   out += fmt::format("events matched {}, only in A {}, only in B {}\n", c.matched, c.only_in_a, c.only_in_b);

@@ -1,6 +1,7 @@
 #pragma once
 // Comparing two runs (DESIGN section 6): events matched per (device,
-// instruction, occurrence), makespans, per-instruction duration and start
+// instruction, occurrence) after reducing each run to its median iteration
+// and one event per instruction launch (core/trace/iterations.h), makespans, per-instruction duration and start
 // deltas, per-stream busy time, overlap and critical path of each run.
 
 #include <cstdint>
@@ -36,7 +37,9 @@ struct InstructionDelta {
 
 struct RunSummary {
   RunInfo info;
-  int64_t makespan_ns = 0;
+  int32_t iterations = 0;   // recorded iterations of the run
+  int32_t iteration = -1;   // the one compared (median span) when there are several
+  int64_t makespan_ns = 0;  // of the compared iteration
   std::vector<StreamBusy> streams;
   OverlapReport overlap;
   CriticalPath critical_path;

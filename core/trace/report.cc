@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/trace/analysis.h"
+#include "core/trace/iterations.h"
 
 namespace sl::trace {
 namespace {
@@ -163,6 +164,10 @@ std::string run_json(const RunInfo& info, const Trace& trace, int indent) {
   j["backend"] = info.backend;
   j["device_model"] = info.device_model;
   j["makespan_ns"] = info.makespan_ns != 0 ? info.makespan_ns : trace.makespan_ns();
+  if (size_t iterations = iterations_of(trace).size(); iterations > 1) {
+    j["iterations"] = iterations;
+    j["median_iteration_makespan_ns"] = one_iteration(trace, median_iteration(trace)).makespan_ns();
+  }
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
   for (uint32_t i : display_order(trace)) {
     const Event& e = trace.events[i];

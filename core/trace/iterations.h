@@ -1,0 +1,34 @@
+#pragma once
+// Views of a trace for comparing runs across backends (DESIGN section 6):
+// a measured cuda run records several iterations and may launch several
+// kernels per instruction (a cuBLAS GEMM, a NCCL group), while a simulated
+// run has one iteration and one event per thunk.
+
+#include <cstdint>
+#include <vector>
+
+#include "core/trace/trace.h"
+
+namespace sl::trace {
+
+// Distinct iteration numbers (>= 0) in ascending order.
+std::vector<int32_t> iterations_of(const Trace& trace);
+
+// The events (and the dependencies between them) of one iteration, times
+// shifted so that iteration starts at 0. Strings and counters are kept.
+Trace one_iteration(const Trace& trace, int32_t iteration);
+
+// The iteration whose span (last end - first start) is the median, as
+// measured runs are summarised; -1 for an empty trace.
+int32_t median_iteration(const Trace& trace);
+
+// The trace itself when it has one iteration, else its median iteration.
+Trace representative_iteration(const Trace& trace);
+
+// One event per instruction launch: events of the same device, instruction,
+// iteration and nonzero correlation id (the cuda backend stores the thunk
+// index there, as the simulator does) become one event from the first start
+// to the last end, on the first event's stream. Other events pass through.
+Trace instruction_spans(const Trace& trace);
+
+}  // namespace sl::trace

@@ -1,0 +1,116 @@
+// Median-iteration and per-launch views (core/trace/iterations.h), and
+// compare of a measured-style run (several iterations, several kernels per
+// launch) against a simulated-style one.
+
+#include <gtest/gtest.h>
+
+#include "core/trace/compare.h"
+#include "core/trace/iterations.h"
+#include "tests/trace/trace_test_util.h"
+
+namespace sl::trace {
+namespace {
+
+using testing::add_event;
+
+// Three iterations of g0 (two kernels of one launch, correlation 7) then s;
+// the iterations last 300, 500 and 400 ns, so the median is iteration 2.
+Trace measured() {
+  Trace t;
+  const int64_t begin[3] = {1000, 2000, 3000};
+  const int64_t length[3] = {300, 500, 400};
+  for (int it = 0; it < 3; ++it) {
+    int64_t b = begin[it];
+    add_event(t, 0, 0, EventKind::kGemm, "sm90_gemm", "g0", b, b + 100);
+    add_event(t, 0, 0, EventKind::kGemm, "splitk_reduce", "g0", b + 110, b + 150);
+    add_event(t, 0, 1, EventKind::kElementwise, "add", "s", b + 200, b + length[it]);
+    t.events[t.events.size() - 3].correlation = 7;
+    t.events[t.events.size() - 2].correlation = 7;
+    t.events[t.events.size() - 1].correlation = 9;
+    for (size_t i = t.events.size() - 3; i < t.events.size(); ++i) t.events[i].iteration = it;
+    t.dependencies.push_back({static_cast<uint32_t>(t.events.size() - 2), static_cast<uint32_t>(t.events.size() - 1)});
+  }
+  return t;
+}
+
+TEST(Iterations, ListsAndPicksTheMedianBySpan) {
+  Trace t = measured();
+  EXPECT_EQ(iterations_of(t), (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_EQ(median_iteration(t), 2);
+  EXPECT_EQ(median_iteration(Trace{}), -1);
+}
+
+TEST(Iterations, OneIterationIsRebasedAndKeepsItsDependencies) {
+  Trace one = one_iteration(measured(), 1);
+  ASSERT_EQ(one.events.size(), 3u);
+  EXPECT_EQ(one.events[0].start_ns, 0);
+  EXPECT_EQ(one.events[2].end_ns, 500);
+  ASSERT_EQ(one.dependencies.size(), 1u);
+  EXPECT_EQ(one.dependencies[0].from, 1u);
+  EXPECT_EQ(one.dependencies[0].to, 2u);
+  EXPECT_EQ(one.makespan_ns(), 500);
+}
+
+TEST(Iterations, SingleIterationTraceIsItsOwnRepresentative) {
+  Trace t;
+  add_event(t, 0, 0, EventKind::kGemm, "gemm", "g0", 50, 150);
+  Trace r = representative_iteration(t);
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].start_ns, 50);  // not rebased
+}
+
+TEST(Iterations, KernelsOfOneLaunchBecomeOneSpan) {
+  Trace spans = instruction_spans(one_iteration(measured(), 0));
+  ASSERT_EQ(spans.events.size(), 2u);
+  EXPECT_EQ(spans.instruction_of(spans.events[0]), "g0");
+  EXPECT_EQ(spans.events[0].start_ns, 0);
+  EXPECT_EQ(spans.events[0].end_ns, 150);
+  ASSERT_EQ(spans.dependencies.size(), 1u);  // from the merged g0 to s
+  EXPECT_EQ(spans.dependencies[0].from, 0u);
+  EXPECT_EQ(spans.dependencies[0].to, 1u);
+}
+
+TEST(Iterations, EventsWithoutCorrelationOrInstructionAreNotMerged) {
+  Trace t;
+  add_event(t, 0, 0, EventKind::kGemm, "gemm", "g0", 0, 10);
+  add_event(t, 0, 0, EventKind::kGemm, "gemm", "g0", 20, 30);
+  add_event(t, 0, 0, EventKind::kOther, "k", "", 40, 50);
+  add_event(t, 0, 0, EventKind::kOther, "k", "", 60, 70);
+  for (Event& e : t.events) e.correlation = 0;
+  t.events[2].correlation = t.events[3].correlation = 5;
+  EXPECT_EQ(instruction_spans(t).events.size(), 4u);
+}
+
+TEST(Iterations, CompareMatchesMeasuredMedianIterationWithSimulatedRun) {
+  Trace sim;
+  add_event(sim, 0, 0, EventKind::kGemm, "gemm", "g0", 0, 140);
+  add_event(sim, 0, 1, EventKind::kElementwise, "add", "s", 150, 380);
+  RunInfo measured_info, sim_info;
+  measured_info.id = 1;
+  measured_info.backend = "cuda";
+  sim_info.id = 2;
+  sim_info.backend = "sim";
+  Comparison c = compare_runs(measured_info, measured(), sim_info, sim);
+  EXPECT_EQ(c.a.iterations, 3);
+  EXPECT_EQ(c.a.iteration, 2);
+  EXPECT_EQ(c.a.makespan_ns, 400);
+  EXPECT_EQ(c.b.iterations, 1);
+  EXPECT_EQ(c.b.iteration, -1);
+  EXPECT_EQ(c.matched, 2);
+  EXPECT_EQ(c.only_in_a, 0);
+  EXPECT_EQ(c.only_in_b, 0);
+  for (const InstructionDelta& d : c.deltas) {
+    if (d.instruction == "g0") {
+      EXPECT_EQ(d.duration_a_ns, 150);
+      EXPECT_EQ(d.duration_delta_ns(), -10);
+    } else {
+      EXPECT_EQ(d.instruction, "s");
+      EXPECT_EQ(d.duration_a_ns, 200);
+      EXPECT_EQ(d.start_delta_ns(), -50);
+    }
+  }
+  EXPECT_NE(format_comparison_text(c).find("iteration 2, the median of 3"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sl::trace
