@@ -25,6 +25,9 @@ struct Sample {
   double duration_ns = 0;
   double collective_overlap_ns = 0;  // time a collective ran beside it
   double kernel_overlap_ns = 0;      // time a compute kernel on another stream ran beside it
+  int32_t device = 0;
+  int32_t stream = 0;
+  int64_t start_ns = 0, end_ns = 0;
 };
 
 struct Interval {
@@ -128,6 +131,10 @@ void collect_samples(const CalibrationRun& run, std::vector<Sample>* out, std::v
       s.thunk = matching[g % matching.size()];  // repeated iterations run the same thunks again
       s.run = &run;
       s.duration_ns = static_cast<double>(end - start);
+      s.device = e.device;
+      s.stream = e.stream;
+      s.start_ns = start;
+      s.end_ns = end;
       if (auto c = collectives.find(e.device); c != collectives.end() && e.kind != EventKind::kCollective) {
         s.collective_overlap_ns = overlap(c->second, start, end);
       }
@@ -191,6 +198,7 @@ class Fitter {
   void fit_gemm_efficiency();
   void fit_collectives();
   void fit_contention();
+  void fit_concurrency();
 
   Calibration take() && { return std::move(out_); }
   Calibration& out() { return out_; }
@@ -445,6 +453,45 @@ void Fitter::fit_contention() {
   model_.contention_factor = f;
 }
 
+// concurrent_kernel_efficiency from pairs of GEMMs on two streams of one
+// device that overlapped (and ran beside no collective), whose needs add up
+// past the device. In the cost model two equal such kernels started together
+// both end after (work_a + work_b) / efficiency; measured, the pair's span
+// says how much slower the two were than the same work one after the other
+// (on an H200 the second mostly waits for the first's SMs).
+void Fitter::fit_concurrency() {
+  double weighted = 0, weight = 0;
+  int64_t n = 0;
+  for (size_t i = 0; i < samples_.size(); ++i) {
+    const Sample& a = samples_[i];
+    if (a.thunk->kind != ThunkKind::kGemm || a.collective_overlap_ns > 0 || a.kernel_overlap_ns <= 0) continue;
+    for (size_t j = i + 1; j < samples_.size(); ++j) {
+      const Sample& b = samples_[j];
+      if (b.thunk->kind != ThunkKind::kGemm || b.run != a.run || b.device != a.device || b.stream == a.stream ||
+          b.collective_overlap_ns > 0 || b.start_ns >= a.end_ns || a.start_ns >= b.end_ns) {
+        continue;
+      }
+      KernelCost ca = gemm_cost(model_, *a.thunk, a.run->allow_tf32);
+      KernelCost cb = gemm_cost(model_, *b.thunk, b.run->allow_tf32);
+      if (ca.compute_need + cb.compute_need <= 1) continue;  // the pair fits the device: nothing to learn
+      const double span = static_cast<double>(std::max(a.end_ns, b.end_ns) - std::min(a.start_ns, b.start_ns));
+      const double efficiency = std::clamp((ca.work_ns + cb.work_ns) / span, 0.05, 1.0);
+      weighted += efficiency * span;
+      weight += span;
+      ++n;
+    }
+  }
+  if (n == 0) {
+    out_.notes.push_back("concurrent_kernel_efficiency: no two GEMMs overlapped on one device; kept the base value");
+    return;
+  }
+  const double efficiency = weighted / weight;
+  record("concurrent_kernel_efficiency", model_.concurrent_kernel_efficiency, efficiency, n,
+         fmt::format("{} pairs of overlapping GEMMs on two streams: their work alone (fitted model) over the pair's "
+                     "span", n));
+  model_.concurrent_kernel_efficiency = efficiency;
+}
+
 }  // namespace
 
 Result<Calibration> calibrate_detailed(const DeviceModel& base, const std::vector<CalibrationRun>& runs,
@@ -470,6 +517,7 @@ Result<Calibration> calibrate_detailed(const DeviceModel& base, const std::vecto
   fitter.fit_gemm_efficiency();
   fitter.fit_collectives();
   fitter.fit_contention();
+  fitter.fit_concurrency();
   if (fitter.out().fitted.empty()) {
     return invalid_input(fmt::format("calibrate: runs {} hold no event that fits any number (need GEMMs, "
                                      "memory-bound kernels or collectives that ran alone)", ids));

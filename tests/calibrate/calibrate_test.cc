@@ -145,6 +145,30 @@ TEST(Calibrate, StartingFromTheTrueModelChangesNothing) {
   expect_within(m->contention_factor, 1.2, 0.005, "contention");
 }
 
+// Two equal GEMMs side by side on two streams (after the same GEMM alone,
+// which fits its bucket) give back the concurrent-kernel efficiency.
+TEST(Calibrate, RecoversConcurrentKernelEfficiencyFromAGemmPair) {
+  constexpr const char* kPair = R"(
+HloModule pair
+ENTRY %main {
+  %a = bf16[4096,4096]{1,0} parameter(0)
+  %b = bf16[4096,4096]{1,0} parameter(1)
+  %alone = bf16[4096,4096]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %left = bf16[4096,4096]{1,0} dot(%alone, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %right = bf16[4096,4096]{1,0} dot(%alone, %a), lhs_contracting_dims={1}, rhs_contracting_dims={0}, backend_config={"operation_queue_id":"1"}
+  ROOT %out = (bf16[4096,4096]{1,0}, bf16[4096,4096]{1,0}) tuple(%left, %right)
+}
+)";
+  DeviceModel truth = true_model();
+  truth.concurrent_kernel_efficiency = 0.7;
+  SimulatedRun run = simulate(truth, kPair);
+  Result<Calibration> c = calibrate_detailed(stock_h200(), {CalibrationRun{3, &run.trace, &run.program, false}});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  expect_within(c->model.concurrent_kernel_efficiency, 0.7, 0.02, "concurrent kernel efficiency");
+  ASSERT_NE(find_fitted(*c, "concurrent_kernel_efficiency"), nullptr);
+  EXPECT_EQ(find_fitted(*c, "concurrent_kernel_efficiency")->samples, 1);  // the one pair
+}
+
 // A launch that ran as two kernels (e.g. cuBLAS split-K) has two events with
 // one correlation id; they count as one GEMM spanning both.
 TEST(Calibrate, EventsOfOneLaunchAreOneSample) {
