@@ -3,6 +3,12 @@
 //       bf16 GEMM(s) through streamlens (parse -> lower -> cuda backend,
 //       cuBLASLt), kernel times from the CUPTI tracer; prints the median
 //       per-iteration span in ms and TFLOP/s.
+//   gpu_bench hlo FILE ITERATIONS [NAME=STREAM...]
+//                           any program (e.g. a sample), median iteration span
+//   gpu_bench allgather TENSORS MIB [iterations]
+//                           2 GPUs: one tuple all-gather vs one per tensor vs flat
+//   gpu_bench tracer_program FILE [iterations]
+//                           wall time per iteration of a program, tracer off / on
 //   gpu_bench tracer N      N tiny kernels, wall time without / with the tracer
 //   gpu_bench wait N        GPU gap between dependent kernels: same stream vs
 //                           across streams (cudaEventRecord + cudaStreamWaitEvent)
@@ -17,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/gpu/program_bench.h"
 #include "core/exec/cuda/cuda_backend.h"
 #include "core/exec/cuda/kernels.h"
 #include "core/hlo/parser.h"
@@ -46,7 +53,7 @@ int fail(const std::string& what) {
     if (_e != cudaSuccess) return fail(std::string(#call) + ": " + cudaGetErrorString(_e)); \
   } while (0)
 
-int bench_gemm(int64_t m, int64_t n, int64_t k, int count, int streams, int iterations) {
+std::string gemm_program(int64_t m, int64_t n, int64_t k, int count, int streams) {
   std::string text = "HloModule bench_gemm\nENTRY e {\n";
   text += "  a = bf16[" + std::to_string(m) + "," + std::to_string(k) + "] parameter(0)\n";
   text += "  b = bf16[" + std::to_string(k) + "," + std::to_string(n) + "] parameter(1)\n";
@@ -59,37 +66,104 @@ int bench_gemm(int64_t m, int64_t n, int64_t k, int count, int streams, int iter
     names += (g ? ", g" : "g") + std::to_string(g);
   }
   text += "  ROOT t = (" + tuple_shapes + ") tuple(" + names + ")\n}\n";
-  auto module = hlo::parse_program(text, "bench_gemm.hlo");
-  if (!module) return fail(module.status().message());
-  auto lowered = sched::lower(*module, {});
-  if (!lowered) return fail(lowered.status().message());
-  auto backend = exec::make_cuda_backend({});
-  if (!backend) return fail(backend.status().message());
-  exec::RunOptions o;
-  o.init = exec::InitMode::kRandom;
-  o.seed = 1;
-  o.warmup = 3;
-  o.iterations = iterations;
-  auto out = (*backend)->run(*lowered, o);
-  if (!out) return fail(out.status().message());
-  std::map<int, std::pair<int64_t, int64_t>> span;  // iteration -> (first start, last end)
-  std::vector<double> gemm_ms;
-  for (const auto& e : out->trace.events) {
-    auto [it, inserted] = span.try_emplace(e.iteration, e.start_ns, e.end_ns);
-    if (!inserted) {
-      it->second.first = std::min(it->second.first, e.start_ns);
-      it->second.second = std::max(it->second.second, e.end_ns);
-    }
-    if (e.kind == trace::EventKind::kGemm) gemm_ms.push_back(e.duration_ns() / 1e6);
-  }
-  std::vector<double> iter_ms;
-  for (const auto& [i, s] : span) iter_ms.push_back((s.second - s.first) / 1e6);
-  const double ms = median(iter_ms);
-  const double tflops = 2.0 * m * n * k * count / (ms * 1e-3) / 1e12;
+  return text;
+}
+
+int bench_gemm(int64_t m, int64_t n, int64_t k, int count, int streams, int iterations) {
+  auto t = bench::time_program(gemm_program(m, n, k, count, streams), "bench_gemm.hlo", {}, iterations);
+  if (!t) return fail(t.status().message());
+  const double tflops = 2.0 * m * n * k * count / (t->median_iteration_ms * 1e-3) / 1e12;
   std::printf("streamlens gemm m=%ld n=%ld k=%ld count=%d streams=%d: median iteration %.3f ms (%zu iterations), "
               "%.1f TFLOP/s, median GEMM kernel %.3f ms, events %zu\n",
-              static_cast<long>(m), static_cast<long>(n), static_cast<long>(k), count, streams, ms, iter_ms.size(),
-              tflops, median(gemm_ms), out->trace.events.size());
+              static_cast<long>(m), static_cast<long>(n), static_cast<long>(k), count, streams, t->median_iteration_ms,
+              t->iterations, tflops, t->median_gemm_ms, t->events);
+  return 0;
+}
+
+// gpu_bench hlo FILE ITERATIONS [NAME=STREAM...]: one program, optionally
+// with instructions moved to other streams.
+int bench_hlo(int argc, char** argv) {
+  if (argc < 4) return fail("usage: gpu_bench hlo FILE ITERATIONS [NAME=STREAM...]");
+  auto text = bench::read_text(argv[2]);
+  if (!text) return fail(text.status().message());
+  sched::StreamOverrides overrides;
+  std::string moved;
+  for (int i = 4; i < argc; ++i) {
+    std::string a = argv[i];
+    auto eq = a.find('=');
+    if (eq == std::string::npos) return fail("expected NAME=STREAM, got " + a);
+    overrides[a.substr(0, eq)] = std::atoi(a.c_str() + eq + 1);
+    moved += " " + a;
+  }
+  auto t = bench::time_program(*text, argv[2], overrides, std::atoi(argv[3]));
+  if (!t) return fail(t.status().message());
+  std::printf("streamlens hlo %s%s: median iteration %.3f ms (min %.3f, %zu iterations), median GEMM %.3f ms, "
+              "median collective %.3f ms, events %zu\n",
+              argv[2], moved.empty() ? "" : (" with" + moved).c_str(), t->median_iteration_ms, t->min_iteration_ms,
+              t->iterations, t->median_gemm_ms, t->median_collective_ms, t->events);
+  return 0;
+}
+
+// All-gather of `tensors` bf16 shards of `mib` MiB each on 2 devices, as one
+// tuple collective, as one all-gather per tensor, and as one flat all-gather
+// of the same bytes.
+std::string allgather_program(int tensors, int mib, const std::string& variant) {
+  const int64_t cols = 1024, rows = int64_t{mib} * 512;  // bf16: 512 x 1024 elements per MiB
+  auto shape = [&](int64_t r) { return "bf16[" + std::to_string(r) + "," + std::to_string(cols) + "]"; };
+  auto groups = [](int channel) {
+    return ", channel_id=" + std::to_string(channel) + ", replica_groups={{0,1}}, dimensions={0}, use_global_device_ids=true";
+  };
+  std::string text = "HloModule allgather_" + variant + ", num_partitions=2\nENTRY e {\n";
+  if (variant == "flat") {
+    text += "  p = " + shape(rows * tensors) + " parameter(0)\n";
+    text += "  ROOT g = " + shape(2 * rows * tensors) + " all-gather(p)" + groups(1) + "\n}\n";
+    return text;
+  }
+  std::string params, outs, names;
+  for (int i = 0; i < tensors; ++i) {
+    const std::string n = std::to_string(i);
+    text += "  p" + n + " = " + shape(rows) + " parameter(" + n + ")\n";
+    params += (i ? ", p" : "p") + n;
+    outs += (i ? ", " : "") + shape(2 * rows);
+    if (variant == "separate") {
+      text += "  g" + n + " = " + shape(2 * rows) + " all-gather(p" + n + ")" + groups(i + 1) + "\n";
+      names += (i ? ", g" : "g") + n;
+    }
+  }
+  if (variant == "tuple") {
+    text += "  ROOT g = (" + outs + ") all-gather(" + params + ")" + groups(1) + "\n}\n";
+  } else {
+    text += "  ROOT t = (" + outs + ") tuple(" + names + ")\n}\n";
+  }
+  return text;
+}
+
+int bench_allgather(int tensors, int mib, int iterations) {
+  double ms[3] = {};
+  const char* variants[3] = {"tuple", "separate", "flat"};
+  for (int v = 0; v < 3; ++v) {
+    auto t = bench::time_program(allgather_program(tensors, mib, variants[v]), variants[v], {}, iterations);
+    if (!t) return fail(t.status().message());
+    ms[v] = t->median_iteration_ms;
+    std::printf("streamlens allgather %s %d x %d MiB on 2 GPUs: median iteration %.3f ms (%zu iterations)\n",
+                variants[v], tensors, mib, ms[v], t->iterations);
+  }
+  std::printf("allgather %d x %d MiB: tuple %.3f ms, separate %.3f ms, flat %.3f ms; tuple is %.2fx flat speed, "
+              "%.2fx faster than separate\n",
+              tensors, mib, ms[0], ms[1], ms[2], ms[2] / ms[0], ms[1] / ms[0]);
+  return 0;
+}
+
+// Tracer overhead on a whole program: wall time per iteration, tracer off/on.
+int bench_tracer_program(const char* path, int iterations) {
+  auto text = bench::read_text(path);
+  if (!text) return fail(text.status().message());
+  auto off = bench::wall_ms_per_iteration(*text, false, iterations);
+  if (!off) return fail(off.status().message());
+  auto on = bench::wall_ms_per_iteration(*text, true, iterations);
+  if (!on) return fail(on.status().message());
+  std::printf("tracer program %s: wall per iteration without %.3f ms, with %.3f ms, overhead %.1f%%\n", path, *off,
+              *on, 100.0 * (*on - *off) / *off);
   return 0;
 }
 
@@ -200,7 +274,10 @@ int summarize_capture(const char* path) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: gpu_bench gemm M N K [count] [streams] [iterations] | tracer N | wait N\n");
+    std::fprintf(stderr,
+                 "usage: gpu_bench gemm M N K [count] [streams] [iterations] | hlo FILE ITERATIONS [NAME=STREAM...]\n"
+                 "       | allgather TENSORS MIB [iterations] | tracer_program FILE [iterations] | tracer N | wait N\n"
+                 "       | capture FILE\n");
     return 2;
   }
   std::string mode = argv[1];
@@ -209,6 +286,15 @@ int main(int argc, char** argv) {
     return bench_gemm(arg(2, 1024), arg(3, 24576), arg(4, 24576), static_cast<int>(arg(5, 1)),
                       static_cast<int>(arg(6, 1)), static_cast<int>(arg(7, 10)));
   }
+  if (mode == "hlo") return bench_hlo(argc, argv);
+  if (mode == "print_allgather" && argc > 4) {  // the generated program, to check it without a GPU
+    std::fputs(allgather_program(static_cast<int>(arg(2, 64)), static_cast<int>(arg(3, 1)), argv[4]).c_str(), stdout);
+    return 0;
+  }
+  if (mode == "allgather") {
+    return bench_allgather(static_cast<int>(arg(2, 64)), static_cast<int>(arg(3, 1)), static_cast<int>(arg(4, 10)));
+  }
+  if (mode == "tracer_program" && argc > 2) return bench_tracer_program(argv[2], static_cast<int>(arg(3, 20)));
   if (mode == "tracer") return bench_tracer(static_cast<int>(arg(2, 10000)));
   if (mode == "capture" && argc > 2) return summarize_capture(argv[2]);
   if (mode == "wait") return bench_wait(static_cast<int>(arg(2, 2000)));

@@ -22,6 +22,15 @@ run python3 "$HERE/torch_ref.py" gemm $M $N $K
 run "$BENCH" gemm $M $N $K 2 1 10
 run "$BENCH" gemm $M $N $K 2 2 10
 run python3 "$HERE/torch_ref.py" two_gemms $M $N $K
+GPUS=$(nvidia-smi -L 2>/dev/null | wc -l)
+if [ "$GPUS" -ge 2 ]; then
+  run "$BENCH" hlo samples/allgather_overlap_gemm.hlo 10
+  run "$BENCH" hlo samples/allgather_overlap_gemm.hlo 10 ag-start=0
+  run python3 "$HERE/torch_ref.py" allgather_overlap
+  run "$BENCH" allgather 64 1 10
+  run python3 "$HERE/torch_ref.py" allgather 64 1
+fi
+run "$BENCH" tracer_program samples/two_gemms_one_stream.hlo 200
 run "$BENCH" tracer 10000
 run python3 "$HERE/torch_ref.py" tracer 10000
 run "$BENCH" wait 2000
@@ -44,6 +53,16 @@ sl2a = num(r"count=2 streams=1: median iteration ([\d.]+) ms")
 sl2b = num(r"count=2 streams=2: median iteration ([\d.]+) ms")
 t2a = num(r"one stream ([\d.]+) ms")
 t2b = num(r"two streams ([\d.]+) ms")
+ag_async = num(r"hlo samples/allgather_overlap_gemm.hlo: median iteration ([\d.]+) ms")
+ag_seq = num(r"hlo samples/allgather_overlap_gemm.hlo with ag-start=0: median iteration ([\d.]+) ms")
+t_ag = num(r"torch allgather_overlap .*?sequential ([\d.]+) ms")
+t_ag_ov = num(r"torch allgather_overlap .*?overlapped ([\d.]+) ms")
+tup = num(r"allgather 64 x 1 MiB: tuple ([\d.]+) ms")
+sep = num(r"allgather 64 x 1 MiB: .*separate ([\d.]+) ms")
+flat = num(r"allgather 64 x 1 MiB: .*flat ([\d.]+) ms")
+t_flat = num(r"torch allgather 64 x 1 MiB .*flat ([\d.]+) ms")
+t_sep = num(r"torch allgather 64 x 1 MiB .*separate ([\d.]+) ms")
+trp = num(r"tracer program .*overhead ([-\d.]+)%")
 tr_off = num(r"tracer 10000 tiny kernels: without [\d.]+ us \(([\d.]+) us/kernel\)")
 tr_on = num(r"tracer 10000 tiny kernels: .*with [\d.]+ us \(([\d.]+) us/kernel\)")
 tr_pct = num(r"tracer 10000 .*overhead ([-\d.]+)%")
@@ -54,8 +73,15 @@ rows = [
   ("(a) bf16 1024x24576x24576 GEMM", f(sl1, " ms"), f(t1, " ms"), "n/a" if not (sl1 and t1) else f"{t1 / sl1:.3f}x of torch"),
   ("(b) two GEMMs, one stream", f(sl2a, " ms"), f(t2a, " ms"), ""),
   ("(b) two GEMMs, two streams", f(sl2b, " ms"), f(t2b, " ms"), ""),
-  ("(c) all-gather 512 MiB, 2 GPUs", "not run: 2-GPU kind withheld", "", ""),
-  ("(d) GEMM beside all-gather, 2 GPUs", "not run: 2-GPU kind withheld", "", ""),
+  ("(c) 512 MiB all-gather + GEMM, sequential", f(ag_seq, " ms"), f(t_ag, " ms"), ""),
+  ("(c) 512 MiB all-gather + GEMM, async", f(ag_async, " ms"), f(t_ag_ov, " ms"),
+   "n/a" if not (ag_seq and ag_async) else f"overlap gain {ag_seq / ag_async:.3f}x"),
+  ("(d) 64 x 1 MiB all-gather, one tuple", f(tup, " ms"), f(t_flat, " ms") + " (torch flat)",
+   "n/a" if not (tup and flat) else f"{flat / tup:.2f}x of flat"),
+  ("(d) 64 x 1 MiB all-gather, separate", f(sep, " ms"), f(t_sep, " ms") + " (torch separate)",
+   "n/a" if not (tup and sep) else f"tuple {sep / tup:.2f}x faster"),
+  ("(d) 64 MiB all-gather, flat", f(flat, " ms"), f(t_flat, " ms"), ""),
+  ("(e) tracer overhead, two GEMMs sample", f(trp, " %"), "", "wall per iteration, tracer off vs on"),
   ("(e) tracer overhead, 10k tiny kernels", f(tr_pct, " %") + f" ({f(tr_off)} -> {f(tr_on)} us/kernel)", f(tp_pct, " %") + " (torch.profiler)", ""),
   ("(f) one cross-stream wait", f(wait, " us"), "", ""),
 ]

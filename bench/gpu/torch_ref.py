@@ -1,7 +1,9 @@
 """Torch references for bench/gpu/run.sh, timed with CUDA events (median).
 
 Modes: gemm M N K | two_gemms M N K | tracer N | capture_workload
+       | allgather_overlap | allgather TENSORS MIB   (two processes, one per GPU, NCCL)
 """
+import os
 import statistics
 import sys
 import time
@@ -86,7 +88,89 @@ def capture_workload():
     print("capture workload done", float(c.sum() + d.sum()) != 0.0)
 
 
+def _two_ranks(fn, *args):
+    """Runs fn(rank, *args) in two processes, one per GPU, with a NCCL group."""
+    import torch.multiprocessing as mp
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", "29533")
+    os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
+    mp.spawn(_rank_main, args=(fn, args), nprocs=2, join=True)
+
+
+def _rank_main(rank, fn, args):
+    import torch.distributed as dist
+    torch.cuda.set_device(rank)
+    dist.init_process_group("nccl", rank=rank, world_size=2, device_id=torch.device("cuda", rank))
+    try:
+        fn(rank, *args)
+    finally:
+        dist.destroy_process_group()
+
+
+def _allgather_overlap(rank):
+    import torch.distributed as dist
+    shard = torch.rand(8192, 16384, device="cuda", dtype=torch.bfloat16)
+    out = torch.empty(16384, 16384, device="cuda", dtype=torch.bfloat16)
+    x = torch.rand(1024, 24576, device="cuda", dtype=torch.bfloat16)
+    w = torch.rand(24576, 24576, device="cuda", dtype=torch.bfloat16)
+
+    def sync_all():
+        torch.cuda.synchronize()
+        dist.barrier()
+
+    def allgather_only():
+        dist.all_gather_into_tensor(out, shard)
+
+    def sequential():
+        torch.matmul(x, w)
+        dist.all_gather_into_tensor(out, shard)
+
+    def overlapped():
+        work = dist.all_gather_into_tensor(out, shard, async_op=True)
+        torch.matmul(x, w)
+        work.wait()
+
+    results = {}
+    for name, fn in (("allgather", allgather_only), ("sequential", sequential), ("overlapped", overlapped)):
+        sync_all()
+        results[name] = timed(fn)
+    if rank == 0:
+        print(f"torch allgather_overlap 512 MiB + GEMM on 2 GPUs: all-gather alone {results['allgather']:.3f} ms, "
+              f"sequential {results['sequential']:.3f} ms, overlapped {results['overlapped']:.3f} ms")
+
+
+def _allgather(rank, tensors, mib):
+    import torch.distributed as dist
+    rows = mib * 512
+    shards = [torch.rand(rows, 1024, device="cuda", dtype=torch.bfloat16) for _ in range(tensors)]
+    outs = [torch.empty(2 * rows, 1024, device="cuda", dtype=torch.bfloat16) for _ in range(tensors)]
+    flat_in = torch.rand(rows * tensors, 1024, device="cuda", dtype=torch.bfloat16)
+    flat_out = torch.empty(2 * rows * tensors, 1024, device="cuda", dtype=torch.bfloat16)
+
+    def separate():
+        for o, s in zip(outs, shards):
+            dist.all_gather_into_tensor(o, s)
+
+    torch.cuda.synchronize()
+    dist.barrier()
+    flat = timed(lambda: dist.all_gather_into_tensor(flat_out, flat_in))
+    dist.barrier()
+    sep = timed(separate)
+    if rank == 0:
+        print(f"torch allgather {tensors} x {mib} MiB on 2 GPUs: flat {flat:.3f} ms, separate {sep:.3f} ms")
+
+
+def allgather_overlap():
+    _two_ranks(_allgather_overlap)
+
+
+def allgather(tensors, mib):
+    _two_ranks(_allgather, tensors, mib)
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     args = [int(v) for v in sys.argv[2:]]
-    {"gemm": gemm, "two_gemms": two_gemms, "tracer": tracer, "capture_workload": capture_workload}[mode](*args)
+    modes = {"gemm": gemm, "two_gemms": two_gemms, "tracer": tracer, "capture_workload": capture_workload,
+             "allgather_overlap": allgather_overlap, "allgather": allgather}
+    modes[mode](*args)

@@ -1,0 +1,89 @@
+#include "bench/gpu/program_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "core/exec/cuda/cuda_backend.h"
+#include "core/hlo/parser.h"
+#include "core/sched/lowering.h"
+
+namespace sl::bench {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+Result<exec::RunOutput> run_cuda(const std::string& text, const std::string& name,
+                                 const sched::StreamOverrides& overrides, int warmup, int iterations, bool trace) {
+  SL_ASSIGN_OR_RETURN(auto module, hlo::parse_program(text, name));
+  sched::LowerOptions lower_options;
+  lower_options.overrides = overrides;
+  SL_ASSIGN_OR_RETURN(auto lowered, sched::lower(module, lower_options));
+  SL_ASSIGN_OR_RETURN(auto backend, exec::make_cuda_backend({.trace = trace}));
+  exec::RunOptions o;
+  o.init = exec::InitMode::kRandom;
+  o.seed = 1;
+  o.warmup = warmup;
+  o.iterations = iterations;
+  return backend->run(lowered, o);
+}
+
+}  // namespace
+
+Result<std::string> read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return invalid_input("cannot read " + path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Result<ProgramTiming> time_program(const std::string& text, const std::string& name,
+                                   const sched::StreamOverrides& overrides, int iterations) {
+  SL_ASSIGN_OR_RETURN(auto out, run_cuda(text, name, overrides, 3, iterations, true));
+  std::map<int, std::pair<int64_t, int64_t>> span;  // iteration -> (first start, last end)
+  std::vector<double> gemm_ms, collective_ms;
+  for (const auto& e : out.trace.events) {
+    auto [it, inserted] = span.try_emplace(e.iteration, e.start_ns, e.end_ns);
+    if (!inserted) {
+      it->second.first = std::min(it->second.first, e.start_ns);
+      it->second.second = std::max(it->second.second, e.end_ns);
+    }
+    if (e.kind == trace::EventKind::kGemm) gemm_ms.push_back(e.duration_ns() / 1e6);
+    if (e.kind == trace::EventKind::kCollective) collective_ms.push_back(e.duration_ns() / 1e6);
+  }
+  if (span.empty()) return runtime_error("the tracer recorded no attributed GPU work for " + name);
+  std::vector<double> iter_ms;
+  for (const auto& [i, s] : span) iter_ms.push_back((s.second - s.first) / 1e6);
+  ProgramTiming t;
+  t.median_iteration_ms = median(iter_ms);
+  t.min_iteration_ms = *std::min_element(iter_ms.begin(), iter_ms.end());
+  t.iterations = iter_ms.size();
+  t.events = out.trace.events.size();
+  t.median_gemm_ms = median(gemm_ms);
+  t.median_collective_ms = median(collective_ms);
+  return t;
+}
+
+Result<double> wall_ms_per_iteration(const std::string& text, bool trace, int iterations) {
+  auto wall = [&](int n) -> Result<double> {
+    auto t0 = std::chrono::steady_clock::now();
+    SL_ASSIGN_OR_RETURN(auto out, run_cuda(text, "overhead.hlo", {}, 0, n, trace));
+    (void)out;
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  SL_ASSIGN_OR_RETURN(double first, wall(2));  // pays the process's one-time CUDA and cuBLAS set-up
+  (void)first;
+  SL_ASSIGN_OR_RETURN(double shortest, wall(2));
+  SL_ASSIGN_OR_RETURN(double longest, wall(iterations + 2));
+  return (longest - shortest) / iterations;
+}
+
+}  // namespace sl::bench
