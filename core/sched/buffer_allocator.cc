@@ -71,7 +71,7 @@ class Arena {
   int64_t high_water_ = 0;
 };
 
-int64_t peak_live_bytes(const std::vector<LiveInterval>& intervals) {
+int64_t peak_live_bytes_sorted(const std::vector<LiveInterval>& intervals) {
   std::vector<std::pair<int64_t, int64_t>> deltas;  // (position, +size / -size)
   deltas.reserve(intervals.size() * 2);
   for (const LiveInterval& interval : intervals) {
@@ -83,6 +83,37 @@ int64_t peak_live_bytes(const std::vector<LiveInterval>& intervals) {
   int64_t live = 0;
   int64_t peak = 0;
   for (const auto& [position, delta] : deltas) {
+    live += delta;
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+int64_t peak_live_bytes(const std::vector<LiveInterval>& intervals) {
+  // Positions are thunk indices, dense over a range about as long as the
+  // list: summing the changes per position in one array replaces a sort of
+  // 2n events (a sixth of lowering a large program). The peak is taken after
+  // all changes at a position, which equals the frees-first order of the sort.
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const LiveInterval& interval : intervals) {
+    if (interval.size <= 0) continue;
+    lo = std::min({lo, interval.start, interval.end + 1});
+    hi = std::max({hi, interval.start, interval.end + 1});
+  }
+  if (lo > hi) return 0;
+  int64_t span = 0;
+  if (__builtin_sub_overflow(hi, lo, &span) || static_cast<uint64_t>(span) > 4 * intervals.size() + 1024) {
+    return peak_live_bytes_sorted(intervals);
+  }
+  std::vector<int64_t> change(static_cast<size_t>(span) + 1, 0);
+  for (const LiveInterval& interval : intervals) {
+    if (interval.size <= 0) continue;
+    change[static_cast<size_t>(interval.start - lo)] += interval.size;
+    change[static_cast<size_t>(interval.end + 1 - lo)] -= interval.size;
+  }
+  int64_t live = 0;
+  int64_t peak = 0;
+  for (int64_t delta : change) {
     live += delta;
     peak = std::max(peak, live);
   }
