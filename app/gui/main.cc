@@ -83,7 +83,7 @@ class ScriptDriver {
 
   // Called once per frame after the frame's actions; returns false when finished.
   bool step(AppState& state) {
-    if (state.busy() || !state.pending_screenshot.empty()) return true;
+    if (state.busy() || state.stats_pending() || !state.pending_screenshot.empty()) return true;
     if (wait_ > 0) {
       --wait_;
       return true;
@@ -134,7 +134,11 @@ void report_bench(const std::vector<double>& frame_ms, const std::vector<double>
               fmt::format("{}..{} ns", state.viewport.start_ns, state.viewport.end_ns).c_str(), frame_ms.size());
   std::printf("bench: frame ms  mean %.2f  p50 %.2f  p95 %.2f  max %.2f\n", f[0], f[1], f[2], f[3]);
   std::printf("bench: ui+layout ms  mean %.2f  p50 %.2f  p95 %.2f  max %.2f\n", c[0], c[1], c[2], c[3]);
-  if (state.current) std::printf("bench: run opened in %.1f ms\n", state.current->load_ms);
+  if (state.current) {
+    const auto& r = *state.current;
+    std::printf("bench: run opened in %.1f ms (CPU %.1f ms: read %.1f, index %.1f); statistics after it, CPU %.1f ms\n",
+                r.load_ms, r.load_cpu_ms, r.read_cpu_ms, r.index_cpu_ms, r.stats_cpu_ms);
+  }
 }
 
 }  // namespace
@@ -190,6 +194,8 @@ int main(int argc, char** argv) {
     if (state.message.error && headless) return fail_headless(state.message.text);
   }
   if (state.store) {
+    // The run loads on a worker while the window opens; headless runs and
+    // --compare (which needs the run) wait for it here.
     if (opt.run > 0) {
       apply(state, OpenRun{opt.run});
     } else if (!state.runs.empty()) {
@@ -197,9 +203,11 @@ int main(int argc, char** argv) {
       for (const auto& r : state.runs) newest = std::max(newest, r.id);
       apply(state, OpenRun{newest});
     }
+    if (headless || opt.compare > 0) wait_for_job(state);
     if (state.message.error && headless) return fail_headless(state.message.text);
-    if (opt.compare > 0) {
+    if (opt.compare > 0 && state.current) {
       apply(state, Compare{opt.compare});
+      if (headless) wait_for_job(state);
       if (state.message.error && headless) return fail_headless(state.message.text);
     }
   }
@@ -240,7 +248,7 @@ int main(int argc, char** argv) {
 
   while (!glfwWindowShouldClose(window) && !ui.quit_requested) {
     auto frame_start = std::chrono::steady_clock::now();
-    if (headless || state.busy()) {
+    if (headless || state.busy() || state.stats_pending()) {
       glfwPollEvents();
     } else {
       glfwWaitEventsTimeout(0.25);  // idle without spinning; wakes on input
@@ -291,10 +299,8 @@ int main(int argc, char** argv) {
     if (state.message.error) last_error = state.message.text;
   }
   if (!frame_ms.empty()) report_bench(frame_ms, cpu_ms, state);
-  if (state.job.active) {
-    std::fprintf(stderr, "waiting for the rerun to finish...\n");
-    wait_for_job(state);
-  }
+  if (state.job.active) std::fprintf(stderr, "waiting for the rerun to finish...\n");
+  wait_for_job(state);
   if (!headless) save_recent_files(recent_path, state.recent_files);
 
   ImGui_ImplOpenGL3_Shutdown();

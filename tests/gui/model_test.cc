@@ -110,6 +110,7 @@ TEST_F(ModelTest, OpenRunLoadsTraceIndexStatsAndFits) {
   ASSERT_EQ(state_.runs.size(), 1u);
   EXPECT_EQ(state_.recent_files.front(), db_);
   apply(state_, OpenRun{run_});
+  wait_for_job(state_);
   ASSERT_TRUE(state_.has_run()) << state_.message.text;
   EXPECT_EQ(state_.current->trace.events.size(), 4u);
   EXPECT_EQ(state_.current->index.tracks.size(), 3u);
@@ -118,13 +119,36 @@ TEST_F(ModelTest, OpenRunLoadsTraceIndexStatsAndFits) {
   EXPECT_LE(state_.viewport.start_ns, 0);
   EXPECT_GE(state_.viewport.end_ns, 1100000);
   apply(state_, OpenRun{999});
+  wait_for_job(state_);
   EXPECT_TRUE(state_.message.error);
   EXPECT_EQ(state_.current->info.id, run_);  // the open run stays
+}
+
+TEST_F(ModelTest, OpenRunLoadsOffTheUiThread) {
+  apply(state_, OpenDatabase{db_});
+  apply(state_, OpenRun{run_});
+  // apply() returned at once; the run arrives through PollJob, once a frame.
+  EXPECT_TRUE(state_.busy());
+  EXPECT_FALSE(state_.has_run());
+  EXPECT_FALSE(state_.message.error);
+  apply(state_, OpenRun{run_});  // one load at a time
+  EXPECT_TRUE(state_.message.error);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (state_.busy() && std::chrono::steady_clock::now() < deadline) {
+    apply(state_, PollJob{});
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_FALSE(state_.busy());
+  ASSERT_TRUE(state_.has_run()) << state_.message.text;
+  EXPECT_FALSE(state_.message.error) << state_.message.text;
+  EXPECT_EQ(state_.current->trace.events.size(), 4u);
+  EXPECT_GT(state_.current->load_ms, 0);
 }
 
 TEST_F(ModelTest, ViewportActions) {
   apply(state_, OpenDatabase{db_});
   apply(state_, OpenRun{run_});
+  wait_for_job(state_);
   apply(state_, ZoomTo{1000, 5000});
   EXPECT_EQ(state_.viewport.start_ns, 1000);
   EXPECT_EQ(state_.viewport.end_ns, 5000);
@@ -139,6 +163,7 @@ TEST_F(ModelTest, ViewportActions) {
 TEST_F(ModelTest, SelectionAndSearch) {
   apply(state_, OpenDatabase{db_});
   apply(state_, OpenRun{run_});
+  wait_for_job(state_);
   const auto& t = state_.current->trace;
   apply(state_, SelectInstruction{"ag0"});
   ASSERT_GE(state_.selected, 0);
@@ -171,6 +196,7 @@ TEST_F(ModelTest, SelectionAndSearch) {
 TEST_F(ModelTest, StreamEditsOnlyForAsyncCapableInstructions) {
   apply(state_, OpenDatabase{db_});
   apply(state_, OpenRun{run_});
+  wait_for_job(state_);
   apply(state_, SetStream{"p0", 1});
   EXPECT_TRUE(state_.message.error);
   EXPECT_TRUE(state_.edits.empty());
@@ -190,9 +216,12 @@ TEST_F(ModelTest, CompareFlagsChangedInstructions) {
   int64_t second = save_trace(db_, moved, testing::kTwoDotsProgram, known_streams(), "moved");
   apply(state_, OpenDatabase{db_});
   apply(state_, OpenRun{second});
+  wait_for_job(state_);
   apply(state_, Compare{second});
+  wait_for_job(state_);
   EXPECT_TRUE(state_.message.error);  // not with itself
   apply(state_, Compare{run_});
+  wait_for_job(state_);
   ASSERT_TRUE(state_.comparing()) << state_.message.text;
   EXPECT_EQ(state_.comparison->changed_count, 1);
   EXPECT_EQ(state_.comparison->current_changed[2], 1);
@@ -234,6 +263,7 @@ TEST_F(ModelTest, RerunRunsOffTheUiThreadAndOpensTheNewRun) {
   state_.services.rerun = fake_rerun;
   apply(state_, OpenDatabase{db_});
   apply(state_, OpenRun{run_});
+  wait_for_job(state_);
   apply(state_, SetStream{"n0", 3});
   apply(state_, Rerun{"sim"});
   ASSERT_TRUE(state_.busy()) << state_.message.text;
@@ -265,6 +295,7 @@ TEST_F(ModelTest, FailedRerunReportsAndFreesTheJob) {
   };
   apply(state_, OpenDatabase{db_});
   apply(state_, OpenRun{run_});
+  wait_for_job(state_);
   apply(state_, Rerun{"cpu"});
   wait_for_job(state_);
   EXPECT_FALSE(state_.busy());
@@ -277,6 +308,7 @@ TEST_F(ModelTest, UnavailableBackendIsRefusedWithItsReason) {
   state_.services.unavailable_reason = [](const std::string& b) { return b == "cuda" ? std::string("no GPU") : ""; };
   apply(state_, OpenDatabase{db_});
   apply(state_, OpenRun{run_});
+  wait_for_job(state_);
   apply(state_, Rerun{"cuda"});
   EXPECT_FALSE(state_.busy());
   EXPECT_NE(state_.message.text.find("no GPU"), std::string::npos);
@@ -303,6 +335,7 @@ TEST_F(ModelTest, RealSimRerunSavesTheOverride) {
 
   apply(state_, OpenDatabase{db_});
   apply(state_, OpenRun{*base});
+  wait_for_job(state_);
   ASSERT_TRUE(state_.has_run()) << state_.message.text;
   EXPECT_EQ(effective_stream(state_, "b"), 0);
   apply(state_, SetStream{"b", 1});

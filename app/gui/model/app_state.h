@@ -1,7 +1,8 @@
 #pragma once
 // The GUI's whole model (STYLE item 7): the open database and its runs, the
 // current run with its trace and derived index and statistics, the compare
-// run, viewport, selection, stream edits, search, messages and the rerun job.
+// run, viewport, selection, stream edits, search, messages, the rerun job and
+// the run being opened.
 // `apply` is the only code that changes it; views read it and push Actions.
 // No ImGui here.
 
@@ -10,6 +11,7 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/gui/layout/compare.h"
@@ -33,7 +35,26 @@ struct LoadedRun {
   TraceStats stats;
   std::vector<sched::StreamAssignmentEntry> streams;  // as saved with the run
   std::string program_text;                            // empty for imported/captured runs
-  double load_ms = 0;                                  // read + index + stats
+  double load_ms = 0;                                  // read + index, wall clock
+  // The same on the loading thread's CPU clock, and its parts (a busy
+  // machine stretches the wall time, not these); statistics come later.
+  double load_cpu_ms = 0, read_cpu_ms = 0, index_cpu_ms = 0, stats_cpu_ms = 0;
+  // Statistics are computed on a worker after the run is shown (a million
+  // events take a few hundred ms); `stats` is empty while this is valid.
+  // Declared last: destroying it waits for the worker, which reads `trace`.
+  std::future<std::pair<TraceStats, double>> pending_stats;
+  bool stats_pending() const { return pending_stats.valid(); }
+};
+
+// Opening a run (or a compare baseline) on a worker thread: reading a million
+// events and indexing them takes a while, and the window keeps drawing.
+struct LoadJob {
+  bool active = false;
+  int64_t run_id = 0;
+  bool baseline = false;               // Compare: the result becomes the baseline
+  std::shared_ptr<JobProgress> progress;
+  std::future<Result<std::shared_ptr<LoadedRun>>> result;
+  std::chrono::steady_clock::time_point started;
 };
 
 struct RerunJob {
@@ -72,12 +93,14 @@ struct AppState {
 
   Message message;
   RerunJob job;
+  LoadJob load;
   std::string pending_screenshot;          // set by ExportPng; the frame loop writes it
   int64_t frames_applied = 0;              // number of PollJob calls (one per frame)
 
   bool has_run() const { return current != nullptr; }
   bool comparing() const { return baseline != nullptr && comparison != nullptr; }
-  bool busy() const { return job.active; }
+  bool busy() const { return job.active || load.active; }
+  bool stats_pending() const { return current != nullptr && current->stats_pending(); }
 };
 
 // The one place where state changes. Errors land in state.message.
@@ -88,7 +111,8 @@ int effective_stream(const AppState& state, const std::string& instruction);
 // The overrides a rerun of the current run uses: saved overrides + edits.
 sched::StreamOverrides rerun_overrides(const AppState& state);
 
-// Blocks until a running rerun finishes and applies its result (headless mode).
+// Blocks until a running rerun and any run being opened finish, and applies
+// their results (headless mode, tests).
 void wait_for_job(AppState& state);
 
 }  // namespace sl::gui

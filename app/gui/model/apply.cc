@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -19,19 +21,38 @@ constexpr size_t kMaxRecentFiles = 10;
 void fail(AppState& s, std::string text) { s.message = {std::move(text), true}; }
 void info(AppState& s, std::string text) { s.message = {std::move(text), false}; }
 
-Result<std::shared_ptr<LoadedRun>> load_run(trace::TraceStore& store, int64_t run_id) {
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+// Runs on a worker thread with its own connection (SQLite connections are
+// not shared across threads here); touches nothing but its arguments.
+Result<std::shared_ptr<LoadedRun>> load_run(const Services& services, const std::string& db_path, int64_t run_id,
+                                            JobProgress& progress) {
   auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = thread_cpu_ms();
+  progress.phase = JobProgress::kReading;
+  SL_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceStore> store, services.open_store(db_path));
   auto run = std::make_shared<LoadedRun>();
-  SL_ASSIGN_OR_RETURN(run->info, store.run_info(run_id));
-  SL_ASSIGN_OR_RETURN(run->trace, store.load_trace(run_id));
+  SL_ASSIGN_OR_RETURN(run->info, store->run_info(run_id));
+  progress.total = run->info.event_count;
+  SL_ASSIGN_OR_RETURN(run->trace, store->load_trace(run_id));
   // Imported and captured runs have no program: they can be viewed, not rerun.
-  Result<std::string> text = store.program_text(run_id);
+  Result<std::string> text = store->program_text(run_id);
   if (text) run->program_text = std::move(text).value();
-  Result<std::vector<sched::StreamAssignmentEntry>> streams = store.stream_assignment(run_id);
+  Result<std::vector<sched::StreamAssignmentEntry>> streams = store->stream_assignment(run_id);
   if (streams) run->streams = std::move(streams).value();
+  progress.phase = JobProgress::kIndexing;
+  const double cpu1 = thread_cpu_ms();
   run->index = build_index(run->trace);
-  run->stats = compute_stats(run->trace);
+  const double cpu2 = thread_cpu_ms();
   run->load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  run->read_cpu_ms = cpu1 - cpu0;
+  run->index_cpu_ms = cpu2 - cpu1;
+  run->load_cpu_ms = cpu2 - cpu0;
+  progress.phase = JobProgress::kDone;
   return run;
 }
 
@@ -109,6 +130,7 @@ void reveal(AppState& s, int64_t e) {
 
 void open_database(AppState& s, const std::string& path) {
   if (s.job.active) return fail(s, "wait for the rerun to finish before opening another database");
+  if (s.load.active) return fail(s, fmt::format("wait for run {} to finish loading", s.load.run_id));
   if (path.empty()) return fail(s, "no database path given");
   Result<std::unique_ptr<trace::TraceStore>> store = s.services.open_store(path);
   if (!store) return fail(s, store.status().message());
@@ -132,11 +154,35 @@ void open_database(AppState& s, const std::string& path) {
   if (!s.message.error) info(s, fmt::format("opened {} ({} runs)", path, s.runs.size()));
 }
 
+// Starts loading `run_id` on a worker; finish_load() installs it.
+void start_load(AppState& s, int64_t run_id, bool baseline) {
+  s.load = LoadJob{};
+  s.load.active = true;
+  s.load.run_id = run_id;
+  s.load.baseline = baseline;
+  s.load.progress = std::make_shared<JobProgress>();
+  s.load.started = std::chrono::steady_clock::now();
+  s.load.result = std::async(std::launch::async, [services = s.services, path = s.db_path, run_id,
+                                                  progress = s.load.progress] {
+    return load_run(services, path, run_id, *progress);
+  });
+  info(s, fmt::format("loading run {}...", run_id));
+}
+
 void open_run(AppState& s, int64_t run_id) {
   if (!s.store) return fail(s, "no database is open");
-  Result<std::shared_ptr<LoadedRun>> run = load_run(*s.store, run_id);
-  if (!run) return fail(s, fmt::format("run {}: {}", run_id, run.status().message()));
-  s.current = std::move(run).value();
+  if (s.load.active) return fail(s, fmt::format("wait for run {} to finish loading", s.load.run_id));
+  start_load(s, run_id, false);
+}
+
+void install_current(AppState& s, std::shared_ptr<LoadedRun> run) {
+  const int64_t run_id = run->info.id;
+  run->pending_stats = std::async(std::launch::async, [trace = &run->trace] {
+    const double cpu0 = thread_cpu_ms();
+    TraceStats stats = compute_stats(*trace);
+    return std::make_pair(std::move(stats), thread_cpu_ms() - cpu0);
+  });
+  s.current = std::move(run);
   if (s.baseline && s.baseline->info.id == run_id) s.baseline.reset();
   update_comparison(s);
   s.selected = -1;
@@ -155,13 +201,34 @@ void open_run(AppState& s, int64_t run_id) {
 void compare(AppState& s, int64_t run_id) {
   if (!s.current) return fail(s, "open a run before comparing");
   if (run_id == s.current->info.id) return fail(s, "a run cannot be compared with itself");
-  Result<std::shared_ptr<LoadedRun>> run = load_run(*s.store, run_id);
-  if (!run) return fail(s, fmt::format("run {}: {}", run_id, run.status().message()));
-  s.baseline = std::move(run).value();
+  if (s.load.active) return fail(s, fmt::format("wait for run {} to finish loading", s.load.run_id));
+  start_load(s, run_id, true);
+}
+
+void install_baseline(AppState& s, std::shared_ptr<LoadedRun> run) {
+  if (!s.current || run->info.id == s.current->info.id) return;  // the current run changed meanwhile
+  const int64_t run_id = run->info.id;
+  s.baseline = std::move(run);
   update_comparison(s);
   fit_all(s);
   info(s, fmt::format("comparing run {} (current) with run {} (baseline): {} changed", s.current->info.id, run_id,
                       s.comparison->changed_count));
+}
+
+// Installs a load once it has finished.
+void finish_load(AppState& s) {
+  if (!s.load.active) return;
+  if (s.load.result.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+  Result<std::shared_ptr<LoadedRun>> run = s.load.result.get();
+  const int64_t run_id = s.load.run_id;
+  const bool baseline = s.load.baseline;
+  s.load = LoadJob{};
+  if (!run) return fail(s, fmt::format("run {}: {}", run_id, run.status().message()));
+  if (baseline) {
+    install_baseline(s, std::move(run).value());
+  } else {
+    install_current(s, std::move(run).value());
+  }
 }
 
 void set_stream(AppState& s, const SetStream& a) {
@@ -188,6 +255,7 @@ int64_t config_int(const std::string& config_json, const char* key) {
 
 void rerun(AppState& s, const Rerun& a) {
   if (s.job.active) return fail(s, "a rerun is already in progress");
+  if (s.load.active) return fail(s, fmt::format("wait for run {} to finish loading", s.load.run_id));
   if (!s.current) return fail(s, "open a run first");
   if (s.current->program_text.empty()) return fail(s, "this run has no program text (imported or captured): nothing to rerun");
   std::string why = s.services.unavailable_reason ? s.services.unavailable_reason(a.backend) : "";
@@ -219,8 +287,16 @@ void rerun(AppState& s, const Rerun& a) {
   info(s, fmt::format("rerunning run {} on {}...", request.source_run, a.backend));
 }
 
+void poll_stats(AppState& s) {
+  if (!s.stats_pending()) return;
+  if (s.current->pending_stats.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+  std::tie(s.current->stats, s.current->stats_cpu_ms) = s.current->pending_stats.get();
+}
+
 void poll_job(AppState& s) {
   ++s.frames_applied;
+  finish_load(s);
+  poll_stats(s);
   if (!s.job.active) return;
   if (s.job.result.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
   Result<int64_t> result = s.job.result.get();
@@ -229,8 +305,9 @@ void poll_job(AppState& s) {
   s.job = RerunJob{};
   if (!result) return fail(s, "rerun on " + backend + " failed: " + result.status().message());
   refresh_runs(s);
-  open_run(s, *result);
-  if (!s.message.error) info(s, fmt::format("rerun on {} saved as run {} ({:.1f} s)", backend, *result, seconds));
+  if (s.load.active) return info(s, fmt::format("rerun on {} saved as run {} ({:.1f} s)", backend, *result, seconds));
+  start_load(s, *result, false);
+  info(s, fmt::format("rerun on {} saved as run {} ({:.1f} s); loading it...", backend, *result, seconds));
 }
 
 void select_instruction(AppState& s, const std::string& name) {
@@ -341,8 +418,13 @@ void apply(AppState& s, const Action& action) {
 }
 
 void wait_for_job(AppState& state) {
-  if (state.job.active && state.job.result.valid()) state.job.result.wait();
-  apply(state, PollJob{});
+  // A finished rerun starts loading its run, and a loaded run its statistics: wait for all.
+  while (state.busy() || state.stats_pending()) {
+    if (state.job.active && state.job.result.valid()) state.job.result.wait();
+    if (state.load.active && state.load.result.valid()) state.load.result.wait();
+    if (state.stats_pending()) state.current->pending_stats.wait();
+    apply(state, PollJob{});
+  }
 }
 
 }  // namespace sl::gui

@@ -23,6 +23,8 @@ const char* phase_name(int phase) {
     case JobProgress::kRunning: return "running";
     case JobProgress::kSaving: return "saving";
     case JobProgress::kDone: return "done";
+    case JobProgress::kReading: return "reading";
+    case JobProgress::kIndexing: return "indexing";
   }
   return "?";
 }

@@ -16,9 +16,9 @@
 
 namespace sl::gui {
 
-// Shared between the UI thread and a rerun job: written by the job, read by the UI.
+// Shared between the UI thread and a rerun or load job: written by the job, read by the UI.
 struct JobProgress {
-  enum Phase : int { kQueued, kParsing, kLowering, kRunning, kSaving, kDone };
+  enum Phase : int { kQueued, kParsing, kLowering, kRunning, kSaving, kDone, kReading, kIndexing };
   std::atomic<int> phase{kQueued};
   std::atomic<int64_t> done{0};
   std::atomic<int64_t> total{0};

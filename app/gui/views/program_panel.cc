@@ -18,7 +18,8 @@ void rerun_buttons(const AppState& state, ActionQueue& out) {
   for (const char* backend : {"sim", "cpu", "cuda"}) {
     std::string why = state.services.unavailable_reason ? state.services.unavailable_reason(backend) : "";
     if (why.empty() && state.current && state.current->program_text.empty()) why = "this run has no program to rerun";
-    if (why.empty() && state.busy()) why = "a rerun is in progress";
+    if (why.empty() && state.job.active) why = "a rerun is in progress";
+    if (why.empty() && state.load.active) why = "a run is loading";
     ImGui::BeginDisabled(!can_rerun || !why.empty());
     std::string label = fmt::format("Rerun {}", backend);
     if (ImGui::Button(label.c_str())) out.push_back(Rerun{backend});
@@ -33,7 +34,7 @@ void rerun_buttons(const AppState& state, ActionQueue& out) {
     ImGui::SameLine();
   }
   ImGui::NewLine();
-  if (state.busy()) {
+  if (state.job.active) {
     const JobProgress& p = *state.job.progress;
     const int64_t total = p.total.load(), done = p.done.load();
     float fraction = total > 0 ? static_cast<float>(done) / static_cast<float>(total) : -1.0f;

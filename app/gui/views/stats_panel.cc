@@ -15,6 +15,10 @@ void show_statistics(const AppState& state, ActionQueue& out) {
     return;
   }
   const LoadedRun& run = *state.current;
+  if (run.stats_pending()) {
+    ImGui::Text("%zu events, loaded in %.0f ms; computing statistics...", run.trace.events.size(), run.load_ms);
+    return;
+  }
   const TraceStats& s = run.stats;
   ImGui::Text("makespan %s   events %lld   loaded in %.0f ms", format_duration(s.makespan_ns).c_str(),
               static_cast<long long>(s.events), run.load_ms);

@@ -3,6 +3,7 @@
 // gestures, all of which become Actions.
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -133,15 +134,29 @@ void keyboard(const AppState& state, ActionQueue& out) {
   if (ImGui::IsKeyPressed('F')) out.push_back(FitAll{});
 }
 
+// Shown while a run (or a compare baseline) loads on its worker thread.
+void loading_indicator(const LoadJob& load) {
+  const JobProgress& p = *load.progress;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load.started).count();
+  std::string text = fmt::format("loading run {}{}: {}", load.run_id, load.baseline ? " (baseline)" : "",
+                                 phase_name(p.phase.load()));
+  if (p.total.load() > 0) text += fmt::format(", {} events", p.total.load());
+  text += fmt::format(" ({:.1f} s)", seconds);
+  // Indeterminate: a bar that moves with time.
+  auto fraction = static_cast<float>(ImGui::GetTime() * 0.5 - static_cast<int>(ImGui::GetTime() * 0.5));
+  ImGui::ProgressBar(fraction, ImVec2(-1, 0), text.c_str());
+}
+
 }  // namespace
 
 void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
+  if (state.load.active) loading_indicator(state.load);
   if (!state.store) {
     ImGui::TextWrapped("No database is open. Use File > Open database, or start with: streamlens-gui FILE.db");
     return;
   }
   if (!state.current) {
-    ImGui::TextWrapped("Pick a run in the runs panel (or: streamlens-gui --db FILE --run N).");
+    if (!state.load.active) ImGui::TextWrapped("Pick a run in the runs panel (or: streamlens-gui --db FILE --run N).");
     return;
   }
   show_legend();
