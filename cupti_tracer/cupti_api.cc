@@ -114,6 +114,11 @@ Status CuptiApi::flush() {
   return Status::ok();
 }
 
+Status CuptiApi::flush_completed() {
+  SL_CUPTI_CALL(cuptiActivityFlushAll(0));
+  return Status::ok();
+}
+
 Status CuptiApi::stop() {
   // Flush before taking the setup lock: the sink runs inside the flush.
   Status flushed = flush();

@@ -27,6 +27,9 @@ class CuptiApi {
   // on this thread before it returns. Never call this while holding a lock the
   // sink takes (the sink runs inside this call).
   static Status flush();
+  // Hands over the buffers CUPTI has completed so far (not the one being
+  // filled); cheap, for the end of every iteration of a long run.
+  static Status flush_completed();
   // Flush, disable the kinds, remove the sink.
   static Status stop();
 

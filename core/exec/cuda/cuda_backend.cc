@@ -295,6 +295,11 @@ Status CudaBackend::run_iterations(DeviceContext& ctx, int warmup, int iteration
       SL_CUDA(cudaStreamWaitEvent(ctx.stream(sched::kMainStream), joined, 0), at);
     }
     SL_CUDA(cudaEventRecord(ctx.boundary_event, ctx.stream(sched::kMainStream)), at);
+    // Completed CUPTI buffers go to the collector as the run goes (the last,
+    // partly filled one at the forced flush after the run).
+    if (collector != nullptr && ctx.ordinal == devices_.front().ordinal) {
+      SL_RETURN_IF_ERROR(cupti::CuptiApi::flush_completed());
+    }
     if (progress) progress(it + 1, total);
   }
   return Status::ok();
