@@ -1,5 +1,5 @@
 #pragma once
-// The store's schema (schema.sql, embedded into the binary by schema.cc).
+// The store's schema (schema.sql, embedded into the binary at build time).
 
 #include <cstdint>
 

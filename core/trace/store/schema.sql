@@ -1,5 +1,5 @@
 -- streamlens trace store, schema version 2 (DESIGN section 6).
--- Mirrored byte for byte by kSchemaSql in schema.cc (a test checks it).
+-- Compiled into the binary as kSchemaSql (core/CMakeLists.txt, schema_sql.cc.in).
 -- Version 2 stores events packed in event_chunks (event_chunk.cc) rather than
 -- one row each: a million events insert in well under a second. Opening a
 -- version 1 file for writing adds event_chunks; its runs stay readable.
