@@ -168,6 +168,8 @@ std::string short_kernel_name(const std::string& name) {
                                                      std::free);
     if (status == 0 && demangled) text = demangled.get();
   }
+  // "(anonymous namespace)::" would end the name at its parenthesis below.
+  for (size_t at; (at = text.find("(anonymous namespace)::")) != std::string::npos;) text.erase(at, 23);
   // Drop the parameter list, then template arguments, then a leading return type.
   std::string out;
   int depth = 0;

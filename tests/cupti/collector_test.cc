@@ -200,6 +200,9 @@ TEST(ShortKernelName, StripsTemplatesAndParameters) {
   EXPECT_EQ(short_kernel_name("_ZN2sl4exec12unary_kernelIfEEvPKfPfl"), "sl::exec::unary_kernel");
   EXPECT_EQ(short_kernel_name("sm90_xmma_gemm_bf16bf16_bf16f32"), "sm90_xmma_gemm_bf16bf16_bf16f32");
   EXPECT_EQ(short_kernel_name("void foo<int>(int*)"), "foo");
+  // Kernels in an anonymous namespace (the cuda backend's own).
+  EXPECT_EQ(short_kernel_name("_ZN2sl4exec4cuda12_GLOBAL__N_119strided_copy_kernelEPviNS1_4ViewEPKviS3_NS1_13DynamicStartsEl"),
+            "sl::exec::cuda::strided_copy_kernel");
 }
 
 TEST(CaptureFile, RoundTripsThroughJsonLines) {
