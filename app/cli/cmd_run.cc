@@ -6,12 +6,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "app/cli/backend_factory.h"
+#include "app/common/backend_factory.h"
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "app/cli/progress.h"
 #include "app/cli/program_loader.h"
-#include "app/cli/run_recorder.h"
+#include "app/common/run_recorder.h"
 #include "core/exec/results_json.h"
 #include "app/cli/run_summary.h"
 #include "core/dist/dist_env.h"
@@ -70,7 +70,7 @@ int cmd_run(const RunArgs& args) {
   if (args.backend != "cuda" && args.backend != "auto" && (args.warmup > 0 || args.iterations > 1)) {
     std::fprintf(stderr, "note: --warmup/--iterations only apply to the cuda backend\n");
   }
-  Result<BackendChoice> choice = make_backend(args.backend, args.device, args.allow_tf32);
+  Result<app::BackendChoice> choice = app::make_backend(args.backend, args.device, args.allow_tf32);
   if (!choice) return fail(choice.status());
   if (!choice->note.empty()) std::fprintf(stderr, "%s\n", choice->note.c_str());
 
@@ -97,8 +97,8 @@ int cmd_run(const RunArgs& args) {
   ProgressBar progress("running on " + choice->name);
   run_options.progress = [&progress](int64_t done, int64_t total) { progress.update(done, total); };
 
-  Result<RecordedRun> recorded =
-      record_run(**store, info, module->source_text, lowered->streams, *choice->backend, *lowered, run_options);
+  Result<app::RecordedRun> recorded =
+      app::record_run(**store, info, module->source_text, lowered->streams, *choice->backend, *lowered, run_options);
   if (!recorded) return fail(recorded.status());
   for (const trace::Counter& c : recorded->output.trace.counters) {
     if (c.name == "cupti_dropped_records" && c.value > 0) {

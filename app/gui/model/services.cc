@@ -5,10 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/exec/cpu/cpu_backend.h"
+#include "app/common/backend_factory.h"
+#include "app/common/run_recorder.h"
 #include "core/hlo/parser.h"
 #include "core/sched/lowering.h"
-#include "sim/sim_backend.h"
 #ifdef SL_HAVE_CUDA
 #include "core/exec/cuda/cuda_backend.h"
 #endif
@@ -30,25 +30,6 @@ const char* phase_name(int phase) {
 }
 
 namespace {
-
-constexpr size_t kBatchEvents = 65536;
-
-Result<std::unique_ptr<exec::Backend>> make_backend(const std::string& name, const std::string& device_model) {
-  if (name == "sim") {
-    SL_ASSIGN_OR_RETURN(sim::DeviceModel model, sim::load_device_model(device_model));
-    return sim::make_sim_backend(model);
-  }
-  if (name == "cpu") return exec::make_cpu_backend();
-  if (name == "cuda") {
-#ifdef SL_HAVE_CUDA
-    exec::CudaOptions options;
-    return exec::make_cuda_backend(options);
-#else
-    return runtime_error("this streamlens-gui was built without CUDA");
-#endif
-  }
-  return usage_error("unknown backend '" + name + "' (sim, cpu, cuda)");
-}
 
 std::string unavailable(const std::string& backend) {
   if (backend == "sim" || backend == "cpu") return "";
@@ -93,7 +74,7 @@ Result<int64_t> run_pipeline(const RerunRequest& request, JobProgress& progress)
   options.replica_count = request.replicas;
   options.num_partitions = request.partitions;
   SL_ASSIGN_OR_RETURN(sched::LoweredProgram lowered, sched::lower(module, options));
-  SL_ASSIGN_OR_RETURN(std::unique_ptr<exec::Backend> backend, make_backend(request.backend, request.device_model));
+  SL_ASSIGN_OR_RETURN(app::BackendChoice choice, app::make_backend(request.backend, request.device_model, false));
 
   // Open (and so validate) the database before the possibly long run.
   SL_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceStore> store,
@@ -101,11 +82,10 @@ Result<int64_t> run_pipeline(const RerunRequest& request, JobProgress& progress)
   trace::RunInfo info;
   info.name = fmt_name(request);
   info.program_name = module.name;
-  info.backend = request.backend;
-  info.device_model = request.backend == "sim" ? request.device_model : request.backend == "cpu" ? "host" : "gpu";
+  info.backend = choice.name;
+  info.device_model = choice.device_model;
   info.num_devices = static_cast<int64_t>(lowered.devices.size());
   info.config_json = config_json(request, lowered);
-  SL_ASSIGN_OR_RETURN(int64_t run_id, store->begin_run(info, request.program_text, lowered.streams));
 
   progress.phase = JobProgress::kRunning;
   exec::RunOptions run_options;
@@ -114,28 +94,16 @@ Result<int64_t> run_pipeline(const RerunRequest& request, JobProgress& progress)
     progress.done = done;
     progress.total = total;
   };
-  Result<exec::RunOutput> output = backend->run(lowered, run_options);
-  if (!output) {
-    (void)store->finish_run(run_id, trace::RunStatus::kFailed, 0, {{"backend_error", 1, output.status().message()}});
-    return output.status();
-  }
-  progress.phase = JobProgress::kSaving;
-  trace::Trace& trace = output->trace;
-  progress.done = 0;
-  progress.total = static_cast<int64_t>(trace.events.size());
-  for (size_t first = 0; first < trace.events.size(); first += kBatchEvents) {
-    size_t count = std::min(kBatchEvents, trace.events.size() - first);
-    Status appended = store->append(run_id, trace, first, count);
-    if (!appended.is_ok()) {
-      (void)store->finish_run(run_id, trace::RunStatus::kFailed, 0, trace.counters);
-      return appended;
-    }
-    progress.done = static_cast<int64_t>(first + count);
-  }
-  SL_RETURN_IF_ERROR(store->append_dependencies(run_id, trace.dependencies));
-  SL_RETURN_IF_ERROR(store->finish_run(run_id, trace::RunStatus::kComplete, trace.makespan_ns(), trace.counters));
+  auto saving = [&progress](int64_t saved, int64_t total) {
+    progress.phase = JobProgress::kSaving;
+    progress.done = saved;
+    progress.total = total;
+  };
+  SL_ASSIGN_OR_RETURN(app::RecordedRun recorded,
+                      app::record_run(*store, info, request.program_text, lowered.streams, *choice.backend, lowered,
+                                      run_options, saving));
   progress.phase = JobProgress::kDone;
-  return run_id;
+  return recorded.run_id;
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 #pragma once
-// Picks and builds the backend a run asks for.
+// Picks and builds the backend a run asks for (CLI runs and GUI reruns).
 
 #include <memory>
 #include <string>
@@ -7,7 +7,7 @@
 #include "core/common/status.h"
 #include "core/exec/backend.h"
 
-namespace sl::cli {
+namespace sl::app {
 
 struct BackendChoice {
   std::unique_ptr<exec::Backend> backend;
@@ -20,4 +20,4 @@ struct BackendChoice {
 // a GPU answers, else sim. An explicit cuda without a GPU is kRuntime.
 Result<BackendChoice> make_backend(const std::string& requested, const std::string& device, bool allow_tf32);
 
-}  // namespace sl::cli
+}  // namespace sl::app

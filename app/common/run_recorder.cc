@@ -1,8 +1,8 @@
-#include "app/cli/run_recorder.h"
+#include "app/common/run_recorder.h"
 
 #include <algorithm>
 
-namespace sl::cli {
+namespace sl::app {
 namespace {
 constexpr size_t kBatchEvents = 65536;
 }
@@ -10,7 +10,8 @@ constexpr size_t kBatchEvents = 65536;
 Result<RecordedRun> record_run(trace::TraceStore& store, const trace::RunInfo& info,
                                const std::string& program_text,
                                const std::vector<sched::StreamAssignmentEntry>& streams, exec::Backend& backend,
-                               const sched::LoweredProgram& program, const exec::RunOptions& options) {
+                               const sched::LoweredProgram& program, const exec::RunOptions& options,
+                               const std::function<void(int64_t saved, int64_t total)>& on_saved) {
   SL_ASSIGN_OR_RETURN(int64_t run_id, store.begin_run(info, program_text, streams));
   Result<exec::RunOutput> output = backend.run(program, options);
   if (!output) {
@@ -20,6 +21,8 @@ Result<RecordedRun> record_run(trace::TraceStore& store, const trace::RunInfo& i
     return output.status();
   }
   trace::Trace& trace = output->trace;
+  const auto total = static_cast<int64_t>(trace.events.size());
+  if (on_saved) on_saved(0, total);
   for (size_t first = 0; first < trace.events.size(); first += kBatchEvents) {
     size_t count = std::min(kBatchEvents, trace.events.size() - first);
     Status appended = store.append(run_id, trace, first, count);
@@ -27,6 +30,7 @@ Result<RecordedRun> record_run(trace::TraceStore& store, const trace::RunInfo& i
       (void)store.finish_run(run_id, trace::RunStatus::kFailed, 0, trace.counters);
       return appended;
     }
+    if (on_saved) on_saved(static_cast<int64_t>(first + count), total);
   }
   SL_RETURN_IF_ERROR(store.append_dependencies(run_id, trace.dependencies));
   SL_RETURN_IF_ERROR(store.finish_run(run_id, trace::RunStatus::kComplete, trace.makespan_ns(), trace.counters));
@@ -36,4 +40,4 @@ Result<RecordedRun> record_run(trace::TraceStore& store, const trace::RunInfo& i
   return recorded;
 }
 
-}  // namespace sl::cli
+}  // namespace sl::app

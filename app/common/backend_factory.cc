@@ -1,4 +1,4 @@
-#include "app/cli/backend_factory.h"
+#include "app/common/backend_factory.h"
 
 #include "core/exec/cpu/cpu_backend.h"
 #include "sim/sim_backend.h"
@@ -6,7 +6,7 @@
 #include "core/exec/cuda/cuda_backend.h"
 #endif
 
-namespace sl::cli {
+namespace sl::app {
 namespace {
 
 Result<BackendChoice> make_sim(const std::string& device) {
@@ -54,4 +54,4 @@ Result<BackendChoice> make_backend(const std::string& requested, const std::stri
   return sim;
 }
 
-}  // namespace sl::cli
+}  // namespace sl::app
