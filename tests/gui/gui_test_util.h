@@ -13,45 +13,12 @@
 #include "core/sched/lowering.h"
 #include "core/trace/store/trace_store.h"
 #include "core/trace/trace.h"
+#include "tests/common/test_support.h"
 
 namespace sl::gui::testing {
 
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "sl_gui_test_XXXXXX").string();
-    path_ = mkdtemp(tmpl.data()) ? tmpl : std::string();
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
-inline uint32_t add_event(trace::Trace& t, int32_t device, int32_t stream, trace::EventKind kind,
-                          const std::string& name, const std::string& instruction, int64_t start, int64_t end,
-                          int64_t bytes = 0, int64_t flops = 0) {
-  trace::Event e;
-  e.device = device;
-  e.stream = stream;
-  e.stream_kind = sched::stream_kind(stream);
-  e.kind = kind;
-  e.name = t.strings.intern(name);
-  e.instruction = t.strings.intern(instruction);
-  e.start_ns = start;
-  e.end_ns = end;
-  e.bytes = bytes;
-  e.flops = flops;
-  e.correlation = static_cast<int64_t>(t.events.size()) + 1;
-  t.events.push_back(e);
-  return static_cast<uint32_t>(t.events.size() - 1);
-}
+using test_support::add_event;
+using test_support::ScratchDir;
 
 // Device 0: a GEMM on stream 0 (0..1 ms), an elementwise op on stream 1
 // (200..400 µs) that waits for nothing, an all-gather on the communication
