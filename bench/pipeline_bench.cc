@@ -114,6 +114,46 @@ void BM_ParseVerifyLower(benchmark::State& state) {
 }
 BENCHMARK(BM_ParseVerifyLower)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
 
+// The phases alone, on a module parsed once, to see where the time goes.
+void BM_Verify(benchmark::State& state) {
+  int count = 0;
+  const std::string& text = module_text(&count);
+  auto module = sl::hlo::parse_program(text, "bench.hlo");
+  if (!module.is_ok()) {
+    state.SkipWithError(module.status().message().substr(0, 300).c_str());
+    return;
+  }
+  for (auto _ : state) {
+    sl::Status verified = sl::hlo::verify_status(module.value());
+    if (!verified.is_ok()) {
+      state.SkipWithError(verified.message().substr(0, 300).c_str());
+      return;
+    }
+  }
+  set_counters(state, text.size(), count);
+}
+BENCHMARK(BM_Verify)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
+
+void BM_Lower(benchmark::State& state) {
+  int count = 0;
+  const std::string& text = module_text(&count);
+  auto module = sl::hlo::parse_program(text, "bench.hlo");
+  if (!module.is_ok()) {
+    state.SkipWithError(module.status().message().substr(0, 300).c_str());
+    return;
+  }
+  for (auto _ : state) {
+    auto lowered = sl::sched::lower(module.value(), sl::sched::LowerOptions{});
+    if (!lowered.is_ok()) {
+      state.SkipWithError(lowered.status().message().substr(0, 300).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(lowered.value().devices.size());
+  }
+  set_counters(state, text.size(), count);
+}
+BENCHMARK(BM_Lower)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
+
 void BM_Print(benchmark::State& state) {
   int count = 0;
   const std::string& text = module_text(&count);

@@ -55,13 +55,16 @@ struct Builder {
 
 std::vector<sl::sched::DeviceProgram> make_programs() {
   std::vector<sl::sched::DeviceProgram> programs(kDevices);
-  std::vector<int64_t> group;
-  for (int d = 0; d < kDevices; ++d) group.push_back(d);
+  // The collectives' device group, viewed by every thunk.
+  auto storage = std::make_shared<sl::sched::ThunkStorage>();
+  for (int d = 0; d < kDevices; ++d) storage->device_ids.push_back(d);
+  const std::span<const int64_t> group(storage->device_ids);
   for (int d = 0; d < kDevices; ++d) {
     auto& p = programs[static_cast<size_t>(d)];
     p.device = d;
     p.replica = d;
     p.num_events = 64;
+    p.storage = storage;
     p.thunks.reserve(kThunks / kDevices + 32);
     Builder b{&p.thunks};
     for (int64_t layer = 0; static_cast<int64_t>(p.thunks.size()) < kThunks / kDevices; ++layer) {
@@ -97,10 +100,13 @@ std::vector<sl::sched::DeviceProgram> make_programs() {
 }
 
 size_t input_bytes(const std::vector<sl::sched::DeviceProgram>& programs) {
+  // Thunks are flat; what their views share is counted once.
   size_t bytes = 0;
+  std::unordered_set<const sl::sched::ThunkStorage*> storages;
   for (const auto& p : programs) {
-    for (const Thunk& t : p.thunks) {
-      bytes += sizeof(Thunk) + t.collective.group.capacity() * sizeof(int64_t);
+    bytes += p.thunks.size() * sizeof(Thunk);
+    if (p.storage && storages.insert(p.storage.get()).second) {
+      bytes += p.storage->slices.size() * sizeof(sl::sched::BufferSlice) + p.storage->device_ids.size() * sizeof(int64_t);
     }
   }
   return bytes;

@@ -85,7 +85,7 @@ struct Instruction {
   std::string backend_config;
   std::optional<int64_t> operation_queue_id;     // {"operation_queue_id":"N"}
   std::optional<int64_t> known_trip_count;       // {"known_trip_count":{"n":"N"}}
-  std::map<std::string, std::string> frontend_attributes;
+  std::map<std::string, std::string, std::less<>> frontend_attributes;  // transparent: finds by view
 
   // Compute stream requested by the program: operation_queue_id, or
   // _xla_stream_annotation on this instruction; nullopt when neither is set.

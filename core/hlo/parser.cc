@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/common/huge_pages.h"
 #include "core/hlo/parser_impl.h"
 
 namespace sl::hlo {
@@ -181,7 +182,7 @@ bool Parser::parse_computation() {
   std::unordered_map<std::string_view, int> names;
   std::vector<PendingOperand> pending;
   size_t expected = estimate_instructions(prev_.end, prev_.loc.line);
-  computation.instructions.reserve(expected);
+  reserve_huge(computation.instructions, expected);
   names.reserve(expected);
   while (!is(TokenKind::kRbrace)) {
     if (is(TokenKind::kEof)) {

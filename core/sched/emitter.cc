@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/common/huge_pages.h"
 #include "core/sched/gemm.h"
 
 namespace sl::sched::detail {
@@ -45,12 +46,13 @@ Result<FlatProgram> Emitter::run() {
 
   // Reserved once: growing vectors of ~10^5 thunks by doubling touched about
   // twice their final size in fresh pages, and page faults dominated lowering.
-  // Capacity beyond what is used costs address space only.
+  // Capacity beyond what is used costs address space only. Huge pages: the
+  // faults themselves were most of the rest.
   const size_t expected = std::min(estimate_thunks(entry, 0), kMaxReservedThunks);
-  out_.thunks.reserve(expected);
-  out_.buffers_of.reserve(expected);
-  out_.buffer_ids.reserve(expected * 2);
-  out_.buffers.reserve(expected + out_.buffers.size());
+  reserve_huge(out_.thunks, expected);
+  reserve_huge(out_.buffers_of, expected);
+  reserve_huge(out_.buffer_ids, expected * 2);
+  reserve_huge(out_.buffers, expected + out_.buffers.size());
   size_t instructions = 0;
   for (const hlo::Computation& computation : module_.computations) instructions += computation.instructions.size();
   out_.streams.reserve(instructions);

@@ -1,6 +1,8 @@
 // format_lowered: the `streamlens lower` listing.
 #include <fmt/format.h>
 
+#include <span>
+
 #include "core/sched/lowering.h"
 
 namespace sl::sched {
@@ -22,7 +24,7 @@ const char* kind_label(ThunkKind kind) {
   return "?";
 }
 
-std::string slices(const std::vector<BufferSlice>& list) {
+std::string slices(std::span<const BufferSlice> list) {
   std::string out = "[";
   for (size_t i = 0; i < list.size(); ++i) {
     if (i) out += ' ';
@@ -31,7 +33,7 @@ std::string slices(const std::vector<BufferSlice>& list) {
   return out + "]";
 }
 
-std::string ids(const std::vector<int64_t>& list) {
+std::string ids(std::span<const int64_t> list) {
   std::string out = "{";
   for (size_t i = 0; i < list.size(); ++i) out += fmt::format("{}{}", i ? "," : "", list[i]);
   return out + "}";
@@ -46,7 +48,7 @@ std::string details(const Thunk& thunk) {
     case ThunkKind::kGemm:
       return fmt::format("m={} n={} k={} batch={} {} flops={} in={} out={} ws={}", thunk.gemm.m, thunk.gemm.n,
                          thunk.gemm.k, thunk.gemm.batch, hlo::primitive_type_name(thunk.gemm.type), thunk.flops,
-                         slices(thunk.operands), slices(thunk.results), slices({thunk.workspace}));
+                         slices(thunk.operands), slices(thunk.results), slices(std::span(&thunk.workspace, 1)));
     case ThunkKind::kCollective: {
       const CollectiveInfo& c = thunk.collective;
       std::string peers;

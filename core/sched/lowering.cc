@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+#include <span>
 #include <unordered_map>
 
+#include "core/common/huge_pages.h"
 #include "core/hlo/replica_groups.h"
 #include "core/sched/emitter.h"
 #include "core/sched/stream_assignment.h"
@@ -42,11 +45,18 @@ Result<GroupTable> group_table(const hlo::Instruction& collective, hlo::Opcode o
   return table;
 }
 
-// Fills each device's group, rank and peers into its copy of the thunks.
-Status fill_devices(std::vector<Thunk>& thunks, LoweredProgram& out) {
+// Fills each device's group, rank and peers into its copy of the thunks. The
+// groups themselves are stored once, in `storage`.
+Status fill_devices(std::vector<Thunk>& thunks, ThunkStorage& storage, LoweredProgram& out) {
   const int64_t devices = out.replica_count * out.num_partitions;
+  struct StoredTable {
+    GroupTable table;
+    std::vector<size_t> first_id;  // per group: where it starts in storage.device_ids
+  };
   std::vector<size_t> collectives;
-  std::unordered_map<const hlo::Instruction*, GroupTable> tables;
+  std::unordered_map<const hlo::Instruction*, StoredTable> tables;
+  std::vector<const StoredTable*> in_order;  // as first met
+  size_t ids = 0;
   for (size_t i = 0; i < thunks.size(); ++i) {
     const Thunk& thunk = thunks[i];
     if (thunk.kind != ThunkKind::kCollective) continue;
@@ -56,7 +66,19 @@ Status fill_devices(std::vector<Thunk>& thunks, LoweredProgram& out) {
     if (!table.is_ok()) {
       return invalid_input(fmt::format("collective '{}': {}", thunk.instruction->name, table.status().message()));
     }
-    tables.emplace(thunk.instruction, std::move(table).value());
+    StoredTable& stored = tables.emplace(thunk.instruction, StoredTable{std::move(table).value(), {}}).first->second;
+    for (const std::vector<int64_t>& group : stored.table.groups) {
+      stored.first_id.push_back(ids);
+      ids += group.size();
+    }
+    in_order.push_back(&stored);
+  }
+  // Filled in full before any span points into it: it must not reallocate.
+  storage.device_ids.reserve(ids);
+  for (const StoredTable* stored : in_order) {
+    for (const std::vector<int64_t>& group : stored->table.groups) {
+      storage.device_ids.insert(storage.device_ids.end(), group.begin(), group.end());
+    }
   }
 
   out.devices.resize(static_cast<size_t>(devices));
@@ -69,17 +91,21 @@ Status fill_devices(std::vector<Thunk>& thunks, LoweredProgram& out) {
     if (d + 1 == devices) {
       program.thunks = std::move(thunks);
     } else {
-      program.thunks = thunks;
+      reserve_huge(program.thunks, thunks.size());
+      program.thunks.assign(thunks.begin(), thunks.end());
     }
     for (size_t i : collectives) {
       Thunk& thunk = program.thunks[i];
-      const GroupTable& table = tables.at(thunk.instruction);
+      const StoredTable& stored = tables.at(thunk.instruction);
+      const GroupTable& table = stored.table;
       const int32_t group = table.group_of[static_cast<size_t>(d)];
       if (group < 0) {
         return invalid_input(fmt::format("collective '{}': device {} (replica {}, partition {}) is in no replica group",
                                          thunk.instruction->name, d, program.replica, program.partition));
       }
-      thunk.collective.group = table.groups[static_cast<size_t>(group)];
+      thunk.collective.group = std::span<const int64_t>(storage.device_ids)
+                                   .subspan(stored.first_id[static_cast<size_t>(group)],
+                                            table.groups[static_cast<size_t>(group)].size());
       thunk.collective.rank_in_group = table.rank[static_cast<size_t>(d)];
       if (!table.peers.empty()) {
         thunk.collective.send_to = table.peers[static_cast<size_t>(d)].send_to;
@@ -114,14 +140,17 @@ Result<LoweredProgram> lower(const hlo::Module& module, const LowerOptions& opti
   IntervalAllocation allocation = allocate_intervals(intervals);
   for (size_t i = 0; i < flat.buffers.size(); ++i) flat.buffers[i].slice.offset = allocation.offsets[i];
   auto slice = [&](int32_t id) { return id < 0 ? BufferSlice{} : flat.buffers[static_cast<size_t>(id)].slice; };
+  // Every thunk's slices in one array, in the order of the buffer ids: the
+  // per-device copies of the thunks then share them.
+  auto storage = std::make_shared<ThunkStorage>();
+  reserve_huge(storage->slices, flat.buffer_ids.size());
+  for (int32_t id : flat.buffer_ids) storage->slices.push_back(slice(id));
+  const std::span<const BufferSlice> slices(storage->slices);
   for (size_t i = 0; i < flat.thunks.size(); ++i) {
     Thunk& thunk = flat.thunks[i];
     const detail::ThunkBuffers& ids = flat.buffers_of[i];
-    const int32_t* id = flat.buffer_ids.data() + ids.first;
-    thunk.operands.reserve(ids.operands);
-    for (uint32_t k = 0; k < ids.operands; ++k) thunk.operands.push_back(slice(*id++));
-    thunk.results.reserve(ids.results);
-    for (uint32_t k = 0; k < ids.results; ++k) thunk.results.push_back(slice(*id++));
+    thunk.operands = slices.subspan(ids.first, ids.operands);
+    thunk.results = slices.subspan(ids.first + ids.operands, ids.results);
     thunk.workspace = slice(ids.workspace);
   }
 
@@ -137,8 +166,11 @@ Result<LoweredProgram> lower(const hlo::Module& module, const LowerOptions& opti
   buffers.buffers = std::move(flat.buffers);
   out.streams = std::move(flat.streams);
 
-  SL_RETURN_IF_ERROR(fill_devices(flat.thunks, out));
-  for (DeviceProgram& program : out.devices) program.num_events = flat.num_events;
+  SL_RETURN_IF_ERROR(fill_devices(flat.thunks, *storage, out));
+  for (DeviceProgram& program : out.devices) {
+    program.num_events = flat.num_events;
+    program.storage = storage;
+  }
   return out;
 }
 

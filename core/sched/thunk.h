@@ -4,6 +4,8 @@
 // are unrolled, so every thunk is one occurrence of one instruction.
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -33,7 +35,7 @@ struct GemmDims {
 
 struct CollectiveInfo {
   hlo::Opcode op = hlo::Opcode::kAllReduce;
-  std::vector<int64_t> group;      // global device ids of this device's group, in group order
+  std::span<const int64_t> group;  // global device ids of this device's group, in group order
   int64_t rank_in_group = 0;
   int64_t send_to = -1;            // collective-permute: peer device or -1
   int64_t recv_from = -1;          // collective-permute: peer device or -1 (then zeros)
@@ -43,7 +45,9 @@ struct CollectiveInfo {
 };
 
 // One lowered program holds a thunk per instruction occurrence per device
-// (10^5 and more), so a thunk stays small: names are views, not copies.
+// (10^5 and more), so a thunk stays small and trivially copyable: names,
+// buffer lists and device groups are views, not copies. Lowering keeps what
+// they view in a ThunkStorage that every device's program shares.
 struct Thunk {
   ThunkKind kind = ThunkKind::kKernel;
   int stream = kMainStream;
@@ -57,8 +61,8 @@ struct Thunk {
   int32_t occurrence = 0;             // n-th execution of this instruction
   int event = -1;                     // kRecordEvent / kWaitEvent: per-device event id
 
-  std::vector<BufferSlice> operands;  // one per operand leaf read
-  std::vector<BufferSlice> results;   // one per result leaf written
+  std::span<const BufferSlice> operands;  // one per operand leaf read
+  std::span<const BufferSlice> results;   // one per result leaf written
   BufferSlice workspace;              // GEMM workspace
 
   int64_t flops = 0;
@@ -67,12 +71,22 @@ struct Thunk {
   CollectiveInfo collective;          // kCollective
 };
 
+// What lowered thunks' spans point into. Immutable once the thunks exist.
+struct ThunkStorage {
+  std::vector<BufferSlice> slices;  // every thunk's operands then results
+  std::vector<int64_t> device_ids;  // every collective's device groups
+};
+
 struct DeviceProgram {
   int64_t device = 0;     // global id
   int64_t replica = 0;
   int64_t partition = 0;
   std::vector<Thunk> thunks;
   int num_events = 0;
+  // Keeps the thunks' views alive, shared by every device (and every copy)
+  // of one lowering. Null for hand-built programs, whose views point at the
+  // builder's own storage.
+  std::shared_ptr<const ThunkStorage> storage;
 };
 
 }  // namespace sl::sched

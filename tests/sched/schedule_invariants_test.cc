@@ -109,8 +109,9 @@ void check_program(const LoweredProgram& program, const std::string& label) {
       ASSERT_GE(c.rank_in_group, 0);
       ASSERT_LT(c.rank_in_group, static_cast<int64_t>(c.group.size()));
       EXPECT_EQ(c.group[static_cast<size_t>(c.rank_in_group)], device.device) << label;
-      auto [it, inserted] = rendezvous_group.emplace(c.rendezvous_id * 1000003 + c.group.front(), c.group);
-      if (!inserted) EXPECT_EQ(it->second, c.group) << label << ": rendezvous " << c.rendezvous_id;
+      const std::vector<int64_t> group(c.group.begin(), c.group.end());
+      auto [it, inserted] = rendezvous_group.emplace(c.rendezvous_id * 1000003 + c.group.front(), group);
+      if (!inserted) EXPECT_EQ(it->second, group) << label << ": rendezvous " << c.rendezvous_id;
     }
   }
 }

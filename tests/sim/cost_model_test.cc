@@ -55,7 +55,8 @@ TEST(CostModel, RingLatencyAndProtocolChoice) {
   m.nccl_protocols = {NcclProtocol{"LL", 1.0, 0.5, 0.25, 0.25}, NcclProtocol{"Simple", 10.0, 2.0, 1.0, 1.0}};
   sched::CollectiveInfo info;
   info.op = Opcode::kAllReduce;
-  info.group = {0, 1, 2, 3};
+  const int64_t four[] = {0, 1, 2, 3};
+  info.group = four;
   info.bytes_in = info.bytes_out = 4000;
   // 6 steps. LL: 1000 + 6*500 + 4000*6/4 / 25 = 4000 + 240. Simple: 10000 + 12000 + 60.
   CollectiveCost small = collective_cost(m, info, 4);
@@ -74,7 +75,8 @@ TEST(CostModel, PermuteIsPointToPointAndSingleRankIsACopy) {
   m.p2p_bandwidth_gbps = 2;
   sched::CollectiveInfo info;
   info.op = Opcode::kCollectivePermute;
-  info.group = {0, 1};
+  const int64_t pair[] = {0, 1};
+  info.group = pair;
   info.send_to = 1;
   info.recv_from = 1;
   info.bytes_in = info.bytes_out = 1000;
@@ -82,7 +84,8 @@ TEST(CostModel, PermuteIsPointToPointAndSingleRankIsACopy) {
   info.send_to = info.recv_from = -1;  // receives zeros: a fill of 1000 B at 1 B/ns
   EXPECT_DOUBLE_EQ(collective_cost(m, info, 2).work_ns, 1000);
   info.op = Opcode::kAllReduce;
-  info.group = {0};
+  const int64_t one[] = {0};
+  info.group = one;
   EXPECT_DOUBLE_EQ(collective_cost(m, info, 1).work_ns, 2000);
 }
 

@@ -5,6 +5,7 @@
 // 100 SMs and GEMM tiles of 1x1 (a GEMM with m*n = 10 uses 10% of the SMs).
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "core/sched/thunk.h"
@@ -87,6 +88,13 @@ inline sched::Thunk wait(int stream, int event) {
   return t;
 }
 
+// Thunks hold their device group as a view; hand-built groups live as long
+// as the test binary.
+inline std::span<const int64_t> kept_group(std::vector<int64_t> group) {
+  static std::deque<std::vector<int64_t>> groups;
+  return groups.emplace_back(std::move(group));
+}
+
 inline sched::Thunk collective(int stream, hlo::Opcode op, std::vector<int64_t> group, int64_t rank,
                                int64_t bytes_in, int64_t bytes_out, int64_t rendezvous_id,
                                const char* name = "coll") {
@@ -95,7 +103,7 @@ inline sched::Thunk collective(int stream, hlo::Opcode op, std::vector<int64_t> 
   t.stream = stream;
   t.attributed_name = name;
   t.collective.op = op;
-  t.collective.group = std::move(group);
+  t.collective.group = kept_group(std::move(group));
   t.collective.rank_in_group = rank;
   t.collective.bytes_in = bytes_in;
   t.collective.bytes_out = bytes_out;

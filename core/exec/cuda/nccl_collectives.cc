@@ -24,7 +24,7 @@ std::set<std::vector<int64_t>> communicator_groups(const sched::LoweredProgram& 
   for (const sched::DeviceProgram& d : program.devices) {
     for (const sched::Thunk& t : d.thunks) {
       if (t.kind != sched::ThunkKind::kCollective) continue;
-      if (!t.collective.group.empty()) groups.insert(t.collective.group);
+      if (!t.collective.group.empty()) groups.emplace(t.collective.group.begin(), t.collective.group.end());
       if (t.collective.op == Opcode::kCollectivePermute) {
         std::vector<int64_t> world(program.devices.size());
         std::iota(world.begin(), world.end(), 0);
@@ -93,7 +93,7 @@ NcclComms::~NcclComms() {
   }
 }
 
-ncclComm_t NcclComms::get(const std::vector<int64_t>& group, int64_t device) const {
+ncclComm_t NcclComms::get(std::span<const int64_t> group, int64_t device) const {
   auto it = comms_.find(group);
   if (it == comms_.end()) return nullptr;
   auto pos = std::find(group.begin(), group.end(), device);

@@ -7,7 +7,9 @@
 
 #include <nccl.h>
 
+#include <algorithm>
 #include <map>
+#include <span>
 #include <vector>
 
 #include "core/common/status.h"
@@ -33,11 +35,19 @@ class NcclComms {
   NcclComms& operator=(const NcclComms&) = delete;
 
   // Communicator of `device` in `group` (global device ids), null if none.
-  ncclComm_t get(const std::vector<int64_t>& group, int64_t device) const;
+  ncclComm_t get(std::span<const int64_t> group, int64_t device) const;
 
  private:
+  // Orders groups by their ids; transparent, so a thunk's span finds its
+  // group without a copy.
+  struct GroupLess {
+    using is_transparent = void;
+    bool operator()(std::span<const int64_t> a, std::span<const int64_t> b) const {
+      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+    }
+  };
   NcclComms() = default;
-  std::map<std::vector<int64_t>, std::vector<ncclComm_t>> comms_;
+  std::map<std::vector<int64_t>, std::vector<ncclComm_t>, GroupLess> comms_;
 };
 
 Status issue_collective(const sched::Thunk& thunk, DeviceContext& ctx);
