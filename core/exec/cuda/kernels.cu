@@ -6,19 +6,15 @@
 
 #include <cstdint>
 
+#include "core/exec/cuda/fast_paths.h"
+
 namespace sl::exec::cuda {
 namespace {
 
-// hlo::PrimitiveType values (static_assert'ed against the enum in cuda_backend.cc).
-enum : int { kPred = 0, kS8, kS32, kU32, kS64, kF16, kBF16, kF32, kF64 };
-
-constexpr int kThreads = 256;
-
-int blocks_for(int64_t n) {
-  int64_t b = (n + kThreads - 1) / kThreads;
-  if (b < 1) b = 1;
-  return static_cast<int>(b > 8192 ? 8192 : b);
-}
+using fast::blocks_for;
+using fast::kThreads;
+// Element type numbers: hlo::PrimitiveType values.
+using fast::kPred, fast::kS8, fast::kS32, fast::kU32, fast::kS64, fast::kF16, fast::kBF16, fast::kF32, fast::kF64;
 
 __device__ double load(const void* p, int t, int64_t i) {
   switch (t) {
@@ -341,81 +337,16 @@ int64_t count_of(const View& v) {
 
 }  // namespace
 
-namespace {
-
-int element_bytes(int t) {
-  switch (t) {
-    case kPred: case kS8: return 1;
-    case kF16: case kBF16: return 2;
-    case kS32: case kU32: case kF32: return 4;
-    default: return 8;
-  }
-}
-
-// `rows` runs of `row_elems` contiguous elements, `dst_stride` / `src_stride`
-// elements apart: the shape of most slices, concatenation pieces and copies.
-struct Runs {
-  int64_t rows = 1, row_elems = 1, dst_stride = 0, src_stride = 0;
-};
-
-// Whether the index space of `dst` (and the same space of `src`) is such
-// runs in both views: an inner block contiguous in both, then outer
-// dimensions dense relative to each other in both.
-bool as_runs(const View& dst, const View& src, Runs* out) {
-  int d = dst.rank - 1;
-  Runs r;
-  for (; d >= 0; --d) {  // grow the contiguous inner block
-    if (dst.dims[d] == 1) continue;
-    if (dst.strides[d] != r.row_elems || src.strides[d] != r.row_elems) break;
-    r.row_elems *= dst.dims[d];
-  }
-  int64_t dst_step = 0, src_step = 0;  // stride of the next outer dimension expected
-  for (; d >= 0; --d) {
-    if (dst.dims[d] == 1) continue;
-    if (r.rows == 1) {
-      r.dst_stride = dst.strides[d];
-      r.src_stride = src.strides[d];
-    } else if (dst.strides[d] != dst_step || src.strides[d] != src_step) {
-      return false;
-    }
-    r.rows *= dst.dims[d];
-    dst_step = dst.strides[d] * dst.dims[d];
-    src_step = src.strides[d] * dst.dims[d];  // one index space: dst.dims
-  }
-  if (r.rows > 1 && (r.dst_stride < r.row_elems || r.src_stride < r.row_elems)) return false;  // overlapping rows
-  *out = r;
-  return true;
-}
-
-// Same-type copies made of contiguous runs go to the copy engines as one 2D
-// memcpy, at full bandwidth; false when the copy is not of that form.
-bool try_copy_runs(void* dst, int type, const View& dst_view, const void* src, const View& src_view,
-                   cudaStream_t stream) {
-  Runs r;
-  if (!as_runs(dst_view, src_view, &r)) return false;
-  const auto es = static_cast<size_t>(element_bytes(type));
-  const size_t width = static_cast<size_t>(r.row_elems) * es;
-  const size_t dpitch = r.rows > 1 ? static_cast<size_t>(r.dst_stride) * es : width;
-  const size_t spitch = r.rows > 1 ? static_cast<size_t>(r.src_stride) * es : width;
-  char* d = static_cast<char*>(dst) + dst_view.offset * static_cast<int64_t>(es);
-  const char* s = static_cast<const char*>(src) + src_view.offset * static_cast<int64_t>(es);
-  if (cudaMemcpy2DAsync(d, dpitch, s, spitch, width, static_cast<size_t>(r.rows), cudaMemcpyDeviceToDevice, stream) !=
-      cudaSuccess) {
-    cudaGetLastError();  // e.g. a pitch beyond the copy engine's limit: the kernel does it
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 int launch_strided_copy(void* dst, int dst_type, const View& dst_view, const void* src, int src_type,
                         const View& src_view, const DynamicStarts& dynamic, void* stream) {
   int64_t n = count_of(dst_view);
   if (n == 0) return 0;
-  if (dst_type == src_type && dynamic.count == 0 &&
-      try_copy_runs(dst, dst_type, dst_view, src, src_view, static_cast<cudaStream_t>(stream))) {
-    return 0;
+  int error = 0;
+  if (dst_type == src_type &&
+      (fast::copy_runs(dst, dst_type, dst_view, src, src_view, dynamic, static_cast<cudaStream_t>(stream), &error) ||
+       fast::broadcast_scalar(dst, dst_type, dst_view, src, src_view, dynamic, static_cast<cudaStream_t>(stream),
+                              &error))) {
+    return error;
   }
   strided_copy_kernel<<<blocks_for(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
       dst, dst_type, dst_view, src, src_type, src_view, dynamic, n);
@@ -426,6 +357,11 @@ int launch_elementwise(EwOp op, int operand_type, int out_type, void* out, int64
                        const void* b, int64_t b_count, const void* c, int64_t c_count, int direction,
                        bool total_order, void* stream) {
   if (n == 0) return 0;
+  int error = 0;
+  if (fast::elementwise(op, operand_type, out_type, out, n, a, a_count, b, b_count, static_cast<cudaStream_t>(stream),
+                        &error)) {
+    return error;
+  }
   elementwise_kernel<<<blocks_for(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
       op, operand_type, out_type, out, n, a, a_count, b, b_count, c, c_count, direction, total_order);
   return static_cast<int>(cudaGetLastError());
