@@ -4,11 +4,14 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
+#include <optional>
 #include <set>
 #include <thread>
 
 #include "core/dist/rendezvous.h"
+#include "core/exec/cuda/background_flush.h"
 #include "core/exec/cuda/cuda_check.h"
 #include "core/exec/cuda/device_context.h"
 #include "core/exec/cuda/host_convert.h"
@@ -20,6 +23,7 @@
 
 namespace sl::exec {
 
+using cuda::BackgroundFlush;
 using cuda::DeviceContext;
 using hlo::PrimitiveType;
 using sched::Thunk;
@@ -35,6 +39,10 @@ int cuda_device_count() {
 }
 
 namespace {
+
+// Iterations of a few milliseconds need no flush of their own (see
+// background_flush.h); long ones (training steps) get one each.
+constexpr std::chrono::milliseconds kMinFlushInterval{200};
 
 constexpr size_t kFallbackWorkspaceBytes = size_t{32} << 20;
 
@@ -63,6 +71,7 @@ class CudaBackend : public Backend {
   Status init_memory(const sched::LoweredProgram& program, const RunOptions& options);
   Status issue(DeviceContext& ctx, int iteration, bool keep, cupti::ActivityCollector* collector);
   Status run_iterations(DeviceContext& ctx, int warmup, int iterations, cupti::ActivityCollector* collector,
+                        BackgroundFlush* flush,
                         const std::function<void(int64_t, int64_t)>& progress);
   void teardown();
 
@@ -276,7 +285,7 @@ Status CudaBackend::issue(DeviceContext& ctx, int iteration, bool keep, cupti::A
 // ends with every stream joined into the main stream, and the next starts
 // with every stream waiting for that join.
 Status CudaBackend::run_iterations(DeviceContext& ctx, int warmup, int iterations,
-                                   cupti::ActivityCollector* collector,
+                                   cupti::ActivityCollector* collector, BackgroundFlush* flush,
                                    const std::function<void(int64_t, int64_t)>& progress) {
   const int total = warmup + iterations;
   const std::string at = fmt::format("iteration boundary on device {}", ctx.program->device);
@@ -296,10 +305,9 @@ Status CudaBackend::run_iterations(DeviceContext& ctx, int warmup, int iteration
     }
     SL_CUDA(cudaEventRecord(ctx.boundary_event, ctx.stream(sched::kMainStream)), at);
     // Completed CUPTI buffers go to the collector as the run goes (the last,
-    // partly filled one at the forced flush after the run).
-    if (collector != nullptr && ctx.ordinal == devices_.front().ordinal) {
-      SL_RETURN_IF_ERROR(cupti::CuptiApi::flush_completed());
-    }
+    // partly filled one at the forced flush after the run), off this thread
+    // and at most every kMinFlushInterval.
+    if (flush != nullptr && ctx.ordinal == devices_.front().ordinal) flush->request();
     if (progress) progress(it + 1, total);
   }
   return Status::ok();
@@ -358,15 +366,22 @@ Result<RunOutput> CudaBackend::run(const sched::LoweredProgram& program, const R
   const int warmup = std::max(0, options.warmup);
   const int iterations = std::max(1, options.iterations);
   std::vector<Status> statuses(devices_.size());
+  std::optional<BackgroundFlush> flush;
+  if (collector) flush.emplace(kMinFlushInterval);
   std::vector<std::thread> threads;
   for (size_t d = 0; d < devices_.size(); ++d) {
     threads.emplace_back([&, d] {
-      statuses[d] = run_iterations(devices_[d], warmup, iterations, collector.get(),
+      statuses[d] = run_iterations(devices_[d], warmup, iterations, collector.get(), flush ? &*flush : nullptr,
                                    d == 0 ? options.progress : nullptr);
     });
   }
   for (auto& th : threads) th.join();
   for (const Status& s : statuses) SL_RETURN_IF_ERROR(s);
+  if (flush) {
+    Status flushed = flush->status();
+    flush.reset();
+    SL_RETURN_IF_ERROR(flushed);
+  }
   for (DeviceContext& ctx : devices_) {
     SL_CUDA(cudaSetDevice(ctx.ordinal), "");
     SL_CUDA(cudaDeviceSynchronize(), fmt::format("running {} iterations on device {}", warmup + iterations,
