@@ -89,7 +89,40 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
 // cost more: 102% against 66% on 10,000 tiny kernels (bench/RESULTS.md).
 constexpr CUpti_ActivityKind kRequiredKinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+constexpr CUpti_ActivityKind kApiKinds[] = {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
+
+// The driver calls that put work on the GPU (NCCL launches its kernels
+// through the driver API, the runtime does not go through these).
+constexpr CUpti_CallbackId kDriverLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async};
+
+// Which API records to ask for (each costs time on the launching thread):
+// SL_CUPTI_API = both (default) | runtime | runtime+driver-launches. A
+// diagnostic for measuring that cost (gpu_bench tracer, which also counts
+// attributed kernels). Driver records only, or per-call runtime records,
+// attributed no kernel on an H200 (CUDA 13.0).
+Status enable_api_records(bool enable) {
+  const char* env = std::getenv("SL_CUPTI_API");
+  const std::string mode = env ? env : "both";
+  if (mode == "runtime+driver-launches") {
+    for (CUpti_CallbackId id : kDriverLaunches) SL_CUPTI_CALL(cuptiActivityEnableDriverApi(id, enable));
+  }
+  for (CUpti_ActivityKind kind : kApiKinds) {
+    const bool wanted = kind == CUPTI_ACTIVITY_KIND_RUNTIME || mode == "both";
+    if (!wanted) continue;
+    if (enable) {
+      SL_CUPTI_CALL(cuptiActivityEnable(kind));
+    } else {
+      (void)cuptiActivityDisable(kind);
+    }
+  }
+  return Status::ok();
+}
 // Useful but not needed for kernel timelines: failure to enable is tolerated.
 constexpr CUpti_ActivityKind kOptionalKinds[] = {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_CUDA_EVENT,
                                                  CUPTI_ACTIVITY_KIND_OVERHEAD};
@@ -104,6 +137,7 @@ Status CuptiApi::start(ActivitySink* sink) {
   }
   g_sink.store(sink, std::memory_order_release);
   for (CUpti_ActivityKind kind : kRequiredKinds) SL_CUPTI_CALL(cuptiActivityEnable(kind));
+  SL_RETURN_IF_ERROR(enable_api_records(true));
   for (CUpti_ActivityKind kind : kOptionalKinds) (void)cuptiActivityEnable(kind);
   return Status::ok();
 }
@@ -124,6 +158,7 @@ Status CuptiApi::stop() {
   Status flushed = flush();
   std::lock_guard<std::mutex> lock(g_setup_mutex);
   for (CUpti_ActivityKind kind : kRequiredKinds) (void)cuptiActivityDisable(kind);
+  (void)enable_api_records(false);
   for (CUpti_ActivityKind kind : kOptionalKinds) (void)cuptiActivityDisable(kind);
   g_sink.store(nullptr, std::memory_order_release);
   return flushed;

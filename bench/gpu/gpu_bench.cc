@@ -195,10 +195,14 @@ int bench_tracer(int kernels) {
   auto t = collector.build_trace();
   int64_t dropped = 0;
   for (const auto& c : t.counters) if (c.name == "cupti_dropped_records") dropped = c.value;
-  std::printf("tracer %d tiny kernels: without %.1f us (%.2f us/kernel), with %.1f us (%.2f us/kernel), overhead %.1f%%, "
-              "flush %.0f us, records %zu, dropped %ld\n",
-              kernels, median(off), median(off) / kernels, median(on), median(on) / kernels,
-              100.0 * (median(on) - median(off)) / median(off), flush_us, t.events.size(), static_cast<long>(dropped));
+  size_t attributed = 0;
+  for (const auto& e : t.events) attributed += e.instruction != 0;
+  const char* api = std::getenv("SL_CUPTI_API");
+  std::printf("tracer %d tiny kernels (SL_CUPTI_API=%s): without %.1f us (%.2f us/kernel), with %.1f us (%.2f "
+              "us/kernel), overhead %.1f%%, flush %.0f us, records %zu, attributed %zu, dropped %ld\n",
+              kernels, api ? api : "both", median(off), median(off) / kernels, median(on), median(on) / kernels,
+              100.0 * (median(on) - median(off)) / median(off), flush_us, t.events.size(), attributed,
+              static_cast<long>(dropped));
   return 0;
 }
 
