@@ -316,7 +316,8 @@ void Fitter::fit_collectives() {
     CollectiveCost cost = collective_cost(base_, info, n);
     if (!cost.protocol || cost.algbw_gbps <= 0) continue;  // local copies
     bool p2p = info.op == hlo::Opcode::kCollectivePermute;
-    double bus = p2p ? base_.p2p_bandwidth_gbps : base_.nccl_bus_bandwidth_gbps;
+    const double* scale = bandwidth_scale(base_, info.op);
+    double bus = p2p ? base_.p2p_bandwidth_gbps : base_.nccl_bus_bandwidth_gbps * (scale ? *scale : 1.0);
     // The cost model's message size S: work = launch + latency + S / algbw.
     double bytes = (cost.work_ns - base_.nccl_launch_us * 1e3 - cost.latency_ns) * cost.algbw_gbps;
     Group& g = groups[{static_cast<int>(info.op), n}];
@@ -341,6 +342,7 @@ void Fitter::fit_collectives() {
     std::string detail;
   };
   Acc ring, p2p, launch;
+  std::map<int, Acc> ring_by_op;  // bus bandwidth of each ring collective kind
   for (const auto& [key, g] : groups) {
     std::string_view op = hlo::opcode_name(static_cast<hlo::Opcode>(key.first));
     double a = 0, b = 0;
@@ -359,11 +361,13 @@ void Fitter::fit_collectives() {
     std::string detail = fmt::format("{} x{} ({} runs, {} protocol): algbw {:.1f} GB/s -> busbw {:.1f} GB/s{}", op,
                                      key.second, g.points.size(), g.protocol->name, algbw, busbw,
                                      line ? fmt::format(", intercept {:.2f} us", a / 1e3) : ", one size");
-    Acc& acc = g.p2p ? p2p : ring;
-    acc.weighted += busbw * weight;
-    acc.weight += weight;
-    acc.n += static_cast<int64_t>(g.points.size());
-    acc.detail += (acc.detail.empty() ? "" : "; ") + detail;
+    for (Acc* acc : {g.p2p ? &p2p : &ring, g.p2p ? nullptr : &ring_by_op[key.first]}) {
+      if (!acc) continue;
+      acc->weighted += busbw * weight;
+      acc->weight += weight;
+      acc->n += static_cast<int64_t>(g.points.size());
+      acc->detail += (acc->detail.empty() ? "" : "; ") + detail;
+    }
     if (line) {
       launch.weighted += (a - g.latency_ns) * weight;
       launch.weight += weight;
@@ -379,6 +383,18 @@ void Fitter::fit_collectives() {
            "least-squares duration = a + bytes / algbw per collective and group size, busbw = algbw / (factor of "
            "the ring model): " + ring.detail);
     model_.nccl_bus_bandwidth_gbps = v;
+    // Each kind's own bandwidth relative to the mean; kinds that did not run
+    // keep the base model's scale.
+    for (const auto& [op, acc] : ring_by_op) {
+      double* scale = bandwidth_scale(model_, static_cast<hlo::Opcode>(op));
+      if (!scale || acc.weight <= 0) continue;
+      const double fitted = acc.weighted / acc.weight / v;
+      std::string key = fmt::format("{}_bandwidth_scale", hlo::opcode_name(static_cast<hlo::Opcode>(op)));
+      std::replace(key.begin(), key.end(), '-', '_');
+      record(key, *scale, fitted, acc.n,
+             fmt::format("bus bandwidth of this kind over nccl_bus_bandwidth_gbps ({:.1f} GB/s): {}", v, acc.detail));
+      *scale = fitted;
+    }
   }
   if (p2p.weight > 0) {
     double v = p2p.weighted / p2p.weight;

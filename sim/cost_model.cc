@@ -94,6 +94,7 @@ CollectiveCost collective_cost(const DeviceModel& model, const sched::Collective
   double steps = 1;      // ring steps
   double bus_to_alg = 1; // algbw = busbw * bus_to_alg
   double bus_bw = model.nccl_bus_bandwidth_gbps;
+  if (const double* scale = bandwidth_scale(model, info.op)) bus_bw *= *scale;
   switch (info.op) {
     case Opcode::kAllGather:
       bytes = static_cast<double>(info.bytes_out);

@@ -40,6 +40,11 @@ class FieldReader {
     return value;
   }
 
+  // number(key) when the file has the key, `absent` otherwise.
+  double optional_number(const std::string& key, double absent) {
+    return object_.contains(key) ? number(key) : absent;
+  }
+
   double fraction(const std::string& key) {
     double value = number(key);
     if (error_.empty() && value > 1) return fail(fmt::format("field '{}' must be in (0, 1] (got {})", key, value));
@@ -208,6 +213,9 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.nvlink_links = r.integer("nvlink_links");
   m.nccl_bus_bandwidth_gbps = r.number("nccl_bus_bandwidth_gbps");
   m.p2p_bandwidth_gbps = r.number("p2p_bandwidth_gbps");
+  m.all_gather_bandwidth_scale = r.optional_number("all_gather_bandwidth_scale", 1);
+  m.reduce_scatter_bandwidth_scale = r.optional_number("reduce_scatter_bandwidth_scale", 1);
+  m.all_reduce_bandwidth_scale = r.optional_number("all_reduce_bandwidth_scale", 1);
   m.nccl_channels = r.integer("nccl_channels");
   m.kernel_launch_us = r.number("kernel_launch_us", true);
   m.nccl_launch_us = r.number("nccl_launch_us", true);
@@ -265,6 +273,19 @@ Result<DeviceModel> load_device_model(const std::string& name_or_path) {
   std::ostringstream text;
   text << in.rdbuf();
   return parse_device_model(text.str(), path);
+}
+
+double* bandwidth_scale(DeviceModel& model, hlo::Opcode op) {
+  switch (op) {
+    case hlo::Opcode::kAllGather: return &model.all_gather_bandwidth_scale;
+    case hlo::Opcode::kReduceScatter: return &model.reduce_scatter_bandwidth_scale;
+    case hlo::Opcode::kAllReduce: return &model.all_reduce_bandwidth_scale;
+    default: return nullptr;
+  }
+}
+
+const double* bandwidth_scale(const DeviceModel& model, hlo::Opcode op) {
+  return bandwidth_scale(const_cast<DeviceModel&>(model), op);
 }
 
 }  // namespace sl::sim

@@ -83,6 +83,9 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
   w.put(root, "", "nvlink_links", m.nvlink_links);
   w.put(root, "", "nccl_bus_bandwidth_gbps", m.nccl_bus_bandwidth_gbps);
   w.put(root, "", "p2p_bandwidth_gbps", m.p2p_bandwidth_gbps);
+  w.put(root, "", "all_gather_bandwidth_scale", m.all_gather_bandwidth_scale);
+  w.put(root, "", "reduce_scatter_bandwidth_scale", m.reduce_scatter_bandwidth_scale);
+  w.put(root, "", "all_reduce_bandwidth_scale", m.all_reduce_bandwidth_scale);
   w.put(root, "", "nccl_channels", m.nccl_channels);
   w.put(root, "", "kernel_launch_us", m.kernel_launch_us);
   w.put(root, "", "nccl_launch_us", m.nccl_launch_us);

@@ -134,6 +134,24 @@ TEST(Calibrate, RecoversKnownParametersFromSimulatedRuns) {
   EXPECT_NE(c->sources.at("hbm_efficiency").find("calibrated from runs 7 on 2026-11-29"), std::string::npos);
 }
 
+// Each ring collective kind keeps its own bandwidth: the mean goes to
+// nccl_bus_bandwidth_gbps, each kind's ratio to its *_bandwidth_scale.
+TEST(Calibrate, RecoversBandwidthPerCollectiveKind) {
+  DeviceModel truth = true_model();
+  truth.all_reduce_bandwidth_scale = 1.25;  // all-reduce 250 GB/s, all-gather 200
+  SimulatedRun run = simulate(truth, kProgram);
+  Result<Calibration> c = calibrate_detailed(stock_h200(), {CalibrationRun{7, &run.trace, &run.program, false}});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  const DeviceModel& m = c->model;
+  expect_within(m.nccl_bus_bandwidth_gbps * m.all_gather_bandwidth_scale, 200, 0.02, "all-gather bus bandwidth");
+  expect_within(m.nccl_bus_bandwidth_gbps * m.all_reduce_bandwidth_scale, 250, 0.02, "all-reduce bus bandwidth");
+  EXPECT_GT(m.nccl_bus_bandwidth_gbps, 200);
+  EXPECT_LT(m.nccl_bus_bandwidth_gbps, 250);
+  EXPECT_EQ(m.reduce_scatter_bandwidth_scale, 1);  // none ran: the base model's
+  ASSERT_NE(find_fitted(*c, "all_reduce_bandwidth_scale"), nullptr);
+  EXPECT_EQ(find_fitted(*c, "reduce_scatter_bandwidth_scale"), nullptr);
+}
+
 TEST(Calibrate, StartingFromTheTrueModelChangesNothing) {
   DeviceModel truth = true_model();
   SimulatedRun run = simulate(truth, kProgram);
