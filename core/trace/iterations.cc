@@ -40,15 +40,17 @@ std::vector<int32_t> iterations_of(const Trace& trace) {
 Trace one_iteration(const Trace& trace, int32_t iteration) {
   Trace out = empty_like(trace);
   std::vector<int64_t> new_index(trace.events.size(), -1);
-  int64_t origin = std::numeric_limits<int64_t>::max();
+  std::map<int32_t, int64_t> origin;  // per device: its first start in the iteration
   for (const Event& e : trace.events) {
-    if (e.iteration == iteration) origin = std::min(origin, e.start_ns);
+    if (e.iteration != iteration) continue;
+    auto [it, inserted] = origin.try_emplace(e.device, e.start_ns);
+    if (!inserted) it->second = std::min(it->second, e.start_ns);
   }
   for (size_t i = 0; i < trace.events.size(); ++i) {
     Event e = trace.events[i];
     if (e.iteration != iteration) continue;
-    e.start_ns -= origin;
-    e.end_ns -= origin;
+    e.start_ns -= origin.at(e.device);
+    e.end_ns -= origin.at(e.device);
     new_index[i] = static_cast<int64_t>(out.events.size());
     out.events.push_back(e);
   }
@@ -57,17 +59,19 @@ Trace one_iteration(const Trace& trace, int32_t iteration) {
 }
 
 int32_t median_iteration(const Trace& trace) {
-  std::map<int32_t, std::pair<int64_t, int64_t>> span;
+  std::map<std::pair<int32_t, int32_t>, std::pair<int64_t, int64_t>> span;  // (iteration, device) -> first, last
   for (const Event& e : trace.events) {
-    auto [it, inserted] = span.try_emplace(e.iteration, e.start_ns, e.end_ns);
+    auto [it, inserted] = span.try_emplace({e.iteration, e.device}, e.start_ns, e.end_ns);
     if (!inserted) {
       it->second.first = std::min(it->second.first, e.start_ns);
       it->second.second = std::max(it->second.second, e.end_ns);
     }
   }
   if (span.empty()) return -1;
+  std::map<int32_t, int64_t> longest;  // iteration -> its longest device span
+  for (const auto& [key, s] : span) longest[key.first] = std::max(longest[key.first], s.second - s.first);
   std::vector<std::pair<int64_t, int32_t>> by_length;
-  for (const auto& [iteration, s] : span) by_length.emplace_back(s.second - s.first, iteration);
+  for (const auto& [iteration, length] : longest) by_length.emplace_back(length, iteration);
   std::sort(by_length.begin(), by_length.end());
   return by_length[(by_length.size() - 1) / 2].second;
 }

@@ -14,12 +14,15 @@ namespace sl::trace {
 // Distinct iteration numbers (>= 0) in ascending order.
 std::vector<int32_t> iterations_of(const Trace& trace);
 
-// The events (and the dependencies between them) of one iteration, times
-// shifted so that iteration starts at 0. Strings and counters are kept.
+// The events (and the dependencies between them) of one iteration, each
+// device's times shifted so that its part of the iteration starts at 0: the
+// devices' host threads queue work at slightly different times, and that
+// skew is not the program's time (a device that waits for a late peer still
+// shows it, as a longer collective). Strings and counters are kept.
 Trace one_iteration(const Trace& trace, int32_t iteration);
 
-// The iteration whose span (last end - first start) is the median, as
-// measured runs are summarised; -1 for an empty trace.
+// The iteration whose span is the median, as measured runs are summarised:
+// the longest device's last end - first start; -1 for an empty trace.
 int32_t median_iteration(const Trace& trace);
 
 // The trace itself when it has one iteration, else its median iteration.

@@ -51,6 +51,25 @@ TEST(Iterations, OneIterationIsRebasedAndKeepsItsDependencies) {
   EXPECT_EQ(one.makespan_ns(), 500);
 }
 
+// Device 1 queued its part 700 ns late (host skew): each device's part
+// starts at 0, and the iteration lasts as long as its longest device part.
+TEST(Iterations, EachDeviceIsRebasedToItsOwnStart) {
+  Trace t;
+  add_event(t, 0, 0, EventKind::kGemm, "gemm", "g0", 1000, 1400);
+  add_event(t, 1, 0, EventKind::kGemm, "gemm", "g0", 1700, 2000);
+  add_event(t, 1, 0, EventKind::kElementwise, "add", "s", 2000, 2200);
+  add_event(t, 0, 0, EventKind::kGemm, "gemm", "g0", 3000, 3600);  // iteration 1: no skew, 600 ns
+  add_event(t, 1, 0, EventKind::kGemm, "gemm", "g0", 3000, 3300);
+  for (size_t i = 3; i < t.events.size(); ++i) t.events[i].iteration = 1;
+  Trace one = one_iteration(t, 0);
+  ASSERT_EQ(one.events.size(), 3u);
+  EXPECT_EQ(one.events[0].start_ns, 0);
+  EXPECT_EQ(one.events[1].start_ns, 0);
+  EXPECT_EQ(one.events[2].end_ns, 500);
+  EXPECT_EQ(one.makespan_ns(), 500);  // not 1200: the skew is left out
+  EXPECT_EQ(median_iteration(t), 0);  // 500 and 600 ns (not 1200 and 600): the lower median of two
+}
+
 TEST(Iterations, SingleIterationTraceIsItsOwnRepresentative) {
   Trace t;
   add_event(t, 0, 0, EventKind::kGemm, "gemm", "g0", 50, 150);
