@@ -74,15 +74,19 @@ void set_counters(benchmark::State& state, size_t bytes, int instructions) {
   state.counters["instructions"] = instructions;
 }
 
+// Skips the benchmark with the status's message; true when it is ok.
+bool ok_or_skip(benchmark::State& state, const sl::Status& status) {
+  if (status.is_ok()) return true;
+  state.SkipWithError(status.message().substr(0, 300).c_str());
+  return false;
+}
+
 void BM_Parse(benchmark::State& state) {
   int count = 0;
   const std::string& text = module_text(&count);
   for (auto _ : state) {
     auto module = sl::hlo::parse_program(text, "bench.hlo");
-    if (!module.is_ok()) {
-      state.SkipWithError(module.status().message().substr(0, 300).c_str());
-      return;
-    }
+    if (!ok_or_skip(state, module.status())) return;
     benchmark::DoNotOptimize(module.value().computations.size());
   }
   set_counters(state, text.size(), count);
@@ -94,20 +98,10 @@ void BM_ParseVerifyLower(benchmark::State& state) {
   const std::string& text = module_text(&count);
   for (auto _ : state) {
     auto module = sl::hlo::parse_program(text, "bench.hlo");
-    if (!module.is_ok()) {
-      state.SkipWithError(module.status().message().substr(0, 300).c_str());
-      return;
-    }
-    sl::Status verified = sl::hlo::verify_status(module.value());
-    if (!verified.is_ok()) {
-      state.SkipWithError(verified.message().substr(0, 300).c_str());
-      return;
-    }
+    if (!ok_or_skip(state, module.status())) return;
+    if (!ok_or_skip(state, sl::hlo::verify_status(module.value()))) return;
     auto lowered = sl::sched::lower(module.value(), sl::sched::LowerOptions{});
-    if (!lowered.is_ok()) {
-      state.SkipWithError(lowered.status().message().substr(0, 300).c_str());
-      return;
-    }
+    if (!ok_or_skip(state, lowered.status())) return;
     benchmark::DoNotOptimize(lowered.value().devices.size());
   }
   set_counters(state, text.size(), count);
@@ -119,16 +113,9 @@ void BM_Verify(benchmark::State& state) {
   int count = 0;
   const std::string& text = module_text(&count);
   auto module = sl::hlo::parse_program(text, "bench.hlo");
-  if (!module.is_ok()) {
-    state.SkipWithError(module.status().message().substr(0, 300).c_str());
-    return;
-  }
+  if (!ok_or_skip(state, module.status())) return;
   for (auto _ : state) {
-    sl::Status verified = sl::hlo::verify_status(module.value());
-    if (!verified.is_ok()) {
-      state.SkipWithError(verified.message().substr(0, 300).c_str());
-      return;
-    }
+    if (!ok_or_skip(state, sl::hlo::verify_status(module.value()))) return;
   }
   set_counters(state, text.size(), count);
 }
@@ -138,16 +125,10 @@ void BM_Lower(benchmark::State& state) {
   int count = 0;
   const std::string& text = module_text(&count);
   auto module = sl::hlo::parse_program(text, "bench.hlo");
-  if (!module.is_ok()) {
-    state.SkipWithError(module.status().message().substr(0, 300).c_str());
-    return;
-  }
+  if (!ok_or_skip(state, module.status())) return;
   for (auto _ : state) {
     auto lowered = sl::sched::lower(module.value(), sl::sched::LowerOptions{});
-    if (!lowered.is_ok()) {
-      state.SkipWithError(lowered.status().message().substr(0, 300).c_str());
-      return;
-    }
+    if (!ok_or_skip(state, lowered.status())) return;
     benchmark::DoNotOptimize(lowered.value().devices.size());
   }
   set_counters(state, text.size(), count);
@@ -158,10 +139,7 @@ void BM_Print(benchmark::State& state) {
   int count = 0;
   const std::string& text = module_text(&count);
   auto module = sl::hlo::parse_program(text, "bench.hlo");
-  if (!module.is_ok()) {
-    state.SkipWithError(module.status().message().substr(0, 300).c_str());
-    return;
-  }
+  if (!ok_or_skip(state, module.status())) return;
   size_t bytes = 0;
   for (auto _ : state) {
     std::string printed = sl::hlo::print_module(module.value());
