@@ -67,6 +67,14 @@ void expect_same(const Both& b, double rel_tol = 0.0) {
   }
 }
 
+// Random parameters (InitMode::kRandom) from `seed`.
+RunOptions random_init(uint64_t seed) {
+  RunOptions o;
+  o.init = InitMode::kRandom;
+  o.seed = seed;
+  return o;
+}
+
 class CudaTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -119,21 +127,15 @@ ENTRY e {
   ROOT t = (pred[37], s8[37], s32[37], u32[37], s64[37], f16[37], bf16[37], f32[1000], f64[37]) tuple(p, a, b, c, d, h, g, f, x)
 })";
   expect_same(run_both(text));
-  RunOptions o;
-  o.init = InitMode::kRandom;
-  o.seed = 1234567;
-  expect_same(run_both(text, o));
+  expect_same(run_both(text, random_init(1234567)));
 }
 
 TEST_F(CudaTest, ExpWithinTolerance) {
-  RunOptions o;
-  o.init = InitMode::kRandom;
-  o.seed = 7;
   expect_same(run_both(R"(HloModule m
 ENTRY e {
   a = f32[64] parameter(0)
   ROOT x = f32[64] exponential(a)
-})", o), 1e-6);
+})", random_init(7)), 1e-6);
 }
 
 TEST_F(CudaTest, IntegerElementwiseAndNarrowFloats) {
@@ -180,9 +182,6 @@ ENTRY e {
 // copies of rows with dynamic starts, and scalar broadcasts. Exact where one
 // rounding gives the result on both backends.
 TEST_F(CudaTest, FastPathsMatchCpuExactly) {
-  RunOptions o;
-  o.init = InitMode::kRandom;
-  o.seed = 11;
   expect_same(run_both(R"(HloModule m
 ENTRY e {
   a = f32[7,13] parameter(0)
@@ -209,15 +208,12 @@ ENTRY e {
   bs = bf16[9,7] broadcast(s), dimensions={}
   bk = s8[33] broadcast(k), dimensions={}
   ROOT t = (f32[7,13], f32[7,13], f32[7,13], f32[7,13], f32[7,13], f32[7,13], bf16[7,13], f16[7,13], f32[64,40], bf16[7,13], bf16[64,40], f16[7,13], bf16[8,40], bf16[64,40], bf16[9,7], s8[33]) tuple(add, sub, mul, div, mx, neg, f2b, f2h, b2f, h2b, habs, gmn, rows, upd, bs, bk)
-})", o));
+})", random_init(11)));
 }
 
 // Narrow-float arithmetic rounds once on the GPU (float, then the type) and
 // may round twice on the host: equal within the type's precision.
 TEST_F(CudaTest, FastPathNarrowArithmeticWithinTolerance) {
-  RunOptions o;
-  o.init = InitMode::kRandom;
-  o.seed = 12;
   expect_same(run_both(R"(HloModule m
 ENTRY e {
   h = bf16[7,13] parameter(0)
@@ -229,7 +225,7 @@ ENTRY e {
   gsub = f16[64,40] subtract(g, g)
   gmul = f16[64,40] multiply(g, g)
   ROOT t = (bf16[7,13], bf16[7,13], bf16[7,13], f16[64,40], f16[64,40]) tuple(add, mul, div, gsub, gmul)
-})", o), 1e-2);
+})", random_init(12)), 1e-2);
 }
 
 TEST_F(CudaTest, Reduce) {
@@ -248,9 +244,6 @@ ENTRY e {
 }
 
 TEST_F(CudaTest, GemmsAllLayouts) {
-  RunOptions o;
-  o.init = InitMode::kRandom;
-  o.seed = 3;
   expect_same(run_both(R"(HloModule m
 ENTRY e {
   a = f32[32,48] parameter(0)
@@ -267,13 +260,10 @@ ENTRY e {
   j = s32[6,2] parameter(7)
   d4 = s32[4,2] dot(i, j), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   ROOT t = (f32[32,40], f32[32,40], f32[32,40], f32[3,8,4], s32[4,2]) tuple(d0, d1, d2, d3, d4)
-})", o), 1e-5);
+})", random_init(3)), 1e-5);
 }
 
 TEST_F(CudaTest, Bf16GemmWithinBf16Tolerance) {
-  RunOptions o;
-  o.init = InitMode::kRandom;
-  o.seed = 11;
   expect_same(run_both(R"(HloModule m
 ENTRY e {
   a = bf16[64,256] parameter(0)
@@ -281,7 +271,7 @@ ENTRY e {
   d = bf16[64,128] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   f = f32[64,128] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   ROOT t = (bf16[64,128], f32[64,128]) tuple(d, f)
-})", o), 2e-2);
+})", random_init(11)), 2e-2);
 }
 
 TEST_F(CudaTest, SingleDeviceCollectivesThroughNccl) {
