@@ -24,7 +24,8 @@ Result<BackendChoice> make_cuda(bool allow_tf32) {
   SL_ASSIGN_OR_RETURN(std::optional<dist::DistEnv> dist, dist::dist_env_from_environment());
   SL_ASSIGN_OR_RETURN(std::unique_ptr<exec::Backend> backend, exec::make_cuda_backend({.dist = dist}));
   BackendChoice choice;
-  choice.device_model = dist ? "cuda x1" : "cuda x" + std::to_string(exec::cuda_device_count());
+  // The GPU the run uses (the program's device count is recorded apart).
+  choice.device_model = exec::cuda_device_name(dist ? dist->local_rank : 0);
   choice.backend = std::move(backend);
   choice.name = "cuda";
   return choice;

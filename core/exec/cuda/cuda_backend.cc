@@ -38,6 +38,12 @@ int cuda_device_count() {
   return n;
 }
 
+std::string cuda_device_name(int ordinal) {
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, ordinal) != cudaSuccess) return "cuda";
+  return prop.name;
+}
+
 namespace {
 
 // Iterations of a few milliseconds need no flush of their own (see

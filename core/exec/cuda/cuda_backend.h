@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "core/common/status.h"
 #include "core/dist/dist_env.h"
@@ -32,5 +33,8 @@ Result<std::unique_ptr<Backend>> make_cuda_backend(const CudaOptions& options = 
 
 // Number of visible CUDA devices (0 when none or no driver).
 int cuda_device_count();
+
+// The device's name ("NVIDIA H200"), or "cuda" when it cannot be read.
+std::string cuda_device_name(int ordinal);
 
 }  // namespace sl::exec
