@@ -156,6 +156,58 @@ Comparison compare_runs(const RunInfo& info_a, const Trace& full_a, const RunInf
   return c;
 }
 
+std::vector<int64_t> delta_events(const Comparison& c, bool side_a, const Trace& full) {
+  const RunSummary& summary = side_a ? c.a : c.b;
+  const bool one_iteration_only = summary.iterations > 1;
+  // The compared trace's launches (instruction_spans of the compared
+  // iteration), each remembered by its first event in `full`.
+  struct Launch {
+    int64_t start_ns = 0, end_ns = 0;
+    int32_t stream = 0;
+    uint32_t first = 0;
+  };
+  std::vector<Launch> launches;
+  std::vector<std::pair<int32_t, std::string>> keys;  // per launch: device, instruction (or name)
+  std::map<std::tuple<int32_t, std::string, int64_t>, size_t> by_correlation;
+  for (uint32_t i = 0; i < full.events.size(); ++i) {
+    const Event& e = full.events[i];
+    if (one_iteration_only && e.iteration != summary.iteration) continue;
+    std::string key = e.instruction != 0 ? full.instruction_of(e) : full.name_of(e);
+    if (e.instruction != 0 && e.correlation != 0) {
+      auto [it, inserted] = by_correlation.try_emplace({e.device, key, e.correlation}, launches.size());
+      if (!inserted) {
+        Launch& l = launches[it->second];
+        if (e.start_ns < l.start_ns) l = {e.start_ns, l.end_ns, e.stream, i};
+        l.end_ns = std::max(l.end_ns, e.end_ns);
+        continue;
+      }
+    }
+    launches.push_back({e.start_ns, e.end_ns, e.stream, i});
+    keys.emplace_back(e.device, std::move(key));
+  }
+  // Occurrences numbered as keyed_events numbers the compared spans.
+  std::vector<size_t> order(launches.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return std::tie(launches[x].start_ns, launches[x].end_ns, launches[x].stream, x) <
+           std::tie(launches[y].start_ns, launches[y].end_ns, launches[y].stream, y);
+  });
+  std::map<std::pair<int32_t, std::string>, int32_t> seen;
+  std::map<Key, uint32_t> first_event;
+  for (size_t i : order) {
+    int32_t occurrence = seen[keys[i]]++;
+    first_event.emplace(Key{keys[i].first, keys[i].second, occurrence}, launches[i].first);
+  }
+  std::vector<int64_t> out;
+  out.reserve(c.deltas.size());
+  for (const InstructionDelta& d : c.deltas) {
+    auto it = (side_a ? d.in_a : d.in_b) ? first_event.find(Key{d.device, d.instruction, d.occurrence})
+                                         : first_event.end();
+    out.push_back(it == first_event.end() ? -1 : static_cast<int64_t>(it->second));
+  }
+  return out;
+}
+
 std::string format_comparison_text(const Comparison& c, size_t max_rows) {
   auto pct = [](int64_t base, int64_t delta) {
     return base != 0 ? fmt::format("{:+.1f}%", 100.0 * static_cast<double>(delta) / static_cast<double>(base))

@@ -60,6 +60,12 @@ struct Comparison {
 
 Comparison compare_runs(const RunInfo& info_a, const Trace& a, const RunInfo& info_b, const Trace& b);
 
+// For each of comparison.deltas, the index in `full` (the whole trace of run
+// A, or of B when side_a is false) of the first event of the launch the
+// delta compares, in the compared iteration; -1 when that run has none. What
+// a timeline outlines for the delta.
+std::vector<int64_t> delta_events(const Comparison& comparison, bool side_a, const Trace& full);
+
 // max_rows = 0 prints every delta.
 std::string format_comparison_text(const Comparison& comparison, size_t max_rows = 0);
 // {"a":{"run","backend","device_model","makespan_ns","streams":[...],"overlap":{...},"critical_path":{...}},

@@ -129,6 +129,16 @@ TEST(Iterations, CompareMatchesMeasuredMedianIterationWithSimulatedRun) {
     }
   }
   EXPECT_NE(format_comparison_text(c).find("iteration 2, the median of 3"), std::string::npos);
+
+  // Back to the events a timeline outlines: iteration 2's, the launch's first kernel.
+  const std::vector<int64_t> in_a = delta_events(c, true, measured());
+  const std::vector<int64_t> in_b = delta_events(c, false, sim);
+  ASSERT_EQ(in_a.size(), c.deltas.size());
+  for (size_t k = 0; k < c.deltas.size(); ++k) {
+    const bool gemm = c.deltas[k].instruction == "g0";
+    EXPECT_EQ(in_a[k], gemm ? 6 : 8);  // events 6, 7 (one launch) and 8 are iteration 2's
+    EXPECT_EQ(in_b[k], gemm ? 0 : 1);
+  }
 }
 
 }  // namespace

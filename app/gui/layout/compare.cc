@@ -2,42 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <map>
-#include <numeric>
-#include <tuple>
 
 namespace sl::gui {
-namespace {
-
-using Key = std::tuple<int32_t, std::string, int32_t>;  // device, instruction (or name), occurrence
-
-// The same numbering as core/trace/compare.cc: occurrences in (start, end,
-// stream, index) order per (device, key).
-std::map<Key, uint32_t> keyed(const trace::Trace& t) {
-  const auto& ev = t.events;
-  std::vector<uint32_t> order(ev.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-    return std::tie(ev[x].start_ns, ev[x].end_ns, ev[x].stream, x) <
-           std::tie(ev[y].start_ns, ev[y].end_ns, ev[y].stream, y);
-  });
-  std::map<std::pair<int32_t, std::string>, int32_t> seen;
-  std::map<Key, uint32_t> out;
-  for (uint32_t i : order) {
-    const auto& e = ev[i];
-    std::string key = e.instruction != 0 ? t.instruction_of(e) : t.name_of(e);
-    int32_t occurrence = seen[{e.device, key}]++;
-    out.emplace(Key{e.device, std::move(key), occurrence}, i);
-  }
-  return out;
-}
-
-int64_t lookup(const std::map<Key, uint32_t>& keys, const trace::InstructionDelta& d) {
-  auto it = keys.find(Key{d.device, d.instruction, d.occurrence});
-  return it == keys.end() ? -1 : static_cast<int64_t>(it->second);
-}
-
-}  // namespace
 
 bool delta_changed(const trace::InstructionDelta& d, const CompareOptions& options) {
   if (!d.matched()) return true;
@@ -55,11 +21,13 @@ Comparison compare_for_view(const trace::RunInfo& base_info, const trace::Trace&
   c.summary = trace::compare_runs(base_info, base, current_info, current);
   c.base_changed.assign(base.events.size(), 0);
   c.current_changed.assign(current.events.size(), 0);
-  const auto base_keys = keyed(base);
-  const auto current_keys = keyed(current);
-  for (const trace::InstructionDelta& d : c.summary.deltas) {
-    int64_t a = d.in_a ? lookup(base_keys, d) : -1;
-    int64_t b = d.in_b ? lookup(current_keys, d) : -1;
+  // The events of the compared (median) iteration, as compare_runs matched them.
+  const std::vector<int64_t> base_events = trace::delta_events(c.summary, true, base);
+  const std::vector<int64_t> current_events = trace::delta_events(c.summary, false, current);
+  for (size_t k = 0; k < c.summary.deltas.size(); ++k) {
+    const trace::InstructionDelta& d = c.summary.deltas[k];
+    int64_t a = base_events[k];
+    int64_t b = current_events[k];
     bool changed = delta_changed(d, options);
     c.base_event.push_back(a);
     c.current_event.push_back(b);
