@@ -32,24 +32,46 @@ int64_t origin_of(const Trace& trace) {
   return trace.events.empty() ? 0 : first;
 }
 
-// Key -> event index, occurrences numbered in start order per (device, key).
-std::map<Key, uint32_t> keyed_events(const Trace& trace) {
-  const auto& ev = trace.events;
-  std::vector<uint32_t> order(ev.size());
-  for (uint32_t i = 0; i < ev.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-    return std::tie(ev[x].start_ns, ev[x].end_ns, ev[x].stream, x) <
-           std::tie(ev[y].start_ns, ev[y].end_ns, ev[y].stream, y);
+// Something compare matches: an event, or a launch of several kernels.
+struct Keyed {
+  int64_t start_ns = 0, end_ns = 0;
+  int32_t stream = 0;
+  int32_t device = 0;
+  std::string key;     // instruction, or the event's name when it has none
+  uint32_t event = 0;  // what the key maps to
+};
+
+std::string key_of(const Trace& trace, const Event& e) {
+  return e.instruction != 0 ? trace.instruction_of(e) : trace.name_of(e);
+}
+
+// Key -> event, occurrences numbered per (device, key) in (start, end,
+// stream, position) order.
+std::map<Key, uint32_t> number_occurrences(std::vector<Keyed> items) {
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return std::tie(items[x].start_ns, items[x].end_ns, items[x].stream, x) <
+           std::tie(items[y].start_ns, items[y].end_ns, items[y].stream, y);
   });
   std::map<std::pair<int32_t, std::string>, int32_t> seen;
   std::map<Key, uint32_t> out;
-  for (uint32_t i : order) {
-    const Event& e = ev[i];
-    std::string key = e.instruction != 0 ? trace.instruction_of(e) : trace.name_of(e);
-    int32_t occurrence = seen[{e.device, key}]++;
-    out.emplace(Key{e.device, std::move(key), occurrence}, i);
+  for (size_t i : order) {
+    Keyed& item = items[i];
+    int32_t occurrence = seen[{item.device, item.key}]++;
+    out.emplace(Key{item.device, std::move(item.key), occurrence}, item.event);
   }
   return out;
+}
+
+std::map<Key, uint32_t> keyed_events(const Trace& trace) {
+  std::vector<Keyed> items;
+  items.reserve(trace.events.size());
+  for (uint32_t i = 0; i < trace.events.size(); ++i) {
+    const Event& e = trace.events[i];
+    items.push_back({e.start_ns, e.end_ns, e.stream, e.device, key_of(trace, e), i});
+  }
+  return number_occurrences(std::move(items));
 }
 
 RunSummary summarize(const RunInfo& info, const Trace& trace, const Trace& full) {
@@ -160,44 +182,29 @@ std::vector<int64_t> delta_events(const Comparison& c, bool side_a, const Trace&
   const RunSummary& summary = side_a ? c.a : c.b;
   const bool one_iteration_only = summary.iterations > 1;
   // The compared trace's launches (instruction_spans of the compared
-  // iteration), each remembered by its first event in `full`.
-  struct Launch {
-    int64_t start_ns = 0, end_ns = 0;
-    int32_t stream = 0;
-    uint32_t first = 0;
-  };
-  std::vector<Launch> launches;
-  std::vector<std::pair<int32_t, std::string>> keys;  // per launch: device, instruction (or name)
+  // iteration), each standing for its first event in `full`.
+  std::vector<Keyed> launches;
   std::map<std::tuple<int32_t, std::string, int64_t>, size_t> by_correlation;
   for (uint32_t i = 0; i < full.events.size(); ++i) {
     const Event& e = full.events[i];
     if (one_iteration_only && e.iteration != summary.iteration) continue;
-    std::string key = e.instruction != 0 ? full.instruction_of(e) : full.name_of(e);
+    std::string key = key_of(full, e);
     if (e.instruction != 0 && e.correlation != 0) {
       auto [it, inserted] = by_correlation.try_emplace({e.device, key, e.correlation}, launches.size());
       if (!inserted) {
-        Launch& l = launches[it->second];
-        if (e.start_ns < l.start_ns) l = {e.start_ns, l.end_ns, e.stream, i};
-        l.end_ns = std::max(l.end_ns, e.end_ns);
+        Keyed& launch = launches[it->second];
+        if (e.start_ns < launch.start_ns) {
+          launch.start_ns = e.start_ns;
+          launch.stream = e.stream;
+          launch.event = i;
+        }
+        launch.end_ns = std::max(launch.end_ns, e.end_ns);
         continue;
       }
     }
-    launches.push_back({e.start_ns, e.end_ns, e.stream, i});
-    keys.emplace_back(e.device, std::move(key));
+    launches.push_back({e.start_ns, e.end_ns, e.stream, e.device, std::move(key), i});
   }
-  // Occurrences numbered as keyed_events numbers the compared spans.
-  std::vector<size_t> order(launches.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    return std::tie(launches[x].start_ns, launches[x].end_ns, launches[x].stream, x) <
-           std::tie(launches[y].start_ns, launches[y].end_ns, launches[y].stream, y);
-  });
-  std::map<std::pair<int32_t, std::string>, int32_t> seen;
-  std::map<Key, uint32_t> first_event;
-  for (size_t i : order) {
-    int32_t occurrence = seen[keys[i]]++;
-    first_event.emplace(Key{keys[i].first, keys[i].second, occurrence}, launches[i].first);
-  }
+  const std::map<Key, uint32_t> first_event = number_occurrences(std::move(launches));
   std::vector<int64_t> out;
   out.reserve(c.deltas.size());
   for (const InstructionDelta& d : c.deltas) {
