@@ -46,9 +46,10 @@ std::string details(const Thunk& thunk) {
     case ThunkKind::kWaitEvent:
       return fmt::format("wait for event e{}", thunk.event);
     case ThunkKind::kGemm:
-      return fmt::format("m={} n={} k={} batch={} {} flops={} in={} out={} ws={}", thunk.gemm.m, thunk.gemm.n,
+      return fmt::format("m={} n={} k={} batch={} {} flops={} in={} out={} ws={}{}", thunk.gemm.m, thunk.gemm.n,
                          thunk.gemm.k, thunk.gemm.batch, hlo::primitive_type_name(thunk.gemm.type), thunk.flops,
-                         slices(thunk.operands), slices(thunk.results), slices(std::span(&thunk.workspace, 1)));
+                         slices(thunk.operands), slices(thunk.results), slices(std::span(&thunk.workspace, 1)),
+                         thunk.gemm.beside_collective ? " beside-collective" : "");
     case ThunkKind::kCollective: {
       const CollectiveInfo& c = thunk.collective;
       std::string peers;

@@ -8,6 +8,7 @@
 
 #include "core/common/huge_pages.h"
 #include "core/hlo/replica_groups.h"
+#include "core/sched/collective_overlap.h"
 #include "core/sched/emitter.h"
 #include "core/sched/stream_assignment.h"
 
@@ -166,6 +167,7 @@ Result<LoweredProgram> lower(const hlo::Module& module, const LowerOptions& opti
   buffers.buffers = std::move(flat.buffers);
   out.streams = std::move(flat.streams);
 
+  mark_gemms_beside_collectives(flat.thunks);
   SL_RETURN_IF_ERROR(fill_devices(flat.thunks, *storage, out));
   for (DeviceProgram& program : out.devices) {
     program.num_events = flat.num_events;
