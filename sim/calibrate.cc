@@ -154,6 +154,9 @@ void collect_samples(const CalibrationRun& run, std::vector<Sample>* out, std::v
 
 bool alone(const Sample& s) { return s.collective_overlap_ns == 0 && s.kernel_overlap_ns == 0; }
 
+// SMs a GEMM sample ran on (0: all), as the cost model sees them.
+int64_t sms_of(const DeviceModel& model, const Sample& s) { return gemm_sms(model, *s.thunk, s.run->comm_sms); }
+
 double hbm_bytes_per_ns(const DeviceModel& model) { return model.hbm_bandwidth_gbps * model.hbm_efficiency; }
 
 size_t bucket(const std::vector<int64_t>& edges, int64_t v) {
@@ -198,6 +201,7 @@ class Fitter {
   void fit_gemm_efficiency();
   void fit_collectives();
   void fit_contention();
+  void fit_sm_limited_gemms();
   void fit_concurrency();
 
   Calibration take() && { return std::move(out_); }
@@ -263,7 +267,7 @@ void Fitter::fit_gemm_efficiency() {
   std::map<std::tuple<size_t, size_t, size_t>, Acc> buckets;
   const double launch_ns = model_.kernel_launch_us * 1e3;
   for (const Sample& s : samples_) {
-    if (s.thunk->kind != ThunkKind::kGemm || !alone(s)) continue;
+    if (s.thunk->kind != ThunkKind::kGemm || !alone(s) || sms_of(model_, s) > 0) continue;
     const sched::GemmDims& d = s.thunk->gemm;
     double peak = gemm_peak_flops(model_, d.type, s.run->allow_tf32);
     double quantization = gemm_efficiency(model_, d) / table.lookup(d.m, d.n, d.k);
@@ -427,12 +431,14 @@ void Fitter::fit_contention() {
   };
   std::map<Shape, std::vector<double>> alone_ns;
   for (const Sample& s : samples_) {
-    if (s.thunk->kind == ThunkKind::kGemm && alone(s)) alone_ns[shape_of(*s.thunk)].push_back(s.duration_ns);
+    if (s.thunk->kind == ThunkKind::kGemm && alone(s) && sms_of(model_, s) == 0) {
+      alone_ns[shape_of(*s.thunk)].push_back(s.duration_ns);
+    }
   }
   double weighted = 0, weight = 0;
   int64_t n = 0, measured = 0, unslowed = 0;
   for (const Sample& s : samples_) {
-    if (s.thunk->kind != ThunkKind::kGemm || s.kernel_overlap_ns > 0) continue;
+    if (s.thunk->kind != ThunkKind::kGemm || s.kernel_overlap_ns > 0 || sms_of(model_, s) > 0) continue;
     double t_o = s.collective_overlap_ns;
     if (t_o < 0.2 * s.duration_ns) continue;
     KernelCost cost = gemm_cost(model_, *s.thunk, s.run->allow_tf32);
@@ -469,6 +475,51 @@ void Fitter::fit_contention() {
   model_.contention_factor = f;
 }
 
+// sm_limited_gemm_scale from GEMMs confined to fewer SMs beside a collective
+// (that ran beside no other kernel): the cost model's time for them at scale 1
+// over the measured one. The time at scale 1 is the same GEMM's on every SM
+// (measured alone, else the fitted table) times the model's ratio of the two.
+// The collective shares only HBM with them, which GEMMs hardly use.
+void Fitter::fit_sm_limited_gemms() {
+  using Shape = std::tuple<int64_t, int64_t, int64_t, int64_t, int>;
+  auto shape_of = [](const Thunk& t) {
+    return Shape{t.gemm.m, t.gemm.n, t.gemm.k, t.gemm.batch, static_cast<int>(t.gemm.type)};
+  };
+  std::map<Shape, std::vector<double>> alone_ns;
+  for (const Sample& s : samples_) {
+    if (s.thunk->kind == ThunkKind::kGemm && alone(s) && sms_of(model_, s) == 0) {
+      alone_ns[shape_of(*s.thunk)].push_back(s.duration_ns);
+    }
+  }
+  DeviceModel unscaled = model_;
+  unscaled.sm_limited_gemm_scale = 1;
+  double predicted_sum = 0, measured_sum = 0;
+  int64_t n = 0, measured_alone = 0;
+  for (const Sample& s : samples_) {
+    const int64_t sms = s.thunk->kind == ThunkKind::kGemm ? sms_of(model_, s) : 0;
+    if (sms == 0 || s.kernel_overlap_ns > 0) continue;
+    double predicted = gemm_cost(unscaled, *s.thunk, s.run->allow_tf32, sms).work_ns;
+    if (auto it = alone_ns.find(shape_of(*s.thunk)); it != alone_ns.end()) {
+      std::vector<double> v = it->second;
+      std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+      predicted *= v[v.size() / 2] / gemm_cost(unscaled, *s.thunk, s.run->allow_tf32).work_ns;
+      ++measured_alone;
+    }
+    predicted_sum += predicted;
+    measured_sum += s.duration_ns;
+    ++n;
+  }
+  if (n == 0 || measured_sum <= 0) {
+    out_.notes.push_back("sm_limited_gemm_scale: no GEMM ran on fewer SMs beside a collective; kept the base value");
+    return;
+  }
+  const double scale = predicted_sum / measured_sum;
+  record("sm_limited_gemm_scale", model_.sm_limited_gemm_scale, scale, n,
+         fmt::format("{} GEMMs on fewer SMs beside a collective ({} of their shapes measured alone on every SM): "
+                     "the model's time on that many SMs over the measured one", n, measured_alone));
+  model_.sm_limited_gemm_scale = scale;
+}
+
 // concurrent_kernel_efficiency from pairs of GEMMs on two streams of one
 // device that overlapped (and ran beside no collective), whose needs add up
 // past the device. In the cost model two equal such kernels started together
@@ -487,8 +538,8 @@ void Fitter::fit_concurrency() {
           b.collective_overlap_ns > 0 || b.start_ns >= a.end_ns || a.start_ns >= b.end_ns) {
         continue;
       }
-      KernelCost ca = gemm_cost(model_, *a.thunk, a.run->allow_tf32);
-      KernelCost cb = gemm_cost(model_, *b.thunk, b.run->allow_tf32);
+      KernelCost ca = gemm_cost(model_, *a.thunk, a.run->allow_tf32, sms_of(model_, a));
+      KernelCost cb = gemm_cost(model_, *b.thunk, b.run->allow_tf32, sms_of(model_, b));
       if (ca.compute_need + cb.compute_need <= 1) continue;  // the pair fits the device: nothing to learn
       const double span = static_cast<double>(std::max(a.end_ns, b.end_ns) - std::min(a.start_ns, b.start_ns));
       const double efficiency = std::clamp((ca.work_ns + cb.work_ns) / span, 0.05, 1.0);
@@ -533,6 +584,7 @@ Result<Calibration> calibrate_detailed(const DeviceModel& base, const std::vecto
   fitter.fit_gemm_efficiency();
   fitter.fit_collectives();
   fitter.fit_contention();
+  fitter.fit_sm_limited_gemms();
   fitter.fit_concurrency();
   if (fitter.out().fitted.empty()) {
     return invalid_input(fmt::format("calibrate: runs {} hold no event that fits any number (need GEMMs, "

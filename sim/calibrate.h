@@ -11,8 +11,10 @@
 //   least-squares line duration = a + bytes / algbw per (collective kind,
 //   group size), algbw turned into bus bandwidth with the factors the cost
 //   model uses; the intercept minus NCCL's protocol latency is the launch;
-// - contention_factor: GEMMs that overlapped a collective against the same
-//   GEMM alone (measured, or predicted by the fitted model).
+// - contention_factor: GEMMs on every SM that overlapped a collective against
+//   the same GEMM alone (measured, or predicted by the fitted model);
+// - sm_limited_gemm_scale: GEMMs confined to fewer SMs beside a collective
+//   (CalibrationRun::comm_sms) against the same GEMM alone on every SM.
 // Buckets and numbers without samples keep the base model's values.
 
 #include <cstdint>
@@ -35,6 +37,7 @@ struct CalibrationRun {
   const trace::Trace* trace = nullptr;
   const sched::LoweredProgram* program = nullptr;
   bool allow_tf32 = false;                         // f32 GEMMs ran at the TF32 rate
+  int comm_sms = 0;  // SMs its GEMMs beside a collective left free (config "comm_sms"; absent in older runs: 0)
 };
 
 struct FittedNumber {

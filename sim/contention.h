@@ -14,6 +14,10 @@ struct DeviceLoad {
   double mem_need = 0;      // sum over running kernels and collectives
   int kernels = 0;          // running compute kernels (gemm or other)
   int collectives = 0;      // running collectives
+  // Share of the SMs that running GEMMs confined to fewer SMs leave free for
+  // collectives (the largest), and those GEMMs' compute need.
+  double left_free = 0;
+  double confined_need = 0;
 };
 
 struct DeviceRates {
@@ -23,13 +27,15 @@ struct DeviceRates {
 };
 
 // - Collectives hold nccl_channels SMs each; kernels keep
-//   1 - collectives * channels / SMs * contention_factor of the compute.
+//   1 - collectives * channels / SMs * contention_factor of the compute,
+//   less what GEMMs confined to fewer SMs left free (left_free) for them.
 // - When kernels ask for more compute than is left they share it in
 //   proportion to their needs, and oversubscription costs up to
 //   (1 - concurrent_kernel_efficiency) of the throughput.
 // - HBM is shared in proportion to needs when they add up to more than 1.
 // - A collective progresses at comm_rate_under_compute while kernels saturate
-//   the SMs (linearly in between), split between concurrent collectives.
+//   the SMs (linearly in between), split between concurrent collectives;
+//   GEMMs that left SMs free do not count, they share only HBM with it.
 DeviceRates device_rates(const DeviceModel& model, const DeviceLoad& load);
 
 // The progress rate of a kernel with these needs under `rates`.

@@ -42,28 +42,37 @@ double gemm_peak_flops(const DeviceModel& model, PrimitiveType type, bool allow_
   return tflops * 1e12;
 }
 
-double gemm_efficiency(const DeviceModel& model, const sched::GemmDims& dims) {
+double gemm_efficiency(const DeviceModel& model, const sched::GemmDims& dims, int64_t sms) {
   const GemmEfficiencyTable& table = model.gemm_efficiency;
   double base = table.lookup(dims.m, dims.n, dims.k);
   int64_t tiles = ceil_div(std::max<int64_t>(dims.m, 1), table.tile_m) *
                   ceil_div(std::max<int64_t>(dims.n, 1), table.tile_n) * std::max<int64_t>(dims.batch, 1);
-  int64_t sms = std::max(model.sm_count, 1);
+  sms = std::max<int64_t>(sms > 0 ? std::min<int64_t>(sms, model.sm_count) : model.sm_count, 1);
   int64_t waves = ceil_div(tiles, sms);
   double quantization = waves > 0 ? static_cast<double>(tiles) / static_cast<double>(waves * sms) : 1.0;
   return base * quantization;
 }
 
-KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool allow_tf32) {
+int64_t gemm_sms(const DeviceModel& model, const sched::Thunk& thunk, int comm_sms) {
+  if (!thunk.gemm.beside_collective || comm_sms <= 0 || model.sm_count <= comm_sms) return 0;
+  return model.sm_count - comm_sms;
+}
+
+KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool allow_tf32, int64_t sms) {
   const sched::GemmDims& d = thunk.gemm;
   double flops = thunk.flops > 0 ? static_cast<double>(thunk.flops)
                                  : 2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) *
                                        static_cast<double>(d.k) * static_cast<double>(std::max<int64_t>(d.batch, 1));
-  double rate = gemm_peak_flops(model, d.type, allow_tf32) * gemm_efficiency(model, d);
+  const int64_t all = std::max(model.sm_count, 1);
+  const bool limited = sms > 0 && sms < all;
+  const double sm_share = limited ? static_cast<double>(sms) / static_cast<double>(all) : 1.0;
+  double rate = gemm_peak_flops(model, d.type, allow_tf32) * gemm_efficiency(model, d, limited ? sms : 0) * sm_share *
+                (limited ? model.sm_limited_gemm_scale : 1.0);
   double compute_ns = rate > 0 ? flops / rate * kNsPerS : 0;
   double memory_ns = static_cast<double>(thunk.bytes_accessed) / hbm_bytes_per_ns(model);
   int64_t tiles = ceil_div(std::max<int64_t>(d.m, 1), model.gemm_efficiency.tile_m) *
                   ceil_div(std::max<int64_t>(d.n, 1), model.gemm_efficiency.tile_n) * std::max<int64_t>(d.batch, 1);
-  double occupancy = std::min(1.0, static_cast<double>(tiles) / std::max(model.sm_count, 1));
+  double occupancy = std::min(sm_share, static_cast<double>(tiles) / static_cast<double>(all));
   return make_cost(compute_ns, memory_ns, model.kernel_launch_us * 1e3, occupancy);
 }
 

@@ -31,10 +31,18 @@ struct CollectiveCost {
 double gemm_peak_flops(const DeviceModel& model, hlo::PrimitiveType type, bool allow_tf32);
 
 // Fraction of peak a GEMM reaches: the table's bucket times the wave
-// quantization of its CTA tiles over the SMs.
-double gemm_efficiency(const DeviceModel& model, const sched::GemmDims& dims);
+// quantization of its CTA tiles over the SMs it runs on (0: all of them).
+double gemm_efficiency(const DeviceModel& model, const sched::GemmDims& dims, int64_t sms = 0);
 
-KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool allow_tf32);
+// SMs a GEMM runs on: all but `comm_sms` when lowering marked it as running
+// beside a ring collective (the cuda backend's cuBLASLt SM_COUNT_TARGET), else 0
+// (all of them).
+int64_t gemm_sms(const DeviceModel& model, const sched::Thunk& thunk, int comm_sms);
+
+// A GEMM on `sms` SMs (0: all) runs at that share of the peak, times
+// sm_limited_gemm_scale when it is fewer than all, and needs that share of the
+// device's compute.
+KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool allow_tf32, int64_t sms = 0);
 KernelCost kernel_cost(const DeviceModel& model, const sched::Thunk& thunk);
 
 // NCCL's ring model for a group of `group_size` ranks: the cheapest protocol's

@@ -216,6 +216,7 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.all_gather_bandwidth_scale = r.optional_number("all_gather_bandwidth_scale", 1);
   m.reduce_scatter_bandwidth_scale = r.optional_number("reduce_scatter_bandwidth_scale", 1);
   m.all_reduce_bandwidth_scale = r.optional_number("all_reduce_bandwidth_scale", 1);
+  m.sm_limited_gemm_scale = r.optional_number("sm_limited_gemm_scale", 1);
   m.nccl_channels = r.integer("nccl_channels");
   m.kernel_launch_us = r.number("kernel_launch_us", true);
   m.nccl_launch_us = r.number("nccl_launch_us", true);

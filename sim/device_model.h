@@ -74,6 +74,10 @@ struct DeviceModel {
   // Total throughput when several kernels oversubscribe the SMs, relative to
   // running them one after the other.
   double concurrent_kernel_efficiency = 1;
+  // Throughput per SM of a GEMM confined to fewer SMs (it leaves some to a
+  // concurrent collective) relative to the same GEMM on every SM; above 1
+  // when fewer busy SMs let the clocks rise. Optional in device files: 1.
+  double sm_limited_gemm_scale = 1;
 };
 
 // The *_bandwidth_scale field of a ring collective; null for other opcodes.

@@ -92,6 +92,7 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
   w.put(root, "", "contention_factor", m.contention_factor);
   w.put(root, "", "comm_rate_under_compute", m.comm_rate_under_compute);
   w.put(root, "", "concurrent_kernel_efficiency", m.concurrent_kernel_efficiency);
+  w.put(root, "", "sm_limited_gemm_scale", m.sm_limited_gemm_scale);
 
   const GemmEfficiencyTable& t = m.gemm_efficiency;
   ordered_json table;

@@ -66,6 +66,7 @@ struct Job {
   double last = 0;       // time of the last update of `remaining`
   double compute_need = 0;
   double mem_need = 0;
+  double left_free = 0;  // a GEMM confined to fewer SMs: the share it leaves to collectives
   uint32_t version = 0;
   uint32_t stamp = 0;    // re-rate pass that last touched it
   bool active = false;
@@ -297,7 +298,8 @@ void Engine::mark_dirty(int device) {
 }
 
 void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t index) {
-  KernelCost cost = thunk.kind == ThunkKind::kGemm ? gemm_cost(model_, thunk, options_.allow_tf32)
+  const int64_t sms = thunk.kind == ThunkKind::kGemm ? gemm_sms(model_, thunk, options_.comm_sms) : 0;
+  KernelCost cost = thunk.kind == ThunkKind::kGemm ? gemm_cost(model_, thunk, options_.allow_tf32, sms)
                                                    : kernel_cost(model_, thunk);
   auto [name, kind] = name_and_kind(thunk);
   uint32_t event = emit(device, stream, thunk, index, kind, name, now_);
@@ -307,6 +309,7 @@ void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t i
   j.remaining = cost.work_ns;
   j.compute_need = cost.compute_need;
   j.mem_need = cost.mem_need;
+  j.left_free = sms > 0 ? 1.0 - static_cast<double>(sms) / static_cast<double>(model_.sm_count) : 0.0;
   j.members.push_back({device, stream, event, cost.mem_need});
   devices_[static_cast<size_t>(device)].running.push_back(id);
   mark_dirty(device);
@@ -374,6 +377,7 @@ void Engine::start_collective(Rendezvous& rv) {
   j.remaining = work;
   j.compute_need = 0;
   j.mem_need = 0;
+  j.left_free = 0;
   j.members = std::move(members);
 }
 
@@ -466,6 +470,10 @@ void Engine::rerate() {
         ++load.kernels;
         load.compute_need += j.compute_need;
         load.mem_need += j.mem_need;
+        if (j.left_free > 0) {
+          load.left_free = std::max(load.left_free, j.left_free);
+          load.confined_need += j.compute_need;
+        }
       }
     }
     dev.rates = device_rates(model_, load);

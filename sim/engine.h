@@ -34,6 +34,7 @@ namespace sl::sim {
 
 struct SimOptions {
   bool allow_tf32 = false;  // f32 GEMMs at the TF32 tensor core rate
+  int comm_sms = 0;         // exec::RunOptions::comm_sms: SMs GEMMs beside a collective leave free
   // Called now and then with thunks done / total; may be empty.
   std::function<void(int64_t done, int64_t total)> progress;
 };

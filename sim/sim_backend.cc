@@ -17,6 +17,7 @@ class SimBackend : public exec::Backend {
     if (options.iterations < 1) return usage_error(fmt::format("--iterations must be >= 1 (got {})", options.iterations));
     SimOptions sim_options;
     sim_options.allow_tf32 = options.allow_tf32;
+    sim_options.comm_sms = options.comm_sms;
     int iterations = options.iterations;
     if (options.progress) {
       // One simulated iteration is the whole work; repeats are copies.

@@ -28,6 +28,7 @@ struct LoadedRun {
   std::unique_ptr<hlo::Module> module;
   sched::LoweredProgram program;
   bool allow_tf32 = false;
+  int comm_sms = 0;
 };
 
 bool is_measured(const std::string& backend) {
@@ -73,6 +74,9 @@ Result<LoadedRun> load_run(trace::TraceStore& store, const std::string& ref) {
     if (config.contains("allow_tf32") && config["allow_tf32"].is_boolean()) {
       run.allow_tf32 = config["allow_tf32"].get<bool>();
     }
+    if (config.contains("comm_sms") && config["comm_sms"].is_number_integer()) {
+      run.comm_sms = config["comm_sms"].get<int>();
+    }
   }
   SL_ASSIGN_OR_RETURN(run.program, sched::lower(*run.module, options));
   return run;
@@ -106,7 +110,7 @@ int cmd_calibrate(const StoreArgs& args, const std::vector<std::string>& runs, c
   std::vector<sim::CalibrationRun> inputs;
   std::string ids;
   for (const LoadedRun& r : loaded) {
-    inputs.push_back({r.info.id, &r.trace, &r.program, r.allow_tf32});
+    inputs.push_back({r.info.id, &r.trace, &r.program, r.allow_tf32, r.comm_sms});
     ids += (ids.empty() ? "" : ",") + std::to_string(r.info.id);
   }
   Result<sim::Calibration> fitted = sim::calibrate_detailed(*base, inputs);

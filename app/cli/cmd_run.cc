@@ -31,6 +31,7 @@ std::string config_json(const RunArgs& args, const sched::LowerOptions& options,
       {"replicas", options.replica_count},
       {"partitions", options.num_partitions},
       {"allow_tf32", args.allow_tf32},
+      {"comm_sms", args.comm_sms},
       {"stream_overrides", options.overrides},
   };
   // One process per GPU: every rank's times count from rank 0's start
@@ -93,6 +94,7 @@ int cmd_run(const RunArgs& args) {
   run_options.iterations = args.iterations;
   run_options.device_model = args.device;
   run_options.allow_tf32 = args.allow_tf32;
+  run_options.comm_sms = args.comm_sms;
   run_options.collect_results = !args.results.empty();
   ProgressBar progress("running on " + choice->name);
   run_options.progress = [&progress](int64_t done, int64_t total) { progress.update(done, total); };

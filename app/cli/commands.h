@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/exec/backend.h"
+
 namespace sl::cli {
 
 struct ProgramArgs {
@@ -28,6 +30,7 @@ struct RunArgs {
   int iterations = 1;
   bool json = false;
   bool allow_tf32 = false;
+  int comm_sms = exec::kDefaultCommSms;
 };
 
 struct StoreArgs {

@@ -17,6 +17,13 @@ namespace sl::exec {
 
 enum class InitMode { kRamp, kRandom };
 
+// SMs left to NCCL beside a GEMM by default. NCCL 2.28 runs 24 channels (a
+// CTA each) on 2 H200s; measured there, a 512 MiB all-gather beside a
+// 1024x24576x24576 GEMM took 2.46-2.50 ms per iteration leaving 0 SMs,
+// 2.42 (8), 2.34 (16), 2.06-2.09 (24), 1.84-1.85 (32), 2.29 (48), and 2.52
+// one after the other (bench/RESULTS.md).
+inline constexpr int kDefaultCommSms = 32;
+
 struct RunOptions {
   InitMode init = InitMode::kRamp;
   uint64_t seed = 0;
@@ -24,6 +31,10 @@ struct RunOptions {
   int iterations = 1;
   std::string device_model = "h200";   // sim: name or path of a device file
   bool allow_tf32 = false;             // cuda: f32 GEMMs may use TF32
+  // SMs a GEMM that may run beside an in-flight collective of its device
+  // leaves free for NCCL's kernels (cuda: cuBLASLt SM_COUNT_TARGET; sim: the
+  // GEMM's share of the device). 0: GEMMs take every SM.
+  int comm_sms = kDefaultCommSms;
   bool collect_results = false;        // fill RunOutput::results (cpu, cuda)
   // Called now and then with work done / total; may be empty.
   std::function<void(int64_t done, int64_t total)> progress;

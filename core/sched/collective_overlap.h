@@ -15,9 +15,9 @@
 namespace sl::sched {
 
 // Sets `gemm.beside_collective` on every kGemm thunk of one device's
-// per-iteration sequence that is not ordered against some collective thunk
-// on another stream: neither waits, through any chain of events, for the
-// other. Ordering follows the sequence's record/wait thunks and each
+// per-iteration sequence that is not ordered against some ring collective
+// (all-gather, reduce-scatter, all-reduce; not collective-permute) on another
+// stream: neither waits, through any chain of events, for the other. Ordering follows the sequence's record/wait thunks and each
 // stream's issue order (vector clocks); O(thunks x streams).
 void mark_gemms_beside_collectives(std::span<Thunk> thunks);
 

@@ -50,13 +50,18 @@ class CalibrateCli : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // Simulates `sample` with `model` and stores it as a run of `backend`.
-  int64_t store_run(const std::string& sample, const sim::DeviceModel& model, const std::string& backend) {
+  // comm_sms 0 stands for runs recorded before GEMMs beside a collective
+  // were confined to fewer SMs: their config has no "comm_sms".
+  int64_t store_run(const std::string& sample, const sim::DeviceModel& model, const std::string& backend,
+                    int comm_sms = 0) {
     std::string text = read_file(std::string(SL_SOURCE_DIR) + "/samples/" + sample);
     Result<hlo::Module> module = hlo::parse_program(text, sample);
     EXPECT_TRUE(module.is_ok());
     Result<sched::LoweredProgram> lowered = sched::lower(*module, {});
     EXPECT_TRUE(lowered.is_ok());
-    Result<exec::RunOutput> out = sim::make_sim_backend(model)->run(*lowered, {});
+    exec::RunOptions options;
+    options.comm_sms = comm_sms;
+    Result<exec::RunOutput> out = sim::make_sim_backend(model)->run(*lowered, options);
     EXPECT_TRUE(out.is_ok());
     auto store = trace::TraceStore::open(db_);
     EXPECT_TRUE(store.is_ok());
@@ -67,7 +72,7 @@ class CalibrateCli : public ::testing::Test {
     info.device_model = backend == "sim" ? "h200" : "NVIDIA H200 x2";
     info.num_devices = static_cast<int64_t>(lowered->devices.size());
     info.makespan_ns = out->trace.makespan_ns();
-    info.config_json = "{}";
+    info.config_json = comm_sms > 0 ? fmt::format("{{\"comm_sms\": {}}}", comm_sms) : "{}";
     auto id = (*store)->save_run(info, text, lowered->streams, out->trace);
     EXPECT_TRUE(id.is_ok()) << id.status().message();
     return id.is_ok() ? *id : -1;
@@ -100,6 +105,20 @@ TEST_F(CalibrateCli, FitsMeasuredRunsAndWritesALoadableDeviceFile) {
   // And the simulator takes it.
   ASSERT_EQ(run_cli(fmt::format("run {}/samples/two_gemms_one_stream.hlo --backend sim --device {} --db {}",
                                 SL_SOURCE_DIR, out, db_), log), 0) << read_file(log);
+}
+
+// A run's config says how many SMs its GEMMs beside a collective left free.
+TEST_F(CalibrateCli, ReadsCommSmsFromTheRunConfig) {
+  Result<sim::DeviceModel> truth = sim::load_device_model("h200");
+  ASSERT_TRUE(truth.is_ok());
+  truth->sm_limited_gemm_scale = 1.1;
+  int64_t a = store_run("allgather_overlap_gemm.hlo", *truth, "cuda", 32);
+  std::string out = (dir_ / "fitted.json").string();
+  std::string log = (dir_ / "log.txt").string();
+  ASSERT_EQ(run_cli(fmt::format("calibrate {} -o {} --db {}", a, out, db_), log), 0) << read_file(log);
+  Result<sim::DeviceModel> fitted = sim::load_device_model(out);
+  ASSERT_TRUE(fitted.is_ok()) << fitted.status().message();
+  EXPECT_NEAR(fitted->sm_limited_gemm_scale, 1.1, 1.1 * 0.02) << read_file(log);
 }
 
 TEST_F(CalibrateCli, RefusesSimulatedRuns) {

@@ -81,7 +81,9 @@ struct SimulatedRun {
   trace::Trace trace;
 };
 
-SimulatedRun simulate(const DeviceModel& model, const char* text) {
+// comm_sms 0: GEMMs beside a collective keep every SM (runs recorded before
+// the cuda backend confined them).
+SimulatedRun simulate(const DeviceModel& model, const char* text, int comm_sms = 0) {
   SimulatedRun run;
   Result<hlo::Module> module = hlo::parse_program(text, "calibration_probe.hlo");
   EXPECT_TRUE(module.is_ok()) << module.status().message();
@@ -90,7 +92,9 @@ SimulatedRun simulate(const DeviceModel& model, const char* text) {
   Result<sched::LoweredProgram> lowered = sched::lower(*run.module, {});
   EXPECT_TRUE(lowered.is_ok()) << lowered.status().message();
   run.program = std::move(*lowered);
-  Result<exec::RunOutput> out = make_sim_backend(model)->run(run.program, {});
+  exec::RunOptions options;
+  options.comm_sms = comm_sms;
+  Result<exec::RunOutput> out = make_sim_backend(model)->run(run.program, options);
   EXPECT_TRUE(out.is_ok()) << out.status().message();
   run.trace = std::move(out->trace);
   return run;
@@ -150,6 +154,28 @@ TEST(Calibrate, RecoversBandwidthPerCollectiveKind) {
   EXPECT_EQ(m.reduce_scatter_bandwidth_scale, 1);  // none ran: the base model's
   ASSERT_NE(find_fitted(*c, "all_reduce_bandwidth_scale"), nullptr);
   EXPECT_EQ(find_fitted(*c, "reduce_scatter_bandwidth_scale"), nullptr);
+}
+
+// GEMMs confined to fewer SMs beside a collective fit their own throughput
+// scale, against the same shape alone on every SM; they say nothing of the
+// contention factor (which only GEMMs on every SM feel).
+TEST(Calibrate, RecoversSmLimitedGemmScale) {
+  DeviceModel truth = true_model();
+  truth.sm_limited_gemm_scale = 1.08;
+  SimulatedRun run = simulate(truth, kProgram, 32);
+  DeviceModel base = stock_h200();
+  Result<Calibration> c = calibrate_detailed(base, {CalibrationRun{5, &run.trace, &run.program, false, 32}});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  expect_within(c->model.sm_limited_gemm_scale, 1.08, 0.02, "sm_limited_gemm_scale");
+  ASSERT_NE(find_fitted(*c, "sm_limited_gemm_scale"), nullptr);
+  EXPECT_EQ(find_fitted(*c, "sm_limited_gemm_scale")->samples, 2);  // g3 on each device
+  EXPECT_EQ(c->model.contention_factor, base.contention_factor);
+  expect_within(c->model.gemm_efficiency.values[2][2][2], 0.74, 0.02, "the confined GEMM stays out of its bucket");
+
+  // Read as a run whose GEMMs kept every SM, the same trace fits no scale.
+  Result<Calibration> old = calibrate_detailed(base, {CalibrationRun{5, &run.trace, &run.program, false, 0}});
+  ASSERT_TRUE(old.is_ok()) << old.status().message();
+  EXPECT_EQ(find_fitted(*old, "sm_limited_gemm_scale"), nullptr);
 }
 
 TEST(Calibrate, StartingFromTheTrueModelChangesNothing) {

@@ -193,6 +193,36 @@ TEST(Engine, CollectiveSlowsComputeAndComputeSlowsCollective) {
   EXPECT_EQ(run_ok({device(0, {ag(0)}), device(1, {ag(1)})}, m).makespan_ns(), 700);
 }
 
+// A GEMM marked beside_collective runs on all SMs but comm_sms, for its whole
+// life: slower alone, but the collective takes the SMs it left free, so
+// neither slows the other (they share only HBM).
+TEST(Engine, GemmConfinedToFewerSmsLeavesThemToTheCollective) {
+  DeviceModel m = simple_model();
+  m.contention_factor = 2;  // would take 20 of the 100 SMs from kernels
+  m.comm_rate_under_compute = 0.5;
+  SimOptions options;
+  options.comm_sms = 50;
+  auto ag = [](int64_t r) { return collective(100, Opcode::kAllGather, {0, 1}, r, 700, 1400, 1, "ag"); };
+  auto gemm = [] {
+    sched::Thunk g = big_gemm(0, 400, "g");  // 100 tiles: 2 full waves on 50 SMs
+    g.gemm.beside_collective = true;
+    return g;
+  };
+  Result<trace::Trace> t = simulate({device(0, {gemm(), ag(0)}), device(1, {gemm(), ag(1)})}, m, options);
+  ASSERT_TRUE(t.is_ok()) << t.status().message();
+  expect_span(only_event(*t, "g", 0), 0, 800);    // half the SMs: twice the time
+  expect_span(only_event(*t, "ag", 0), 0, 700);   // as alone
+  // Fewer busy SMs may run faster each: sm_limited_gemm_scale.
+  m.sm_limited_gemm_scale = 1.25;
+  Result<trace::Trace> faster = simulate({device(0, {gemm()})}, m, options);
+  ASSERT_TRUE(faster.is_ok());
+  expect_span(only_event(*faster, "g", 0), 0, 640);
+  // Without comm_sms the mark changes nothing.
+  Result<trace::Trace> unmarked = simulate({device(0, {gemm()})}, m);
+  ASSERT_TRUE(unmarked.is_ok());
+  expect_span(only_event(*unmarked, "g", 0), 0, 400);
+}
+
 TEST(Engine, SlowMemberHoldsTheCollectiveRate) {
   DeviceModel m = simple_model();
   m.comm_rate_under_compute = 0.5;

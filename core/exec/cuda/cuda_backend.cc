@@ -147,9 +147,11 @@ Status CudaBackend::setup(const sched::LoweredProgram& program, const RunOptions
     ctx.program = &dp;
     ctx.module = program.module;
     ctx.allow_tf32 = options.allow_tf32;
+    ctx.comm_sms = options.comm_sms;
     ctx.world_size = n;
     const std::string at = fmt::format("device {}", d);
     SL_CUDA(cudaSetDevice(ctx.ordinal), at);
+    SL_CUDA(cudaDeviceGetAttribute(&ctx.sm_count, cudaDevAttrMultiProcessorCount, ctx.ordinal), at);
     ctx.arena_bytes = program.buffers.arena_bytes;
     if (ctx.arena_bytes > 0) {
       cudaError_t m = cudaMalloc(reinterpret_cast<void**>(&ctx.arena), static_cast<size_t>(ctx.arena_bytes));

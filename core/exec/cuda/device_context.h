@@ -33,6 +33,8 @@ struct DeviceContext {
   NcclComms* comms = nullptr;
   int64_t world_size = 1;               // devices of the program
   bool allow_tf32 = false;
+  int sm_count = 0;                     // of the device
+  int comm_sms = 0;                     // left to NCCL by GEMMs beside a collective
 
   char* at(const sched::BufferSlice& s) const { return s.offset < 0 ? nullptr : arena + s.offset; }
   cudaStream_t stream(int program_stream) const { return streams.at(program_stream); }

@@ -54,7 +54,7 @@ Status set_batch(cublasLtMatrixLayout_t layout, int64_t batch, int64_t stride, c
 
 Result<GemmRunner::Plan*> GemmRunner::plan(const GemmProblem& p, size_t workspace_bytes, const std::string& where) {
   auto key = std::make_tuple(p.type, p.out_type, p.m, p.n, p.k, p.batch, p.lhs_transposed, p.rhs_transposed, p.allow_tf32,
-                             workspace_bytes);
+                             p.sm_count_target, workspace_bytes);
   if (auto it = plans_.find(key); it != plans_.end()) return it->second.get();
 
   auto plan = std::make_unique<Plan>();
@@ -72,6 +72,13 @@ Result<GemmRunner::Plan*> GemmRunner::plan(const GemmProblem& p, size_t workspac
   cublasOperation_t tb = p.lhs_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
   SL_CUBLAS(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), where);
   SL_CUBLAS(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), where);
+  if (p.sm_count_target > 0) {
+    // The heuristic then picks (and sizes the grid of) a kernel for that many
+    // SMs, leaving the rest to a concurrent stream's kernels.
+    const int32_t sms = p.sm_count_target;
+    SL_CUBLAS(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sms, sizeof sms),
+              where);
+  }
   auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
   if (p.rhs_transposed) {
     SL_CUBLAS(cublasLtMatrixLayoutCreate(&plan->a, dt, u(p.k), u(p.n), p.k), where);

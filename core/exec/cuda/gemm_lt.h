@@ -24,7 +24,9 @@ struct GemmProblem {
   bool lhs_transposed = false;  // lhs stored [k, m] instead of [m, k]
   bool rhs_transposed = false;  // rhs stored [n, k] instead of [k, n]
   bool allow_tf32 = false;
-  };
+  // SMs the GEMM may use (cuBLASLt SM_COUNT_TARGET); 0: all of the device's.
+  int sm_count_target = 0;
+};
 
 bool gemm_lt_supports(int type, int out_type);
 
@@ -45,7 +47,7 @@ class GemmRunner {
   Result<Plan*> plan(const GemmProblem& p, size_t workspace_bytes, const std::string& where);
 
   cublasLtHandle_t handle_ = nullptr;
-  std::map<std::tuple<int, int, int64_t, int64_t, int64_t, int64_t, bool, bool, bool, size_t>, std::unique_ptr<Plan>>
+  std::map<std::tuple<int, int, int64_t, int64_t, int64_t, int64_t, bool, bool, bool, int, size_t>, std::unique_ptr<Plan>>
       plans_;
 };
 

@@ -264,6 +264,9 @@ Status issue_gemm(const sched::Thunk& t, DeviceContext& ctx) {
   p.k = t.gemm.k;
   p.batch = t.gemm.batch;
   p.allow_tf32 = ctx.allow_tf32;
+  if (t.gemm.beside_collective && ctx.comm_sms > 0 && ctx.sm_count > ctx.comm_sms) {
+    p.sm_count_target = ctx.sm_count - ctx.comm_sms;
+  }
   if (inst.opcode == Opcode::kDot && inst.operands.size() >= 2) {
     const hlo::Shape& lhs = operand_shape(t, 0);
     const hlo::Shape& rhs = operand_shape(t, 1);
