@@ -24,7 +24,7 @@ DeviceRates device_rates(const DeviceModel& model, const DeviceLoad& load) {
   if (load.mem_need > 1.0) rates.memory_scale = 1.0 / load.mem_need;
 
   if (load.collectives > 0) {
-    double busy = std::clamp(load.compute_need - load.confined_need, 0.0, 1.0);
+    double busy = std::min(1.0, load.compute_need);
     double rate = 1.0 - (1.0 - model.comm_rate_under_compute) * busy;
     rate /= load.collectives;
     rates.collective_rate = std::min(rate, rates.memory_scale);

@@ -470,10 +470,7 @@ void Engine::rerate() {
         ++load.kernels;
         load.compute_need += j.compute_need;
         load.mem_need += j.mem_need;
-        if (j.left_free > 0) {
-          load.left_free = std::max(load.left_free, j.left_free);
-          load.confined_need += j.compute_need;
-        }
+        load.left_free = std::max(load.left_free, j.left_free);
       }
     }
     dev.rates = device_rates(model_, load);

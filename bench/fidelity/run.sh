@@ -104,6 +104,7 @@ lines = ["# Simulator fidelity on H200", "",
          "kernel times). Simulated: the same program and stream assignment with the stock `h200` model and with",
          "`bench/h200_calibrated.json`, fitted by `streamlens calibrate` on the calibration programs in",
          f"`bench/fidelity/calibration/` only (measured runs {calib_runs}); no scored program was used to fit.",
+         "Both sides run with the default `--comm-sms 32`: GEMMs beside a ring collective leave 32 SMs to NCCL.",
          "Per-instruction error: median over matched instructions of |simulated - measured| / measured duration.",
          "", "| program | streams | measured (us) | stock (us) | stock error | calibrated (us) | calibrated error | median instr. error stock / calibrated |",
          "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]

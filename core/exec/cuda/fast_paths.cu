@@ -160,7 +160,13 @@ __device__ int64_t read_index(const void* p, int type) {
   }
 }
 
-// Rows over blockIdx.y, words of a row over x: no division per word.
+// Words each thread has in flight: one load at a time left a 64 MiB
+// dynamic-update-slice at 1.4 TB/s on an H200.
+constexpr int kCopyUnroll = 4;
+
+// Rows over blockIdx.y, words of a row over x: no division per word. Each
+// thread loads kCopyUnroll words (a block's width apart, so a warp's accesses
+// stay coalesced) before it stores them.
 template <typename Word>
 __global__ void copy_runs_kernel(char* dst, int64_t dst_pitch, const char* src, int64_t src_pitch, int64_t rows,
                                  int64_t row_words, DynamicStarts dyn, View moved, int64_t element_bytes) {
@@ -174,9 +180,20 @@ __global__ void copy_runs_kernel(char* dst, int64_t dst_pitch, const char* src, 
   for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
     Word* to = reinterpret_cast<Word*>(dst + row * dst_pitch);
     const Word* from = reinterpret_cast<const Word*>(src + row * src_pitch);
-    for (int64_t w = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; w < row_words;
-         w += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-      to[w] = from[w];
+    const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x * kCopyUnroll;
+    for (int64_t base = blockIdx.x * static_cast<int64_t>(blockDim.x) * kCopyUnroll + threadIdx.x; base < row_words;
+         base += step) {
+      Word v[kCopyUnroll];
+#pragma unroll
+      for (int u = 0; u < kCopyUnroll; ++u) {
+        const int64_t w = base + static_cast<int64_t>(u) * blockDim.x;
+        if (w < row_words) v[u] = from[w];
+      }
+#pragma unroll
+      for (int u = 0; u < kCopyUnroll; ++u) {
+        const int64_t w = base + static_cast<int64_t>(u) * blockDim.x;
+        if (w < row_words) to[w] = v[u];
+      }
     }
   }
 }
@@ -196,7 +213,7 @@ void launch_copy_runs(char* dst, int64_t dst_pitch, const char* src, int64_t src
                       int64_t row_bytes, const DynamicStarts& dyn, const View& moved, int64_t es,
                       cudaStream_t stream) {
   const int64_t row_words = row_bytes / static_cast<int64_t>(sizeof(Word));
-  const int x = blocks_for(row_words);
+  const int x = blocks_for((row_words + kCopyUnroll - 1) / kCopyUnroll);
   const int64_t y = rows < 65535 ? rows : 65535;
   const int64_t y_wanted = (8192 + x - 1) / x;  // about as many blocks as the generic kernels
   const dim3 grid(static_cast<unsigned>(x), static_cast<unsigned>(y < y_wanted ? y : y_wanted));
