@@ -10,6 +10,7 @@
 #include "core/hlo/replica_groups.h"
 #include "core/sched/collective_overlap.h"
 #include "core/sched/emitter.h"
+#include "core/sched/in_place.h"
 #include "core/sched/stream_assignment.h"
 
 namespace sl::sched {
@@ -133,6 +134,7 @@ Result<LoweredProgram> lower(const hlo::Module& module, const LowerOptions& opti
   SL_ASSIGN_OR_RETURN(StreamPolicy policy, StreamPolicy::create(module, options.overrides, &out.warnings));
   detail::Emitter emitter(module, policy, options, &out.warnings);
   SL_ASSIGN_OR_RETURN(detail::FlatProgram flat, emitter.run());
+  detail::alias_in_place_updates(flat);
 
   // Buffer assignment: one arena layout shared by every device.
   std::vector<LiveInterval> intervals;

@@ -1,0 +1,123 @@
+// In-place dynamic-update-slice: the result takes its operand's buffer only
+// when nothing reads the operand afterwards.
+
+#include <gtest/gtest.h>
+
+#include "tests/sched/sched_test_util.h"
+
+namespace sl::sched {
+namespace {
+
+using testing::find_thunk;
+using testing::lower_text;
+
+const Thunk& thunk_of(const testing::Lowered& l, const char* name, int occurrence = 0) {
+  int i = find_thunk(l.thunks(), name, occurrence);
+  EXPECT_GE(i, 0) << name;
+  return l.thunks().at(static_cast<size_t>(i < 0 ? 0 : i));
+}
+
+// A loop accumulates rows into %acc with a dynamic-update-slice per step.
+constexpr const char* kLoop = R"(
+HloModule m
+%body {
+  %s = (f32[8,4]{1,0}, s32[]) parameter(0)
+  %acc = f32[8,4]{1,0} get-tuple-element(%s), index=0
+  %i = s32[] get-tuple-element(%s), index=1
+  %one = f32[] constant(1)
+  %row = f32[2,4]{1,0} broadcast(%one), dimensions={}
+  %zero = s32[] constant(0)
+  %two = s32[] constant(2)
+  %at = s32[] multiply(%i, %two)
+  %acc.next = f32[8,4]{1,0} dynamic-update-slice(%acc, %row, %at, %zero)
+  %c1 = s32[] constant(1)
+  %i.next = s32[] add(%i, %c1)
+  ROOT %t = (f32[8,4]{1,0}, s32[]) tuple(%acc.next, %i.next)
+}
+%cond {
+  %s = (f32[8,4]{1,0}, s32[]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=1
+  %n = s32[] constant(4)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+ENTRY %main {
+  %z = f32[] constant(0)
+  %init.acc = f32[8,4]{1,0} broadcast(%z), dimensions={}
+  %i0 = s32[] constant(0)
+  %init = (f32[8,4]{1,0}, s32[]) tuple(%init.acc, %i0)
+  %loop = (f32[8,4]{1,0}, s32[]) while(%init), condition=%cond, body=%body, backend_config={"known_trip_count":{"n":"4"}}
+  ROOT %out = f32[8,4]{1,0} get-tuple-element(%loop), index=0
+})";
+
+TEST(InPlace, AccumulatorUpdatesShareOneBuffer) {
+  auto l = lower_text(kLoop);
+  ASSERT_TRUE(l);
+  const BufferSlice acc = thunk_of(*l, "init.acc").results[0];
+  for (int step = 0; step < 4; ++step) {
+    const Thunk& dus = thunk_of(*l, "acc.next", step);
+    EXPECT_EQ(dus.operands[0].offset, acc.offset) << "step " << step;
+    EXPECT_EQ(dus.results[0].offset, acc.offset) << "step " << step;
+    // Reads the 2x4 update and two s32 starts, writes the update.
+    EXPECT_EQ(dus.bytes_accessed, 2 * 2 * 4 * 4 + 2 * 4) << "step " << step;
+  }
+  EXPECT_EQ(l->program.buffers.outputs.at(0).offset, acc.offset);
+}
+
+TEST(InPlace, OperandReadAfterwardsKeepsItsBuffer) {
+  auto l = lower_text(R"(
+HloModule m
+ENTRY %main {
+  %p = f32[8]{0} parameter(0)
+  %x = f32[8]{0} negate(%p)
+  %u = f32[2]{0} parameter(1)
+  %k = s32[] parameter(2)
+  %d = f32[8]{0} dynamic-update-slice(%x, %u, %k)
+  %later = f32[8]{0} add(%x, %d)
+  ROOT %t = (f32[8]{0}, f32[8]{0}) tuple(%d, %later)
+})");
+  ASSERT_TRUE(l);
+  const Thunk& d = thunk_of(*l, "d");
+  EXPECT_NE(d.operands[0].offset, d.results[0].offset);
+  EXPECT_EQ(d.bytes_accessed, (8 + 2 + 1) * 4 + 8 * 4);
+}
+
+TEST(InPlace, EntryParameterIsNeverOverwritten) {
+  auto l = lower_text(R"(
+HloModule m
+ENTRY %main {
+  %p = f32[8]{0} parameter(0)
+  %u = f32[2]{0} parameter(1)
+  %k = s32[] parameter(2)
+  ROOT %d = f32[8]{0} dynamic-update-slice(%p, %u, %k)
+})");
+  ASSERT_TRUE(l);
+  const Thunk& d = thunk_of(*l, "d");
+  EXPECT_NE(d.operands[0].offset, d.results[0].offset);
+}
+
+// The operand is read by an async computation on another stream whose done
+// comes after the update: writing it in place would race with that read.
+TEST(InPlace, OperandStillReadOnAnotherStreamKeepsItsBuffer) {
+  auto l = lower_text(R"(
+HloModule m
+%neg {
+  %a = f32[8]{0} parameter(0)
+  ROOT %n = f32[8]{0} negate(%a)
+}
+ENTRY %main {
+  %p = f32[8]{0} parameter(0)
+  %x = f32[8]{0} negate(%p)
+  %start = ((f32[8]{0}), f32[8]{0}) async-start(%x), calls=%neg, backend_config={"operation_queue_id":"1"}
+  %u = f32[2]{0} parameter(1)
+  %k = s32[] parameter(2)
+  %d = f32[8]{0} dynamic-update-slice(%x, %u, %k)
+  %done = f32[8]{0} async-done(%start)
+  ROOT %t = (f32[8]{0}, f32[8]{0}) tuple(%d, %done)
+})");
+  ASSERT_TRUE(l);
+  const Thunk& d = thunk_of(*l, "d");
+  EXPECT_NE(d.operands[0].offset, d.results[0].offset);
+}
+
+}  // namespace
+}  // namespace sl::sched
