@@ -4,6 +4,8 @@
 // (sim/cost_model.h), so the simulator reproduces what was measured.
 //
 // What is fitted, from events that ran alone unless said otherwise:
+// - kernel_launch_us: the median gap between back-to-back kernels on one
+//   stream (the simulator puts a kernel's launch before its event);
 // - gemm_efficiency.values, per (m, n, k) bucket that has samples: achieved
 //   FLOP/s over peak, with wave quantization and launch taken out;
 // - hbm_efficiency: bytes / time of memory-bound non-GEMM kernels;

@@ -70,6 +70,7 @@ struct Job {
   uint32_t version = 0;
   uint32_t stamp = 0;    // re-rate pass that last touched it
   bool active = false;
+  bool launching = false;  // a kernel in its launch gap: not running yet, its heap entry is its start
   bool collective = false;
   bool fresh = false;    // not yet in the heap
   std::vector<Member> members;  // one for a kernel
@@ -125,6 +126,7 @@ class Engine {
   void complete(uint32_t job_id);
   void rerate();
   uint32_t new_job();
+  void begin_after_launch(uint32_t job_id);
   uint32_t emit(int device, int stream, const Thunk& thunk, uint32_t index, EventKind kind, uint32_t name,
                 double start);
   std::pair<uint32_t, EventKind> name_and_kind(const Thunk& thunk);
@@ -282,6 +284,7 @@ uint32_t Engine::new_job() {
   }
   Job& j = jobs_[id];
   j.active = true;
+  j.launching = false;
   j.fresh = true;
   j.rate = 0;
   j.last = now_;
@@ -302,16 +305,34 @@ void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t i
   KernelCost cost = thunk.kind == ThunkKind::kGemm ? gemm_cost(model_, thunk, options_.allow_tf32, sms)
                                                    : kernel_cost(model_, thunk);
   auto [name, kind] = name_and_kind(thunk);
-  uint32_t event = emit(device, stream, thunk, index, kind, name, now_);
+  // The launch is a gap on the stream before the kernel, as CUPTI shows it:
+  // the kernel starts (and takes its share of the device) after it.
+  const double launch_ns = std::min(cost.work_ns, model_.kernel_launch_us * 1e3);
+  uint32_t event = emit(device, stream, thunk, index, kind, name, now_ + launch_ns);
   uint32_t id = new_job();
   Job& j = jobs_[id];
   j.collective = false;
-  j.remaining = cost.work_ns;
+  j.remaining = cost.work_ns - launch_ns;
   j.compute_need = cost.compute_need;
   j.mem_need = cost.mem_need;
   j.left_free = sms > 0 ? 1.0 - static_cast<double>(sms) / static_cast<double>(model_.sm_count) : 0.0;
   j.members.push_back({device, stream, event, cost.mem_need});
+  if (launch_ns > 0) {
+    j.launching = true;
+    heap_.push({now_ + launch_ns, seq_++, id, j.version});
+    return;
+  }
   devices_[static_cast<size_t>(device)].running.push_back(id);
+  mark_dirty(device);
+}
+
+void Engine::begin_after_launch(uint32_t job_id) {
+  Job& j = jobs_[job_id];
+  j.launching = false;
+  j.fresh = true;
+  j.last = now_;
+  const int device = j.members.front().device;
+  devices_[static_cast<size_t>(device)].running.push_back(job_id);
   mark_dirty(device);
 }
 
@@ -547,7 +568,11 @@ Result<trace::Trace> Engine::run() {
     Job& j = jobs_[top.job];
     if (!j.active || j.version != top.version) continue;
     now_ = std::max(now_, top.time);
-    complete(top.job);
+    if (j.launching) {
+      begin_after_launch(top.job);
+    } else {
+      complete(top.job);
+    }
     SL_RETURN_IF_ERROR(drain());
     rerate();
     if (options_.progress && thunks_done_ - reported >= 65536) {

@@ -72,6 +72,7 @@ DeviceModel true_model() {
   m.nccl_bus_bandwidth_gbps = 200;
   m.nccl_launch_us = 7;
   m.contention_factor = 1.2;
+  m.kernel_launch_us = 2.5;
   return m;
 }
 
@@ -127,6 +128,7 @@ TEST(Calibrate, RecoversKnownParametersFromSimulatedRuns) {
   expect_within(m.nccl_bus_bandwidth_gbps, 200, 0.02, "bus bandwidth");
   expect_within(m.nccl_launch_us, 7, 0.02, "collective launch");
   expect_within(m.contention_factor, 1.2, 0.02, "contention factor");
+  expect_within(m.kernel_launch_us, 2.5, 0.02, "launch gap");
   // Buckets without samples and unfitted numbers stay as in the base model.
   EXPECT_EQ(m.gemm_efficiency.values[0][0][0], base.gemm_efficiency.values[0][0][0]);
   EXPECT_EQ(m.p2p_bandwidth_gbps, base.p2p_bandwidth_gbps);
