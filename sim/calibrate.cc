@@ -199,6 +199,7 @@ class Fitter {
 
   void fit_launch_gap();
   void fit_memory_bandwidth();
+  void fit_min_kernel();
   void fit_gemm_efficiency();
   void fit_collectives();
   void fit_contention();
@@ -255,6 +256,34 @@ void Fitter::fit_launch_gap() {
   model_.kernel_launch_us = us;
 }
 
+// The model's busy time of a non-GEMM kernel, before min_kernel_us.
+double kernel_busy_ns(const DeviceModel& m, const Thunk& t) {
+  const double compute_ns = static_cast<double>(t.flops) / (m.peak_f32_tflops * 1e12 * m.kernel_compute_efficiency) * 1e9;
+  const double memory_ns = static_cast<double>(t.bytes_accessed) / hbm_bytes_per_ns(m);
+  return std::max(compute_ns, memory_ns);
+}
+
+// Kernels that do next to nothing (the model's time under 0.2 us) take as
+// long as a kernel takes at least: min_kernel_us is their median duration.
+void Fitter::fit_min_kernel() {
+  std::vector<double> durations;
+  for (const Sample& s : samples_) {
+    if (s.thunk->kind == ThunkKind::kKernel && kernel_busy_ns(model_, *s.thunk) < 200) {
+      durations.push_back(s.duration_ns);
+    }
+  }
+  if (durations.size() < 5) {
+    out_.notes.push_back(fmt::format("min_kernel_us: {} near-empty kernels (5 needed); kept the base value",
+                                     durations.size()));
+    return;
+  }
+  std::nth_element(durations.begin(), durations.begin() + static_cast<long>(durations.size() / 2), durations.end());
+  const double us = durations[durations.size() / 2] / 1e3;
+  record("min_kernel_us", model_.min_kernel_us, us, static_cast<int64_t>(durations.size()),
+         fmt::format("median duration of {} kernels the model gives under 0.2 us of work", durations.size()));
+  model_.min_kernel_us = us;
+}
+
 void Fitter::fit_memory_bandwidth() {
   double bytes = 0, busy = 0;
   int64_t n = 0;
@@ -264,7 +293,8 @@ void Fitter::fit_memory_bandwidth() {
     double compute_ns = static_cast<double>(s.thunk->flops) /
                         (base_.peak_f32_tflops * 1e12 * base_.kernel_compute_efficiency) * 1e9;
     double memory_ns = static_cast<double>(s.thunk->bytes_accessed) / hbm_bytes_per_ns(base_);
-    if (compute_ns > memory_ns || s.duration_ns <= 0) continue;
+    // Kernels too small to stream (a few microseconds) measure their start-up, not HBM.
+    if (compute_ns > memory_ns || memory_ns < 5e3 || s.duration_ns <= 0) continue;
     bytes += static_cast<double>(s.thunk->bytes_accessed);
     busy += s.duration_ns;  // the launch is the gap before the kernel, not in it
     ++n;
@@ -613,6 +643,7 @@ Result<Calibration> calibrate_detailed(const DeviceModel& base, const std::vecto
   // Order matters: GEMMs use the fitted HBM rate, contention the fitted table.
   fitter.fit_launch_gap();
   fitter.fit_memory_bandwidth();
+  fitter.fit_min_kernel();
   fitter.fit_gemm_efficiency();
   fitter.fit_collectives();
   fitter.fit_contention();

@@ -6,6 +6,7 @@
 // What is fitted, from events that ran alone unless said otherwise:
 // - kernel_launch_us: the median gap between back-to-back kernels on one
 //   stream (the simulator puts a kernel's launch before its event);
+// - min_kernel_us: the median duration of kernels that do next to nothing;
 // - gemm_efficiency.values, per (m, n, k) bucket that has samples: achieved
 //   FLOP/s over peak, with wave quantization and launch taken out;
 // - hbm_efficiency: bytes / time of memory-bound non-GEMM kernels;

@@ -18,9 +18,10 @@ double hbm_bytes_per_ns(const DeviceModel& model) {
 }
 
 // Splits a standalone duration into the shares of compute and HBM it uses.
-KernelCost make_cost(double compute_ns, double memory_ns, double launch_ns, double occupancy) {
+// A kernel runs at least min_ns, using less of the device for it.
+KernelCost make_cost(double compute_ns, double memory_ns, double launch_ns, double occupancy, double min_ns) {
   KernelCost cost;
-  double busy = std::max(compute_ns, memory_ns);
+  double busy = std::max({compute_ns, memory_ns, min_ns});
   cost.work_ns = busy + launch_ns;
   if (busy > 0) {
     cost.compute_need = std::clamp(compute_ns / busy * occupancy, 0.0, 1.0);
@@ -73,14 +74,14 @@ KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool a
   int64_t tiles = ceil_div(std::max<int64_t>(d.m, 1), model.gemm_efficiency.tile_m) *
                   ceil_div(std::max<int64_t>(d.n, 1), model.gemm_efficiency.tile_n) * std::max<int64_t>(d.batch, 1);
   double occupancy = std::min(sm_share, static_cast<double>(tiles) / static_cast<double>(all));
-  return make_cost(compute_ns, memory_ns, model.kernel_launch_us * 1e3, occupancy);
+  return make_cost(compute_ns, memory_ns, model.kernel_launch_us * 1e3, occupancy, model.min_kernel_us * 1e3);
 }
 
 KernelCost kernel_cost(const DeviceModel& model, const sched::Thunk& thunk) {
   double rate = model.peak_f32_tflops * 1e12 * model.kernel_compute_efficiency;
   double compute_ns = static_cast<double>(thunk.flops) / rate * kNsPerS;
   double memory_ns = static_cast<double>(thunk.bytes_accessed) / hbm_bytes_per_ns(model);
-  return make_cost(compute_ns, memory_ns, model.kernel_launch_us * 1e3, 1.0);
+  return make_cost(compute_ns, memory_ns, model.kernel_launch_us * 1e3, 1.0, model.min_kernel_us * 1e3);
 }
 
 CollectiveCost collective_cost(const DeviceModel& model, const sched::CollectiveInfo& info, int64_t group_size) {

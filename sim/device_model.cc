@@ -41,8 +41,8 @@ class FieldReader {
   }
 
   // number(key) when the file has the key, `absent` otherwise.
-  double optional_number(const std::string& key, double absent) {
-    return object_.contains(key) ? number(key) : absent;
+  double optional_number(const std::string& key, double absent, bool allow_zero = false) {
+    return object_.contains(key) ? number(key, allow_zero) : absent;
   }
 
   double fraction(const std::string& key) {
@@ -219,6 +219,7 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.sm_limited_gemm_scale = r.optional_number("sm_limited_gemm_scale", 1);
   m.nccl_channels = r.integer("nccl_channels");
   m.kernel_launch_us = r.number("kernel_launch_us", true);
+  m.min_kernel_us = r.optional_number("min_kernel_us", 0, /*allow_zero=*/true);
   m.nccl_launch_us = r.number("nccl_launch_us", true);
   m.contention_factor = r.number("contention_factor");
   m.comm_rate_under_compute = r.fraction("comm_rate_under_compute");

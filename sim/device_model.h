@@ -62,6 +62,9 @@ struct DeviceModel {
   std::vector<NcclProtocol> nccl_protocols;
 
   double kernel_launch_us = 0;
+  // The shortest a kernel runs, however little it does (a scalar add takes
+  // about 2 us on an H200 by CUPTI). Optional in device files: 0.
+  double min_kernel_us = 0;
   double nccl_launch_us = 0;
 
   GemmEfficiencyTable gemm_efficiency;

@@ -180,6 +180,32 @@ TEST(Calibrate, RecoversSmLimitedGemmScale) {
   EXPECT_EQ(find_fitted(*old, "sm_limited_gemm_scale"), nullptr);
 }
 
+// A chain of scalar ops: each takes the minimum kernel time, one launch gap
+// after the other.
+TEST(Calibrate, RecoversMinKernelTimeAndLaunchGap) {
+  constexpr const char* kScalars = R"(
+HloModule scalars
+ENTRY %main {
+  %a = s32[] parameter(0)
+  %b = s32[] add(%a, %a)
+  %c = s32[] multiply(%b, %a)
+  %d = s32[] subtract(%c, %b)
+  %e = s32[] add(%d, %c)
+  %f = s32[] multiply(%e, %d)
+  ROOT %g = s32[] add(%f, %e)
+}
+)";
+  DeviceModel truth = true_model();
+  truth.min_kernel_us = 1.8;
+  SimulatedRun run = simulate(truth, kScalars);
+  Result<Calibration> c = calibrate_detailed(stock_h200(), {CalibrationRun{4, &run.trace, &run.program, false}});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  expect_within(c->model.min_kernel_us, 1.8, 0.02, "min_kernel_us");
+  expect_within(c->model.kernel_launch_us, 2.5, 0.02, "kernel_launch_us");
+  ASSERT_NE(find_fitted(*c, "min_kernel_us"), nullptr);
+  EXPECT_EQ(find_fitted(*c, "min_kernel_us")->samples, 6);
+}
+
 TEST(Calibrate, StartingFromTheTrueModelChangesNothing) {
   DeviceModel truth = true_model();
   SimulatedRun run = simulate(truth, kProgram);
