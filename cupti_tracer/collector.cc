@@ -9,6 +9,12 @@
 #include <type_traits>
 
 namespace sl::cupti {
+namespace {
+
+// Records stream-order attribution skips, at most, to find a launch's next one.
+constexpr size_t kMaxSkipped = 4;
+
+}  // namespace
 
 void ActivityCollector::on_activity(const Activity& activity) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -48,12 +54,76 @@ void ActivityCollector::on_unknown_kind(uint32_t /*kind*/) {
 
 void ActivityCollector::register_launch(uint64_t external_id, LaunchInfo info) {
   std::lock_guard<std::mutex> lock(mu_);
+  launch_order_[info.device].push_back(external_id);
   launches_[external_id] = std::move(info);
 }
 
 void ActivityCollector::map_stream(uint32_t cuda_device, uint32_t cupti_stream, int32_t program_stream) {
   std::lock_guard<std::mutex> lock(mu_);
   streams_[{cuda_device, cupti_stream}] = program_stream;
+}
+
+std::vector<uint64_t> ActivityCollector::resolve_externals(const std::vector<const Raw*>& order,
+                                                           OrderStats* stats) const {
+  std::vector<uint64_t> ext(order.size(), 0);
+  using Queue = std::pair<uint32_t, uint32_t>;  // (CUDA device, CUPTI stream): runs its work in order
+  struct Expected {
+    Queue queue;
+    const std::string* name;
+  };
+  std::unordered_map<uint64_t, std::vector<Expected>> left;  // tagged launch -> its records, in time order
+  std::map<Queue, std::vector<size_t>> untagged;             // records no external id claimed, in time order
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Raw* r = order[i];
+    const Queue queue{r->device, r->stream};
+    if (auto x = external_of_.find(r->correlation); x != external_of_.end()) {
+      ext[i] = x->second;
+      left[ext[i]].push_back({queue, &r->name});
+    } else {
+      untagged[queue].push_back(i);
+    }
+  }
+  if (untagged.empty()) return ext;
+  static const std::vector<Expected> kNothing;
+  std::map<Queue, size_t> next;  // first unclaimed record of each queue
+  for (const auto& [device, launches] : launch_order_) {
+    // Per thunk, what its latest tagged launch so far left on which stream
+    // (NCCL may run work on a stream of its own).
+    std::map<int64_t, const std::vector<Expected>*> shape;
+    for (uint64_t id : launches) {
+      const LaunchInfo& info = launches_.at(id);
+      if (info.tagged) {
+        auto l = left.find(id);
+        shape[info.correlation] = l != left.end() ? &l->second : &kNothing;
+        continue;
+      }
+      auto s = shape.find(info.correlation);
+      if (s == shape.end()) continue;  // never seen tagged: its records stay unattributed
+      // A few records that match nothing are skipped (work a stream ran
+      // outside the launches, e.g. a library's occasional setup copy); a
+      // record the launch did not produce this time is not searched for far.
+      for (const Expected& want : *s->second) {
+        auto u = untagged.find(want.queue);
+        if (u == untagged.end()) {
+          ++stats->mismatched;
+          continue;
+        }
+        const std::vector<size_t>& queue = u->second;
+        size_t& from = next[want.queue];
+        size_t at = from;
+        while (at < queue.size() && at - from <= kMaxSkipped && order[queue[at]]->name != *want.name) ++at;
+        if (at == queue.size() || at - from > kMaxSkipped) {
+          ++stats->mismatched;
+          continue;
+        }
+        stats->mismatched += static_cast<int64_t>(at - from);
+        ext[queue[at]] = id;
+        from = at + 1;
+        ++stats->attributed;
+      }
+    }
+  }
+  return ext;
 }
 
 void ActivityCollector::add_wait_edge(uint64_t from_external, uint64_t to_external) {
@@ -86,8 +156,11 @@ trace::Trace ActivityCollector::build_trace() const {
   for (const Raw& r : raw_) order.push_back(&r);
   std::stable_sort(order.begin(), order.end(), [](const Raw* a, const Raw* b) { return a->start < b->start; });
 
+  OrderStats by_order;
+  const std::vector<uint64_t> externals = resolve_externals(order, &by_order);
   std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> span_of;  // external id -> (first, last) event
-  for (const Raw* r : order) {
+  for (size_t k = 0; k < order.size(); ++k) {
+    const Raw* r = order[k];
     if (r->end < r->start) { ++bad_time; continue; }
     if (r->start < origin_) { ++before_origin; continue; }
     trace::Event e;
@@ -97,9 +170,8 @@ trace::Trace ActivityCollector::build_trace() const {
     e.name = t.strings.intern(r->kind == Raw::Kind::kKernel ? short_kernel_name(r->name) : r->name);
     e.correlation = r->correlation;
     const LaunchInfo* info = nullptr;
-    uint64_t ext = 0;
-    if (auto x = external_of_.find(r->correlation); x != external_of_.end()) {
-      ext = x->second;
+    const uint64_t ext = externals[k];
+    if (ext != 0) {
       if (auto l = launches_.find(ext); l != launches_.end()) info = &l->second;
     }
     if (info != nullptr) {
@@ -157,6 +229,14 @@ trace::Trace ActivityCollector::build_trace() const {
   if (before_origin > 0) t.add_counter("records_before_origin", before_origin, "records that started before the run");
   if (bad_time > 0) t.add_counter("cupti_bad_timestamps", bad_time, "records whose end precedes their start");
   if (overhead_ns_ > 0) t.add_counter("cupti_overhead_ns", overhead_ns_, "time CUPTI reported as its own overhead");
+  if (by_order.attributed > 0) {
+    t.add_counter("records_by_stream_order", by_order.attributed,
+                  "records of untagged launches, attributed by their order on the stream");
+  }
+  if (by_order.mismatched > 0) {
+    t.add_counter("records_order_mismatch", by_order.mismatched,
+                  "records skipped, or expected and not found, attributing untagged launches by stream order");
+  }
   return t;
 }
 

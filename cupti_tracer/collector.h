@@ -34,6 +34,12 @@ struct LaunchInfo {
   // thunk's index + 1, so all kernels of one launch share it (as the
   // simulator's events carry their thunk index) and compare can join them.
   int64_t correlation = 0;
+  // Launched while CUPTI's API records were on, so its records carry
+  // `external_id`. An untagged launch (later iterations, which skip the API
+  // records' cost on the launching thread) gets its records by stream order:
+  // the next records on each CUDA stream that match, name for name, what the
+  // last tagged launch of the same thunk (device, correlation) left there.
+  bool tagged = true;
 };
 
 struct CollectorOptions {
@@ -53,6 +59,7 @@ class ActivityCollector : public ActivitySink {
   void on_unknown_kind(uint32_t kind) override;
 
   // Launcher side (any thread).
+  // One device's launches must be registered in the order they are issued.
   void register_launch(uint64_t external_id, LaunchInfo info);
   void map_stream(uint32_t cuda_device, uint32_t cupti_stream, int32_t program_stream);
   // `to_external`'s first record could not start before `from_external`'s
@@ -74,12 +81,21 @@ class ActivityCollector : public ActivitySink {
     uint64_t start, end, bytes;
     std::string name;
   };
+  struct OrderStats {
+    int64_t attributed = 0, mismatched = 0;
+  };
+
+  // External id of each record (of `order`, parallel), through CUPTI's
+  // external correlation or, for untagged launches, stream order. Caller
+  // holds mu_.
+  std::vector<uint64_t> resolve_externals(const std::vector<const Raw*>& order, OrderStats* stats) const;
 
   CollectorOptions options_;
   mutable std::mutex mu_;  // guards everything below
   std::vector<Raw> raw_;
   std::unordered_map<uint32_t, uint64_t> external_of_;   // correlation -> external id
   std::unordered_map<uint64_t, LaunchInfo> launches_;
+  std::map<int32_t, std::vector<uint64_t>> launch_order_;     // per program device, in issue order
   std::map<std::pair<uint32_t, uint32_t>, int32_t> streams_;  // (device, cupti stream) -> program stream
   std::vector<std::pair<uint64_t, uint64_t>> waits_;
   uint64_t origin_ = 0;

@@ -164,6 +164,11 @@ Status CuptiApi::stop() {
   return flushed;
 }
 
+Status CuptiApi::set_api_records(bool on) {
+  std::lock_guard<std::mutex> lock(g_setup_mutex);
+  return enable_api_records(on);
+}
+
 Result<uint64_t> CuptiApi::timestamp() {
   uint64_t ts = 0;
   CUptiResult r = cuptiGetTimestamp(&ts);
@@ -189,6 +194,11 @@ Status CuptiApi::pop_external_id() {
   SL_CUPTI_CALL(cuptiActivityPopExternalCorrelationId(
       static_cast<CUpti_ExternalCorrelationKind>(kExternalKindStreamlens), &last));
   return Status::ok();
+}
+
+bool tag_all_launches() {
+  const char* env = std::getenv("SL_CUPTI_TAG_ALL");
+  return env != nullptr && std::string(env) == "1";
 }
 
 ExternalIdScope::ExternalIdScope(uint64_t id, bool enabled) {

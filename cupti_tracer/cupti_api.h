@@ -32,6 +32,11 @@ class CuptiApi {
   static Status flush_completed();
   // Flush, disable the kinds, remove the sink.
   static Status stop();
+  // CUPTI's API records (runtime and driver) on or off. Only they make CUPTI
+  // emit external correlations; off, a launch costs its thread about 1 us
+  // less (H200: 3.5 -> 4.2 us per tiny kernel instead of 5.2) and the
+  // collector attributes its records by stream order (LaunchInfo::tagged).
+  static Status set_api_records(bool on);
 
   // CUPTI's GPU time base (ns), comparable with record timestamps.
   static Result<uint64_t> timestamp();
@@ -42,6 +47,10 @@ class CuptiApi {
   static Status push_external_id(uint64_t id);
   static Status pop_external_id();
 };
+
+// SL_CUPTI_TAG_ALL=1: keep API records on and tag every launch (the old
+// way, for comparison), instead of tagging only the first launches.
+bool tag_all_launches();
 
 // RAII push/pop of an external correlation id; errors are reported by the
 // explicit calls, the guard only keeps push and pop paired.

@@ -159,6 +159,103 @@ TEST(Collector, DropsWarmupAndUnattributedAndCountsThem) {
   EXPECT_EQ(counter("cupti_unknown_activity_kinds"), 1);
 }
 
+// Iteration 0 is tagged (external ids through CUPTI's API records); iteration
+// 1 is not, and its records are matched to its launches in stream order by
+// the shapes iteration 0 showed: a GEMM launch = memset + kernel.
+TEST(Collector, AttributesUntaggedLaunchesByStreamOrder) {
+  ActivityCollector c;
+  c.map_stream(0, 7, 0);
+  auto launch = [&](uint64_t id, const char* name, int64_t thunk, int iteration, bool tagged) {
+    c.register_launch(id, {.device = 0, .stream = 0, .kind = trace::EventKind::kGemm, .instruction = name,
+                           .iteration = iteration, .correlation = thunk, .tagged = tagged});
+  };
+  launch(1, "dot", 1, 0, true);
+  launch(2, "add", 2, 0, true);
+  launch(3, "dot", 1, 1, false);
+  launch(4, "add", 2, 1, false);
+  std::vector<CUpti_ActivityKernel10> records = {
+      kernel_record(0, 7, 10, 100, 110, "memset_like"), kernel_record(0, 7, 10, 120, 300, "gemm"),
+      kernel_record(0, 7, 11, 310, 320, "add_kernel"),
+      // Iteration 1: no external ids; a stray setup kernel first.
+      kernel_record(0, 7, 20, 400, 405, "setup"), kernel_record(0, 7, 21, 410, 420, "memset_like"),
+      kernel_record(0, 7, 21, 430, 600, "gemm"), kernel_record(0, 7, 22, 610, 620, "add_kernel")};
+  for (const auto& r : records) feed(c, &r);
+  auto x1 = external_record(10, 1);
+  auto x2 = external_record(11, 2);
+  feed(c, &x1);
+  feed(c, &x2);
+
+  trace::Trace t = c.build_trace();
+  ASSERT_EQ(t.events.size(), 6u);
+  std::vector<std::pair<std::string, int>> got;
+  for (const trace::Event& e : t.events) got.emplace_back(std::string(t.instruction_of(e)), e.iteration);
+  const std::vector<std::pair<std::string, int>> want = {{"dot", 0}, {"dot", 0}, {"add", 0},
+                                                         {"dot", 1}, {"dot", 1}, {"add", 1}};
+  EXPECT_EQ(got, want);
+  auto counter = [&](const std::string& name) -> int64_t {
+    for (const auto& k : t.counters) if (k.name == name) return k.value;
+    return -1;
+  };
+  EXPECT_EQ(counter("records_by_stream_order"), 3);
+  EXPECT_EQ(counter("records_order_mismatch"), 1);  // the stray setup kernel
+  EXPECT_EQ(counter("records_outside_run"), 1);
+}
+
+// A launch that left fewer records than its shape says does not pull in the
+// next launch's records.
+TEST(Collector, StreamOrderToleratesAMissingRecord) {
+  ActivityCollector c;
+  c.map_stream(0, 7, 0);
+  c.register_launch(1, {.device = 0, .stream = 0, .instruction = "a", .correlation = 1});
+  c.register_launch(2, {.device = 0, .stream = 0, .instruction = "b", .correlation = 2});
+  c.register_launch(3, {.device = 0, .stream = 0, .instruction = "a", .iteration = 1, .correlation = 1,
+                        .tagged = false});
+  c.register_launch(4, {.device = 0, .stream = 0, .instruction = "b", .iteration = 1, .correlation = 2,
+                        .tagged = false});
+  std::vector<CUpti_ActivityKernel10> records = {
+      kernel_record(0, 7, 10, 100, 110, "htod"), kernel_record(0, 7, 10, 120, 130, "ka"),
+      kernel_record(0, 7, 11, 140, 150, "kb"),
+      kernel_record(0, 7, 20, 200, 210, "ka"),  // no "htod" this time
+      kernel_record(0, 7, 21, 220, 230, "kb")};
+  for (const auto& r : records) feed(c, &r);
+  auto x1 = external_record(10, 1);
+  auto x2 = external_record(11, 2);
+  feed(c, &x1);
+  feed(c, &x2);
+  trace::Trace t = c.build_trace();
+  ASSERT_EQ(t.events.size(), 5u);
+  EXPECT_EQ(t.instruction_of(t.events[3]), "a");
+  EXPECT_EQ(t.events[3].iteration, 1);
+  EXPECT_EQ(t.instruction_of(t.events[4]), "b");
+  EXPECT_EQ(t.events[4].iteration, 1);
+}
+
+// A launch whose work runs on a stream of the library's own (NCCL may use
+// one): its records there are matched in that stream's order too.
+TEST(Collector, StreamOrderFollowsRecordsOntoOtherStreams) {
+  ActivityCollector c;
+  c.map_stream(0, 7, 100);
+  c.register_launch(1, {.device = 0, .stream = 100, .instruction = "ag", .correlation = 1});
+  c.register_launch(2, {.device = 0, .stream = 100, .instruction = "ag", .iteration = 1, .correlation = 1,
+                        .tagged = false});
+  c.register_launch(3, {.device = 0, .stream = 100, .instruction = "ag", .iteration = 2, .correlation = 1,
+                        .tagged = false});
+  std::vector<CUpti_ActivityKernel10> records = {
+      kernel_record(0, 7, 10, 100, 105, "htod"), kernel_record(0, 9, 10, 110, 200, "nccl"),
+      kernel_record(0, 7, 20, 300, 305, "htod"), kernel_record(0, 9, 20, 310, 400, "nccl"),
+      kernel_record(0, 9, 30, 500, 600, "nccl"), kernel_record(0, 7, 30, 490, 495, "htod")};
+  for (const auto& r : records) feed(c, &r);
+  auto x = external_record(10, 1);
+  feed(c, &x);
+  trace::Trace t = c.build_trace();
+  ASSERT_EQ(t.events.size(), 6u);
+  for (const trace::Event& e : t.events) {
+    EXPECT_EQ(t.instruction_of(e), "ag");
+    EXPECT_EQ(e.iteration, e.start_ns < 250 ? 0 : e.start_ns < 450 ? 1 : 2) << e.start_ns;
+    EXPECT_EQ(e.stream, 100);  // the unmapped stream's work shows on the launch's stream
+  }
+}
+
 TEST(Collector, MemsetAndCopyKindsWinOverThunkKind) {
   ActivityCollector c;
   c.register_launch(5, {.device = 0, .stream = 100, .kind = trace::EventKind::kCollective, .instruction = "cp"});

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -316,6 +317,15 @@ ENTRY e {
   EXPECT_GE(gemm1, 2);
   EXPECT_EQ(adds, 2);
   EXPECT_FALSE(t.dependencies.empty());  // s waits for g1's stream
+  // The warm-up was tagged; both recorded iterations were attributed by
+  // stream order, completely and alike.
+  std::map<std::string, int64_t> counters;
+  for (const trace::Counter& c : t.counters) counters[c.name] = c.value;
+  EXPECT_EQ(counters["records_by_stream_order"], static_cast<int64_t>(t.events.size()));
+  EXPECT_EQ(counters.count("records_order_mismatch"), 0u);
+  std::map<std::string, int> per_iteration[2];
+  for (const trace::Event& e : t.events) ++per_iteration[e.iteration][std::string(t.instruction_of(e))];
+  EXPECT_EQ(per_iteration[0], per_iteration[1]);
 }
 
 // NCCL launches its kernels through the driver API: they must be attributed
