@@ -166,6 +166,13 @@ Status CuptiApi::stop() {
 
 Status CuptiApi::set_api_records(bool on) {
   std::lock_guard<std::mutex> lock(g_setup_mutex);
+  // External correlations come with API records only; off, CUPTI need not
+  // look at the correlation stack on every call either.
+  if (on) {
+    SL_CUPTI_CALL(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION));
+  } else {
+    (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+  }
   return enable_api_records(on);
 }
 
