@@ -140,7 +140,10 @@ void collect_samples(const CalibrationRun& run, std::vector<Sample>* out, std::v
       }
       if (auto k = kernels.find(e.device); k != kernels.end()) {
         for (const auto& [stream, merged] : k->second) {
-          if (stream != e.stream) s.kernel_overlap_ns += overlap(merged, start, end);
+          // Closed at both ends: a kernel that waited for this one's SMs
+          // starts the very nanosecond it ends (in the simulator; on a GPU
+          // its first CTAs start a little before).
+          if (stream != e.stream) s.kernel_overlap_ns += overlap(merged, start - 1, end + 1);
         }
       }
       out->push_back(s);
@@ -582,41 +585,46 @@ void Fitter::fit_sm_limited_gemms() {
 }
 
 // concurrent_kernel_efficiency from pairs of GEMMs on two streams of one
-// device that overlapped (and ran beside no collective), whose needs add up
-// past the device. In the cost model two equal such kernels started together
-// both end after (work_a + work_b) / efficiency; measured, the pair's span
-// says how much slower the two were than the same work one after the other
-// (on an H200 the second mostly waits for the first's SMs).
+// device (beside no collective) whose needs add up past the device, the
+// second starting before the first ended. In the cost model the first runs
+// at that efficiency while the second waits for its SMs, then the second
+// runs alone: span = busy_first / efficiency + busy_second.
 void Fitter::fit_concurrency() {
   double weighted = 0, weight = 0;
   int64_t n = 0;
   for (size_t i = 0; i < samples_.size(); ++i) {
     const Sample& a = samples_[i];
-    if (a.thunk->kind != ThunkKind::kGemm || a.collective_overlap_ns > 0 || a.kernel_overlap_ns <= 0) continue;
+    if (a.thunk->kind != ThunkKind::kGemm || a.collective_overlap_ns > 0) continue;
     for (size_t j = i + 1; j < samples_.size(); ++j) {
       const Sample& b = samples_[j];
       if (b.thunk->kind != ThunkKind::kGemm || b.run != a.run || b.device != a.device || b.stream == a.stream ||
-          b.collective_overlap_ns > 0 || b.start_ns >= a.end_ns || a.start_ns >= b.end_ns) {
+          b.collective_overlap_ns > 0) {
         continue;
       }
-      KernelCost ca = gemm_cost(model_, *a.thunk, a.run->allow_tf32, sms_of(model_, a));
-      KernelCost cb = gemm_cost(model_, *b.thunk, b.run->allow_tf32, sms_of(model_, b));
-      if (ca.compute_need + cb.compute_need <= 1) continue;  // the pair fits the device: nothing to learn
-      const double span = static_cast<double>(std::max(a.end_ns, b.end_ns) - std::min(a.start_ns, b.start_ns));
-      const double efficiency = std::clamp((ca.work_ns + cb.work_ns) / span, 0.05, 1.0);
+      const Sample& first = a.start_ns <= b.start_ns ? a : b;
+      const Sample& second = a.start_ns <= b.start_ns ? b : a;
+      if (second.start_ns > first.end_ns) continue;  // one after the other
+      KernelCost c1 = gemm_cost(model_, *first.thunk, first.run->allow_tf32, sms_of(model_, first));
+      KernelCost c2 = gemm_cost(model_, *second.thunk, second.run->allow_tf32, sms_of(model_, second));
+      if (c1.compute_need + c2.compute_need <= 1) continue;  // the pair fits the device: nothing to learn
+      const double span = static_cast<double>(std::max(first.end_ns, second.end_ns) - first.start_ns);
+      const double rest = span - (c2.work_ns - launch_ns());
+      if (rest <= 0) continue;
+      const double efficiency = std::clamp((c1.work_ns - launch_ns()) / rest, 0.05, 1.0);
       weighted += efficiency * span;
       weight += span;
       ++n;
     }
   }
   if (n == 0) {
-    out_.notes.push_back("concurrent_kernel_efficiency: no two GEMMs overlapped on one device; kept the base value");
+    out_.notes.push_back("concurrent_kernel_efficiency: no two GEMMs on two streams met on one device; kept the base "
+                         "value");
     return;
   }
   const double efficiency = weighted / weight;
   record("concurrent_kernel_efficiency", model_.concurrent_kernel_efficiency, efficiency, n,
-         fmt::format("{} pairs of overlapping GEMMs on two streams: their work alone (fitted model) over the pair's "
-                     "span", n));
+         fmt::format("{} pairs of GEMMs on two streams, the second started before the first ended: the first's work "
+                     "alone (fitted model) over the pair's span less the second's work", n));
   model_.concurrent_kernel_efficiency = efficiency;
 }
 

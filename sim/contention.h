@@ -1,9 +1,12 @@
 #pragma once
 // How work running at once on one device slows each other (DESIGN section 5).
 // Every running job has a standalone duration and the shares of compute and
-// HBM bandwidth it keeps busy alone; its progress rate is 1 when nothing else
-// runs and drops when the device is oversubscribed. Rates are piecewise
-// constant between changes of the running set (processor sharing).
+// HBM it keeps busy alone; its progress rate is 1 when nothing else runs and
+// drops when the device is oversubscribed. Rates are piecewise constant
+// between changes of the running set (processor sharing for HBM and
+// collectives, first come first served for compute).
+
+#include <span>
 
 #include "sim/device_model.h"
 
@@ -20,7 +23,7 @@ struct DeviceLoad {
 };
 
 struct DeviceRates {
-  double compute_scale = 1;     // applies to kernels with compute need > 0
+  double kernel_capacity = 1;   // share of the compute the kernels may split (grant_compute)
   double memory_scale = 1;      // applies to work with memory need > 0
   double collective_rate = 1;   // this device's limit on each running collective
 };
@@ -28,9 +31,6 @@ struct DeviceRates {
 // - Collectives hold nccl_channels SMs each; kernels keep
 //   1 - collectives * channels / SMs * contention_factor of the compute,
 //   less what GEMMs confined to fewer SMs left free (left_free) for them.
-// - When kernels ask for more compute than is left they share it in
-//   proportion to their needs, and oversubscription costs up to
-//   (1 - concurrent_kernel_efficiency) of the throughput.
 // - HBM is shared in proportion to needs when they add up to more than 1.
 // - A collective progresses at comm_rate_under_compute while kernels saturate
 //   the SMs (linearly in between), split between concurrent collectives.
@@ -38,10 +38,24 @@ struct DeviceRates {
 //   all-reduces beside them still ran at 0.5-0.9 of their speed alone.
 DeviceRates device_rates(const DeviceModel& model, const DeviceLoad& load);
 
-// The progress rate of a kernel with these needs under `rates`.
-inline double kernel_rate(const DeviceRates& rates, double compute_need, double mem_need) {
+// Compute scales of the running kernels, whose needs are given in the order
+// they started: each takes what it needs of what the earlier ones left of
+// `capacity` (the block scheduler hands out an earlier kernel's CTAs first,
+// and a persistent GEMM keeps its SMs until it ends), so a kernel that fills
+// the device holds a later one back; measured on an H200, the second of two
+// GEMMs on two streams starts as the first ends. While kernels ask for more
+// than there is, the ones that run lose up to (1 - concurrent_kernel_efficiency)
+// of their throughput (the waiting kernel's first CTAs already take SMs as
+// the running one's last wave retires: two such GEMMs on two streams took
+// 1.7-2.2% longer than on one stream). scales[i] is kernel i's granted share
+// over its need (1 for no need).
+void grant_compute(const DeviceModel& model, double capacity, std::span<const double> needs,
+                   std::span<double> scales);
+
+// The progress rate of a kernel with these needs, given its compute scale.
+inline double kernel_rate(const DeviceRates& rates, double compute_scale, double compute_need, double mem_need) {
   double rate = 1;
-  if (compute_need > 0 && rates.compute_scale < rate) rate = rates.compute_scale;
+  if (compute_need > 0 && compute_scale < rate) rate = compute_scale;
   if (mem_need > 0 && rates.memory_scale < rate) rate = rates.memory_scale;
   return rate;
 }

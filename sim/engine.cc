@@ -67,10 +67,12 @@ struct Job {
   double compute_need = 0;
   double mem_need = 0;
   double left_free = 0;  // a GEMM confined to fewer SMs: the share it leaves to collectives
+  double compute_scale = 1;  // its granted share of the compute over its need (grant_compute)
   uint32_t version = 0;
   uint32_t stamp = 0;    // re-rate pass that last touched it
   bool active = false;
   bool launching = false;  // a kernel in its launch gap: not running yet, its heap entry is its start
+  bool started = false;    // a kernel got compute (or HBM) for the first time: its event starts then
   bool collective = false;
   bool fresh = false;    // not yet in the heap
   std::vector<Member> members;  // one for a kernel
@@ -144,6 +146,7 @@ class Engine {
   std::vector<int> index_of_global_;  // global device id -> index into programs_
   std::vector<Job> jobs_;
   std::vector<uint32_t> free_jobs_;
+  std::vector<double> needs_, scales_;  // rerate scratch: one device's kernels
   std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>> heap_;
   uint64_t seq_ = 0;
   uint32_t stamp_ = 0;
@@ -285,6 +288,7 @@ uint32_t Engine::new_job() {
   Job& j = jobs_[id];
   j.active = true;
   j.launching = false;
+  j.started = false;
   j.fresh = true;
   j.rate = 0;
   j.last = now_;
@@ -495,6 +499,17 @@ void Engine::rerate() {
       }
     }
     dev.rates = device_rates(model_, load);
+    // Compute goes to the kernels in the order they started.
+    needs_.clear();
+    for (uint32_t id : dev.running) {
+      if (!jobs_[id].collective) needs_.push_back(jobs_[id].compute_need);
+    }
+    scales_.resize(needs_.size());
+    grant_compute(model_, dev.rates.kernel_capacity, needs_, scales_);
+    size_t k = 0;
+    for (uint32_t id : dev.running) {
+      if (!jobs_[id].collective) jobs_[id].compute_scale = scales_[k++];
+    }
   }
   ++stamp_;
   for (int d : dirty_) {
@@ -509,7 +524,12 @@ void Engine::rerate() {
         rate = 1.0;
         for (const Member& m : j.members) rate = std::min(rate, devices_[static_cast<size_t>(m.device)].rates.collective_rate);
       } else {
-        rate = kernel_rate(dev.rates, j.compute_need, j.mem_need);
+        rate = kernel_rate(dev.rates, j.compute_scale, j.compute_need, j.mem_need);
+      }
+      if (!j.collective && !j.started && rate > 0) {
+        // As CUPTI's start: the first CTA running, not the wait for SMs.
+        j.started = true;
+        trace_.events[j.members.front().event].start_ns = to_ns(now_);
       }
       if (!j.fresh && rate == j.rate) continue;
       if (!j.fresh) j.remaining = std::max(0.0, j.remaining - (now_ - j.last) * j.rate);
@@ -517,7 +537,8 @@ void Engine::rerate() {
       j.rate = rate;
       j.fresh = false;
       ++j.version;
-      heap_.push({now_ + j.remaining / rate, seq_++, id, j.version});
+      // A kernel waiting for SMs (rate 0) is re-rated when its device's running set changes.
+      if (rate > 0) heap_.push({now_ + j.remaining / rate, seq_++, id, j.version});
     }
   }
   dirty_.clear();
