@@ -74,8 +74,8 @@ struct DeviceModel {
   double contention_factor = 1;
   // A collective's progress rate while compute kernels saturate the device.
   double comm_rate_under_compute = 1;
-  // Total throughput when several kernels oversubscribe the SMs, relative to
-  // running them one after the other.
+  // Throughput of the kernels that run while others wait for their SMs
+  // (first come first served, sim/contention.h), relative to running alone.
   double concurrent_kernel_efficiency = 1;
   // Throughput per SM of a GEMM confined to fewer SMs (it leaves some to a
   // concurrent collective) relative to the same GEMM on every SM; above 1

@@ -11,7 +11,9 @@
 // Running work progresses at rates set by the contention model
 // (sim/contention.h), re-evaluated whenever the set of running work on a
 // device changes, so overlapping kernels slow each other for exactly as long
-// as they overlap. Ties are broken by a sequence number, so a run is
+// as they overlap. A kernel's launch is a gap before its event, and its event
+// starts when it first gets SMs (a kernel behind one that fills the device
+// waits), as CUPTI shows kernels. Ties are broken by a sequence number, so a run is
 // deterministic. Each thunk costs O(log n) plus O(work running on its device).
 //
 // Dependency edges: one per wait on an event recorded on another stream of
