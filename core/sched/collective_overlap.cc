@@ -3,20 +3,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <vector>
 
 namespace sl::sched {
 
 namespace {
-
-// clock[r]: index of the last thunk on stream r that the next thunk of the
-// stream owning this clock is ordered after (-1: none).
-using Clock = std::vector<int64_t>;
-
-void merge(Clock& into, const Clock& from) {
-  for (size_t r = 0; r < into.size(); ++r) into[r] = std::max(into[r], from[r]);
-}
 
 // Ring collectives run a CTA on every NCCL channel (24 on 2 H200s). A
 // collective-permute's send/recv use a few channels per peer and got their
@@ -25,31 +16,58 @@ void merge(Clock& into, const Clock& from) {
 // beside a GEMM ran 1.34x faster).
 bool takes_every_channel(const Thunk& t) { return t.collective.op != hlo::Opcode::kCollectivePermute; }
 
+// Vector clocks, one row of `width` entries per owner, in one allocation:
+// entry r of a row is the index of the last thunk on stream slot r that the
+// owner is ordered after (-1: none).
+class Clocks {
+ public:
+  Clocks(size_t rows, size_t width) : width_(width), data_(rows * width, -1) {}
+  int64_t* row(size_t i) { return data_.data() + i * width_; }
+  void grow(size_t rows) {
+    if (rows * width_ > data_.size()) data_.resize(rows * width_, -1);
+  }
+
+ private:
+  size_t width_;
+  std::vector<int64_t> data_;
+};
+
 }  // namespace
 
 void mark_gemms_beside_collectives(std::span<Thunk> thunks) {
-  std::map<int, size_t> dense;  // program stream -> clock slot
-  bool any_collective = false;
-  for (const Thunk& t : thunks) {
-    dense.emplace(t.stream, dense.size());
-    any_collective |= t.kind == ThunkKind::kCollective;
+  bool any_gemm = false, any_collective = false;
+  std::vector<int> numbers;  // program stream of each slot; programs have a handful
+  std::vector<uint8_t> slot(thunks.size());
+  int max_event = -1;
+  for (size_t i = 0; i < thunks.size(); ++i) {
+    const Thunk& t = thunks[i];
+    any_gemm |= t.kind == ThunkKind::kGemm;
+    any_collective |= t.kind == ThunkKind::kCollective && takes_every_channel(t);
+    max_event = std::max(max_event, t.event);
+    auto it = std::find(numbers.begin(), numbers.end(), t.stream);
+    if (it == numbers.end()) it = numbers.insert(numbers.end(), t.stream);
+    slot[i] = static_cast<uint8_t>(it - numbers.begin());
   }
-  if (!any_collective) return;
-  const size_t streams = dense.size();
-  std::vector<size_t> slot(thunks.size());
-  for (size_t i = 0; i < thunks.size(); ++i) slot[i] = dense.at(thunks[i].stream);
+  const size_t streams = numbers.size();
+  if (!any_gemm || !any_collective || streams < 2 || streams > 255) return;
 
-  std::vector<Clock> clock(streams, Clock(streams, -1));
-  std::map<int, Clock> recorded;                   // event -> clock of its recording stream
-  Clock last_collective(streams, -1);              // per stream
-  std::vector<std::pair<size_t, Clock>> collectives;  // index, its stream's clock before it
+  Clocks clock(streams, streams);                                  // per stream
+  Clocks recorded(static_cast<size_t>(max_event + 1), streams);    // per event: its recorder's clock
+  std::vector<int64_t> last_collective(streams, -1);               // per stream
+  std::vector<size_t> collectives;                                 // indices
+  Clocks before(0, streams);                                       // per collective: its stream's clock
   for (size_t i = 0; i < thunks.size(); ++i) {
     Thunk& t = thunks[i];
-    Clock& own = clock[slot[i]];
+    int64_t* own = clock.row(slot[i]);
     switch (t.kind) {
-      case ThunkKind::kRecordEvent: recorded[t.event] = own; continue;
+      case ThunkKind::kRecordEvent:
+        if (t.event >= 0) std::copy(own, own + streams, recorded.row(static_cast<size_t>(t.event)));
+        continue;
       case ThunkKind::kWaitEvent:
-        if (auto it = recorded.find(t.event); it != recorded.end()) merge(own, it->second);
+        if (t.event >= 0) {
+          const int64_t* from = recorded.row(static_cast<size_t>(t.event));
+          for (size_t r = 0; r < streams; ++r) own[r] = std::max(own[r], from[r]);
+        }
         continue;
       case ThunkKind::kGemm:
         // Beside a collective issued earlier that this stream has not waited for.
@@ -59,7 +77,9 @@ void mark_gemms_beside_collectives(std::span<Thunk> thunks) {
         break;
       case ThunkKind::kCollective:
         if (!takes_every_channel(t)) break;
-        collectives.emplace_back(i, own);
+        before.grow(collectives.size() + 1);
+        std::copy(own, own + streams, before.row(collectives.size()));
+        collectives.push_back(i);
         last_collective[slot[i]] = static_cast<int64_t>(i);
         break;
       default: break;
@@ -71,13 +91,14 @@ void mark_gemms_beside_collectives(std::span<Thunk> thunks) {
   // backwards, earliest[r] is the least, over the collectives issued after
   // the current thunk on streams other than r, of the last thunk on r that
   // each is ordered after: a GEMM on r past that index is concurrent with it.
-  Clock earliest(streams, std::numeric_limits<int64_t>::max());
-  auto next = collectives.rbegin();
+  std::vector<int64_t> earliest(streams, std::numeric_limits<int64_t>::max());
+  size_t next = collectives.size();  // collectives[next..] are already folded in
   for (size_t i = thunks.size(); i-- > 0;) {
-    for (; next != collectives.rend() && next->first > i; ++next) {
-      const size_t from = slot[next->first];
+    for (; next > 0 && collectives[next - 1] > i; --next) {
+      const size_t from = slot[collectives[next - 1]];
+      const int64_t* c = before.row(next - 1);
       for (size_t r = 0; r < streams; ++r) {
-        if (r != from) earliest[r] = std::min(earliest[r], next->second[r]);
+        if (r != from) earliest[r] = std::min(earliest[r], c[r]);
       }
     }
     Thunk& t = thunks[i];
