@@ -214,6 +214,18 @@ class Fitter {
   DeviceModel& model() { return model_; }
 
  private:
+  // *field (us) = the median of `values_ns`, when there are at least 5.
+  void fit_median_us(const std::string& key, std::vector<double> values_ns, const std::string& what, double* field) {
+    if (values_ns.size() < 5) {
+      out_.notes.push_back(fmt::format("{}: {} {} (5 needed); kept the base value", key, values_ns.size(), what));
+      return;
+    }
+    const size_t n = values_ns.size();
+    std::nth_element(values_ns.begin(), values_ns.begin() + static_cast<long>(n / 2), values_ns.end());
+    const double us = values_ns[n / 2] / 1e3;
+    record(key, *field, us, static_cast<int64_t>(n), fmt::format("median of {} {}", n, what));
+    *field = us;
+  }
   // A kernel's launch: in the cost model's standalone time, before the event.
   double launch_ns() const { return model_.kernel_launch_us * 1e3; }
   void record(const std::string& key, double before, double after, int64_t samples, std::string detail) {
@@ -247,16 +259,8 @@ void Fitter::fit_launch_gap() {
       if (gap >= 0 && gap <= 50e3) gaps.push_back(gap);
     }
   }
-  if (gaps.size() < 5) {
-    out_.notes.push_back(fmt::format("kernel_launch_us: {} back-to-back launches (5 needed); kept the base value",
-                                     gaps.size()));
-    return;
-  }
-  std::nth_element(gaps.begin(), gaps.begin() + static_cast<long>(gaps.size() / 2), gaps.end());
-  const double us = gaps[gaps.size() / 2] / 1e3;
-  record("kernel_launch_us", model_.kernel_launch_us, us, static_cast<int64_t>(gaps.size()),
-         fmt::format("median gap between {} back-to-back kernels on one stream", gaps.size()));
-  model_.kernel_launch_us = us;
+  fit_median_us("kernel_launch_us", std::move(gaps), "gaps between back-to-back kernels on one stream",
+                &model_.kernel_launch_us);
 }
 
 // The model's busy time of a non-GEMM kernel, before min_kernel_us.
@@ -275,16 +279,8 @@ void Fitter::fit_min_kernel() {
       durations.push_back(s.duration_ns);
     }
   }
-  if (durations.size() < 5) {
-    out_.notes.push_back(fmt::format("min_kernel_us: {} near-empty kernels (5 needed); kept the base value",
-                                     durations.size()));
-    return;
-  }
-  std::nth_element(durations.begin(), durations.begin() + static_cast<long>(durations.size() / 2), durations.end());
-  const double us = durations[durations.size() / 2] / 1e3;
-  record("min_kernel_us", model_.min_kernel_us, us, static_cast<int64_t>(durations.size()),
-         fmt::format("median duration of {} kernels the model gives under 0.2 us of work", durations.size()));
-  model_.min_kernel_us = us;
+  fit_median_us("min_kernel_us", std::move(durations), "durations of kernels the model gives under 0.2 us of work",
+                &model_.min_kernel_us);
 }
 
 void Fitter::fit_memory_bandwidth() {
