@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <set>
