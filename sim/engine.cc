@@ -51,6 +51,7 @@ struct DeviceState {
   std::vector<uint32_t> running;   // job ids
   DeviceRates rates;
   bool dirty = false;
+  uint32_t last_kernel_done = kNone;  // event of the kernel that ended last: it freed SMs
 };
 
 struct Member {
@@ -73,6 +74,7 @@ struct Job {
   bool active = false;
   bool launching = false;  // a kernel in its launch gap: not running yet, its heap entry is its start
   bool started = false;    // a kernel got compute (or HBM) for the first time: its event starts then
+  bool waited = false;     // a kernel that was held back (rate 0) by earlier kernels' SMs
   bool collective = false;
   bool fresh = false;    // not yet in the heap
   std::vector<Member> members;  // one for a kernel
@@ -289,6 +291,7 @@ uint32_t Engine::new_job() {
   j.active = true;
   j.launching = false;
   j.started = false;
+  j.waited = false;
   j.fresh = true;
   j.rate = 0;
   j.last = now_;
@@ -468,6 +471,7 @@ void Engine::complete(uint32_t job_id) {
   for (const Member& m : j.members) {
     DeviceState& dev = devices_[static_cast<size_t>(m.device)];
     trace_.events[m.event].end_ns = to_ns(now_);
+    if (!j.collective) dev.last_kernel_done = m.event;
     StreamState& s = dev.streams[static_cast<size_t>(m.stream)];
     s.busy = false;
     s.last_event = m.event;
@@ -526,10 +530,18 @@ void Engine::rerate() {
       } else {
         rate = kernel_rate(dev.rates, j.compute_scale, j.compute_need, j.mem_need);
       }
-      if (!j.collective && !j.started && rate > 0) {
-        // As CUPTI's start: the first CTA running, not the wait for SMs.
-        j.started = true;
-        trace_.events[j.members.front().event].start_ns = to_ns(now_);
+      if (!j.collective && !j.started) {
+        const uint32_t event = j.members.front().event;
+        if (rate > 0) {
+          // As CUPTI's start: the first CTA running, not the wait for SMs. A
+          // kernel that waited depends on the one whose SMs it got, so the
+          // critical path runs through both.
+          j.started = true;
+          trace_.events[event].start_ns = to_ns(now_);
+          if (j.waited && dev.last_kernel_done != kNone) trace_.dependencies.push_back({dev.last_kernel_done, event});
+        } else {
+          j.waited = true;
+        }
       }
       if (!j.fresh && rate == j.rate) continue;
       if (!j.fresh) j.remaining = std::max(0.0, j.remaining - (now_ - j.last) * j.rate);

@@ -173,6 +173,11 @@ TEST(Engine, TwoSaturatingGemmsGainNothingOnTwoStreams) {
   trace::Trace two = run_ok({device(0, {big_gemm(0, 400, "g1"), big_gemm(1, 400, "g2")})}, m);
   expect_span(only_event(two, "g1"), 0, 500);
   expect_span(only_event(two, "g2"), 500, 900);
+  // g2 waited for g1's SMs: an edge, so the critical path holds both.
+  ASSERT_EQ(two.dependencies.size(), 1u);
+  auto index_of = [&](const char* name) { return static_cast<uint32_t>(&only_event(two, name) - two.events.data()); };
+  EXPECT_EQ(two.dependencies[0].from, index_of("g1"));
+  EXPECT_EQ(two.dependencies[0].to, index_of("g2"));
   EXPECT_GE(two.makespan_ns(), one.makespan_ns());
 }
 
