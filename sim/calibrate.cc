@@ -157,6 +157,16 @@ void collect_samples(const CalibrationRun& run, std::vector<Sample>* out, std::v
 
 bool alone(const Sample& s) { return s.collective_overlap_ns == 0 && s.kernel_overlap_ns == 0; }
 
+using GemmShape = std::tuple<int64_t, int64_t, int64_t, int64_t, int>;  // m, n, k, batch, type
+GemmShape shape_of(const Thunk& t) {
+  return GemmShape{t.gemm.m, t.gemm.n, t.gemm.k, t.gemm.batch, static_cast<int>(t.gemm.type)};
+}
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
 // SMs a GEMM sample ran on (0: all), as the cost model sees them.
 int64_t sms_of(const DeviceModel& model, const Sample& s) { return gemm_sms(model, *s.thunk, s.run->comm_sms); }
 
@@ -221,10 +231,22 @@ class Fitter {
       return;
     }
     const size_t n = values_ns.size();
-    std::nth_element(values_ns.begin(), values_ns.begin() + static_cast<long>(n / 2), values_ns.end());
-    const double us = values_ns[n / 2] / 1e3;
+    const double us = median(std::move(values_ns)) / 1e3;
     record(key, *field, us, static_cast<int64_t>(n), fmt::format("median of {} {}", n, what));
     *field = us;
+  }
+  // Per GEMM shape, the median duration of its samples that ran alone on
+  // every SM: what a GEMM beside a collective is measured against.
+  std::map<GemmShape, double> median_alone_gemm_ns() const {
+    std::map<GemmShape, std::vector<double>> durations;
+    for (const Sample& s : samples_) {
+      if (s.thunk->kind == ThunkKind::kGemm && alone(s) && sms_of(model_, s) == 0) {
+        durations[shape_of(*s.thunk)].push_back(s.duration_ns);
+      }
+    }
+    std::map<GemmShape, double> out;
+    for (auto& [shape, v] : durations) out[shape] = median(std::move(v));
+    return out;
   }
   // A kernel's launch: in the cost model's standalone time, before the event.
   double launch_ns() const { return model_.kernel_launch_us * 1e3; }
@@ -484,17 +506,7 @@ void Fitter::fit_collectives() {
 void Fitter::fit_contention() {
   if (model_.sm_count <= 0 || model_.nccl_channels <= 0) return;
   const double sm_share = static_cast<double>(model_.nccl_channels) / model_.sm_count;
-  // Same GEMM measured alone: (dims, type) -> durations.
-  using Shape = std::tuple<int64_t, int64_t, int64_t, int64_t, int>;
-  auto shape_of = [](const Thunk& t) {
-    return Shape{t.gemm.m, t.gemm.n, t.gemm.k, t.gemm.batch, static_cast<int>(t.gemm.type)};
-  };
-  std::map<Shape, std::vector<double>> alone_ns;
-  for (const Sample& s : samples_) {
-    if (s.thunk->kind == ThunkKind::kGemm && alone(s) && sms_of(model_, s) == 0) {
-      alone_ns[shape_of(*s.thunk)].push_back(s.duration_ns);
-    }
-  }
+  const std::map<GemmShape, double> alone_ns = median_alone_gemm_ns();
   double weighted = 0, weight = 0;
   int64_t n = 0, measured = 0, unslowed = 0;
   for (const Sample& s : samples_) {
@@ -504,9 +516,7 @@ void Fitter::fit_contention() {
     KernelCost cost = gemm_cost(model_, *s.thunk, s.run->allow_tf32);
     double work = cost.work_ns - launch_ns();
     if (auto it = alone_ns.find(shape_of(*s.thunk)); it != alone_ns.end()) {
-      std::vector<double> v = it->second;
-      std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-      work = v[v.size() / 2];
+      work = it->second;
       ++measured;
     }
     // work = (d - t_o) + t_o * rate, with rate = capacity / compute_need while slowed.
@@ -541,16 +551,7 @@ void Fitter::fit_contention() {
 // (measured alone, else the fitted table) times the model's ratio of the two.
 // The collective shares only HBM with them, which GEMMs hardly use.
 void Fitter::fit_sm_limited_gemms() {
-  using Shape = std::tuple<int64_t, int64_t, int64_t, int64_t, int>;
-  auto shape_of = [](const Thunk& t) {
-    return Shape{t.gemm.m, t.gemm.n, t.gemm.k, t.gemm.batch, static_cast<int>(t.gemm.type)};
-  };
-  std::map<Shape, std::vector<double>> alone_ns;
-  for (const Sample& s : samples_) {
-    if (s.thunk->kind == ThunkKind::kGemm && alone(s) && sms_of(model_, s) == 0) {
-      alone_ns[shape_of(*s.thunk)].push_back(s.duration_ns);
-    }
-  }
+  const std::map<GemmShape, double> alone_ns = median_alone_gemm_ns();
   DeviceModel unscaled = model_;
   unscaled.sm_limited_gemm_scale = 1;
   double predicted_sum = 0, measured_sum = 0;
@@ -560,9 +561,7 @@ void Fitter::fit_sm_limited_gemms() {
     if (sms == 0 || s.kernel_overlap_ns > 0) continue;
     double predicted = gemm_cost(unscaled, *s.thunk, s.run->allow_tf32, sms).work_ns - launch_ns();
     if (auto it = alone_ns.find(shape_of(*s.thunk)); it != alone_ns.end()) {
-      std::vector<double> v = it->second;
-      std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-      predicted *= v[v.size() / 2] / (gemm_cost(unscaled, *s.thunk, s.run->allow_tf32).work_ns - launch_ns());
+      predicted *= it->second / (gemm_cost(unscaled, *s.thunk, s.run->allow_tf32).work_ns - launch_ns());
       ++measured_alone;
     }
     predicted_sum += predicted;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/sched/collective_overlap.h"
+
 namespace sl::sim {
 namespace {
 
@@ -55,8 +57,7 @@ double gemm_efficiency(const DeviceModel& model, const sched::GemmDims& dims, in
 }
 
 int64_t gemm_sms(const DeviceModel& model, const sched::Thunk& thunk, int comm_sms) {
-  if (!thunk.gemm.beside_collective || comm_sms <= 0 || model.sm_count <= comm_sms) return 0;
-  return model.sm_count - comm_sms;
+  return sched::gemm_sm_limit(thunk, model.sm_count, comm_sms);
 }
 
 KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool allow_tf32, int64_t sms) {

@@ -488,6 +488,7 @@ void Engine::rerate() {
   for (int d : dirty_) {
     DeviceState& dev = devices_[static_cast<size_t>(d)];
     DeviceLoad load;
+    needs_.clear();  // compute goes to the kernels in the order they started
     for (uint32_t id : dev.running) {
       const Job& j = jobs_[id];
       if (j.collective) {
@@ -500,14 +501,10 @@ void Engine::rerate() {
         load.compute_need += j.compute_need;
         load.mem_need += j.mem_need;
         load.left_free = std::max(load.left_free, j.left_free);
+        needs_.push_back(j.compute_need);
       }
     }
     dev.rates = device_rates(model_, load);
-    // Compute goes to the kernels in the order they started.
-    needs_.clear();
-    for (uint32_t id : dev.running) {
-      if (!jobs_[id].collective) needs_.push_back(jobs_[id].compute_need);
-    }
     scales_.resize(needs_.size());
     grant_compute(model_, dev.rates.kernel_capacity, needs_, scales_);
     size_t k = 0;

@@ -8,6 +8,7 @@
 // SMs by the cuda backend, and modelled so by the simulator (DESIGN
 // section 4, "compute beside communication").
 
+#include <cstdint>
 #include <span>
 
 #include "core/sched/thunk.h"
@@ -20,5 +21,15 @@ namespace sl::sched {
 // stream: neither waits, through any chain of events, for the other. Ordering follows the sequence's record/wait thunks and each
 // stream's issue order (vector clocks); O(thunks x streams).
 void mark_gemms_beside_collectives(std::span<Thunk> thunks);
+
+// SMs a GEMM runs on when GEMMs beside a collective leave `comm_sms` of the
+// device's `sm_count` to NCCL; 0: every SM (not marked, or nothing to leave).
+// The one rule for the cuda backend and the simulator.
+inline int64_t gemm_sm_limit(const Thunk& thunk, int64_t sm_count, int64_t comm_sms) {
+  if (thunk.kind != ThunkKind::kGemm || !thunk.gemm.beside_collective || comm_sms <= 0 || sm_count <= comm_sms) {
+    return 0;
+  }
+  return sm_count - comm_sms;
+}
 
 }  // namespace sl::sched

@@ -7,6 +7,7 @@
 #include "core/exec/cuda/cuda_check.h"
 #include "core/exec/cuda/device_context.h"
 #include "core/exec/cuda/kernels.h"
+#include "core/sched/collective_overlap.h"
 
 namespace sl::exec::cuda {
 
@@ -264,9 +265,7 @@ Status issue_gemm(const sched::Thunk& t, DeviceContext& ctx) {
   p.k = t.gemm.k;
   p.batch = t.gemm.batch;
   p.allow_tf32 = ctx.allow_tf32;
-  if (t.gemm.beside_collective && ctx.comm_sms > 0 && ctx.sm_count > ctx.comm_sms) {
-    p.sm_count_target = ctx.sm_count - ctx.comm_sms;
-  }
+  p.sm_count_target = static_cast<int>(sched::gemm_sm_limit(t, ctx.sm_count, ctx.comm_sms));
   if (inst.opcode == Opcode::kDot && inst.operands.size() >= 2) {
     const hlo::Shape& lhs = operand_shape(t, 0);
     const hlo::Shape& rhs = operand_shape(t, 1);
