@@ -18,7 +18,7 @@ std::string capture_line(const Activity& activity) {
         using T = std::decay_t<decltype(a)>;
         if constexpr (std::is_same_v<T, KernelActivity>) {
           j = {{"k", "kernel"}, {"dev", a.device}, {"ctx", a.context}, {"stream", a.stream}, {"corr", a.correlation},
-               {"start", a.start_ns}, {"end", a.end_ns}, {"name", a.name}};
+               {"start", a.start_ns}, {"end", a.end_ns}, {"name", std::string(a.name)}};
         } else if constexpr (std::is_same_v<T, MemcpyActivity>) {
           j = {{"k", "memcpy"}, {"dev", a.device}, {"ctx", a.context}, {"stream", a.stream}, {"corr", a.correlation},
                {"start", a.start_ns}, {"end", a.end_ns}, {"bytes", a.bytes}, {"copy", a.copy_kind}};
@@ -51,7 +51,8 @@ Status read_capture(std::istream& in, ActivitySink& sink, int64_t* bad_lines) {
         KernelActivity a;
         a.device = j.at("dev"); a.context = j.value("ctx", 0u); a.stream = j.at("stream");
         a.correlation = j.value("corr", 0u); a.start_ns = j.at("start"); a.end_ns = j.at("end");
-        a.name = j.value("name", std::string());
+        const std::string name = j.value("name", std::string());  // outlives on_activity
+        a.name = name;
         sink.on_activity(a);
       } else if (k == "memcpy") {
         MemcpyActivity a;

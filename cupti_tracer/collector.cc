@@ -22,13 +22,14 @@ void ActivityCollector::on_activity(const Activity& activity) {
       [&](const auto& a) {
         using T = std::decay_t<decltype(a)>;
         if constexpr (std::is_same_v<T, KernelActivity>) {
-          raw_.push_back({Raw::Kind::kKernel, a.device, a.stream, a.correlation, a.start_ns, a.end_ns, 0, a.name});
+          raw_.push_back({Raw::Kind::kKernel, a.device, a.stream, a.correlation, a.start_ns, a.end_ns, 0,
+                          record_names_.intern(a.name)});
         } else if constexpr (std::is_same_v<T, MemcpyActivity>) {
           raw_.push_back({Raw::Kind::kMemcpy, a.device, a.stream, a.correlation, a.start_ns, a.end_ns, a.bytes,
-                          memcpy_kind_name(a.copy_kind)});
+                          record_names_.intern(memcpy_kind_name(a.copy_kind))});
         } else if constexpr (std::is_same_v<T, MemsetActivity>) {
           raw_.push_back({Raw::Kind::kMemset, a.device, a.stream, a.correlation, a.start_ns, a.end_ns, a.bytes,
-                          "memset"});
+                          record_names_.intern("memset")});
         } else if constexpr (std::is_same_v<T, ExternalCorrelationActivity>) {
           if (a.external_kind == 3 /* CUSTOM0, see cupti_api.h */) external_of_[a.correlation] = a.external_id;
         } else if constexpr (std::is_same_v<T, OverheadActivity>) {
@@ -52,10 +53,11 @@ void ActivityCollector::on_unknown_kind(uint32_t /*kind*/) {
   ++unknown_kinds_;
 }
 
-void ActivityCollector::register_launch(uint64_t external_id, LaunchInfo info) {
-  std::lock_guard<std::mutex> lock(mu_);
-  launch_order_[info.device].push_back(external_id);
-  launches_[external_id] = std::move(info);
+void ActivityCollector::register_launch(uint64_t external_id, const LaunchInfo& info) {
+  std::lock_guard<std::mutex> lock(launch_mu_);
+  Launch& launch = launches_[info.device].emplace_back(Launch{external_id, info});
+  launch.instruction_id = launch_names_.intern(info.instruction);
+  launch.info.instruction = launch_names_.get(launch.instruction_id);
 }
 
 void ActivityCollector::map_stream(uint32_t cuda_device, uint32_t cupti_stream, int32_t program_stream) {
@@ -63,13 +65,14 @@ void ActivityCollector::map_stream(uint32_t cuda_device, uint32_t cupti_stream, 
   streams_[{cuda_device, cupti_stream}] = program_stream;
 }
 
-std::vector<uint64_t> ActivityCollector::resolve_externals(const std::vector<const Raw*>& order,
-                                                           OrderStats* stats) const {
+std::vector<uint64_t> ActivityCollector::resolve_externals(
+    const std::vector<const Raw*>& order, const std::unordered_map<uint64_t, const Launch*>& launches,
+    OrderStats* stats) const {
   std::vector<uint64_t> ext(order.size(), 0);
   using Queue = std::pair<uint32_t, uint32_t>;  // (CUDA device, CUPTI stream): runs its work in order
   struct Expected {
     Queue queue;
-    const std::string* name;
+    uint32_t name;
   };
   std::unordered_map<uint64_t, std::vector<Expected>> left;  // tagged launch -> its records, in time order
   std::map<Queue, std::vector<size_t>> untagged;             // records no external id claimed, in time order
@@ -78,7 +81,7 @@ std::vector<uint64_t> ActivityCollector::resolve_externals(const std::vector<con
     const Queue queue{r->device, r->stream};
     if (auto x = external_of_.find(r->correlation); x != external_of_.end()) {
       ext[i] = x->second;
-      left[ext[i]].push_back({queue, &r->name});
+      left[ext[i]].push_back({queue, r->name});
     } else {
       untagged[queue].push_back(i);
     }
@@ -86,12 +89,13 @@ std::vector<uint64_t> ActivityCollector::resolve_externals(const std::vector<con
   if (untagged.empty()) return ext;
   static const std::vector<Expected> kNothing;
   std::map<Queue, size_t> next;  // first unclaimed record of each queue
-  for (const auto& [device, launches] : launch_order_) {
+  for (const auto& [device, issued] : launches_) {
     // Per thunk, what its latest tagged launch so far left on which stream
     // (NCCL may run work on a stream of its own).
     std::map<int64_t, const std::vector<Expected>*> shape;
-    for (uint64_t id : launches) {
-      const LaunchInfo& info = launches_.at(id);
+    for (const Launch& launch : issued) {
+      const uint64_t id = launch.external_id;
+      const LaunchInfo& info = launches.at(id)->info;
       if (info.tagged) {
         auto l = left.find(id);
         shape[info.correlation] = l != left.end() ? &l->second : &kNothing;
@@ -111,7 +115,7 @@ std::vector<uint64_t> ActivityCollector::resolve_externals(const std::vector<con
         const std::vector<size_t>& queue = u->second;
         size_t& from = next[want.queue];
         size_t at = from;
-        while (at < queue.size() && at - from <= kMaxSkipped && order[queue[at]]->name != *want.name) ++at;
+        while (at < queue.size() && at - from <= kMaxSkipped && order[queue[at]]->name != want.name) ++at;
         if (at == queue.size() || at - from > kMaxSkipped) {
           ++stats->mismatched;
           continue;
@@ -127,7 +131,7 @@ std::vector<uint64_t> ActivityCollector::resolve_externals(const std::vector<con
 }
 
 void ActivityCollector::add_wait_edge(uint64_t from_external, uint64_t to_external) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(launch_mu_);
   waits_.emplace_back(from_external, to_external);
 }
 
@@ -142,7 +146,7 @@ size_t ActivityCollector::record_count() const {
 }
 
 trace::Trace ActivityCollector::build_trace() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::scoped_lock lock(mu_, launch_mu_);
   trace::Trace t;
   int64_t unattributed = 0, outside = 0, warmup = 0, before_origin = 0, bad_time = 0;
   // Streams of foreign programs, numbered per device in order of first record.
@@ -156,8 +160,16 @@ trace::Trace ActivityCollector::build_trace() const {
   for (const Raw& r : raw_) order.push_back(&r);
   std::stable_sort(order.begin(), order.end(), [](const Raw* a, const Raw* b) { return a->start < b->start; });
 
+  std::unordered_map<uint64_t, const Launch*> launch_of;
+  for (const auto& [device, issued] : launches_) {
+    for (const Launch& launch : issued) launch_of[launch.external_id] = &launch;
+  }
   OrderStats by_order;
-  const std::vector<uint64_t> externals = resolve_externals(order, &by_order);
+  const std::vector<uint64_t> externals = resolve_externals(order, launch_of, &by_order);
+  // Demangling is slow and a kernel's records share its name: once per name.
+  // Index: name id * 2 + whether a kernel's (only kernel names are demangled).
+  std::vector<uint32_t> event_name(2 * record_names_.size(), UINT32_MAX);
+  std::vector<uint32_t> event_instruction(launch_names_.size(), UINT32_MAX);
   std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> span_of;  // external id -> (first, last) event
   for (size_t k = 0; k < order.size(); ++k) {
     const Raw* r = order[k];
@@ -167,19 +179,28 @@ trace::Trace ActivityCollector::build_trace() const {
     e.start_ns = static_cast<int64_t>(r->start - origin_);
     e.end_ns = static_cast<int64_t>(r->end - origin_);
     e.bytes = static_cast<int64_t>(r->bytes);
-    e.name = t.strings.intern(r->kind == Raw::Kind::kKernel ? short_kernel_name(r->name) : r->name);
+    const bool kernel = r->kind == Raw::Kind::kKernel;
+    uint32_t& name = event_name[2 * size_t{r->name} + kernel];
+    if (name == UINT32_MAX) {
+      const std::string& raw_name = record_names_.get(r->name);
+      name = t.strings.intern(kernel ? short_kernel_name(raw_name) : raw_name);
+    }
+    e.name = name;
     e.correlation = r->correlation;
-    const LaunchInfo* info = nullptr;
+    const Launch* launch = nullptr;
     const uint64_t ext = externals[k];
     if (ext != 0) {
-      if (auto l = launches_.find(ext); l != launches_.end()) info = &l->second;
+      if (auto l = launch_of.find(ext); l != launch_of.end()) launch = l->second;
     }
+    const LaunchInfo* info = launch != nullptr ? &launch->info : nullptr;
     if (info != nullptr) {
       if (!info->keep) { ++warmup; continue; }
       e.device = info->device;
       auto s = streams_.find({r->device, r->stream});
       e.stream = s != streams_.end() ? s->second : info->stream;
-      e.instruction = t.strings.intern(info->instruction);
+      uint32_t& instruction = event_instruction[launch->instruction_id];
+      if (instruction == UINT32_MAX) instruction = t.strings.intern(info->instruction);
+      e.instruction = instruction;
       e.iteration = info->iteration;
       e.flops = info->flops;
       if (info->correlation != 0) e.correlation = info->correlation;

@@ -10,12 +10,14 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "core/trace/trace.h"
 #include "cupti_tracer/activity_sink.h"
+#include "cupti_tracer/name_pool.h"
 
 namespace sl::cupti {
 
@@ -25,7 +27,7 @@ struct LaunchInfo {
   int32_t device = 0;
   int32_t stream = 0;                  // program stream number (sched/streams.h)
   trace::EventKind kind = trace::EventKind::kOther;
-  std::string instruction;             // without '%'
+  std::string_view instruction;        // without '%'; copied (interned) at registration
   int64_t flops = 0;
   int64_t bytes = 0;
   int32_t iteration = 0;
@@ -58,9 +60,11 @@ class ActivityCollector : public ActivitySink {
   void on_dropped(uint64_t count) override;
   void on_unknown_kind(uint32_t kind) override;
 
-  // Launcher side (any thread).
+  // Launcher side (any thread). Registration is on the launch path of every
+  // thunk: it takes its own lock (not the records' one CUPTI's thread holds)
+  // and allocates nothing but amortized vector growth.
   // One device's launches must be registered in the order they are issued.
-  void register_launch(uint64_t external_id, LaunchInfo info);
+  void register_launch(uint64_t external_id, const LaunchInfo& info);
   void map_stream(uint32_t cuda_device, uint32_t cupti_stream, int32_t program_stream);
   // `to_external`'s first record could not start before `from_external`'s
   // last record ended (a cross-stream wait).
@@ -79,7 +83,12 @@ class ActivityCollector : public ActivitySink {
     enum class Kind { kKernel, kMemcpy, kMemset } kind;
     uint32_t device, stream, correlation;
     uint64_t start, end, bytes;
-    std::string name;
+    uint32_t name;  // in record_names_
+  };
+  struct Launch {
+    uint64_t external_id;
+    LaunchInfo info;             // instruction points into launch_names_
+    uint32_t instruction_id = 0;  // in launch_names_
   };
   struct OrderStats {
     int64_t attributed = 0, mismatched = 0;
@@ -87,18 +96,22 @@ class ActivityCollector : public ActivitySink {
 
   // External id of each record (of `order`, parallel), through CUPTI's
   // external correlation or, for untagged launches, stream order. Caller
-  // holds mu_.
-  std::vector<uint64_t> resolve_externals(const std::vector<const Raw*>& order, OrderStats* stats) const;
+  // holds both locks.
+  std::vector<uint64_t> resolve_externals(const std::vector<const Raw*>& order,
+                                          const std::unordered_map<uint64_t, const Launch*>& launches,
+                                          OrderStats* stats) const;
 
   CollectorOptions options_;
-  mutable std::mutex mu_;  // guards everything below
+  mutable std::mutex mu_;  // guards the records (CUPTI's side), streams_ and origin_
   std::vector<Raw> raw_;
+  NamePool record_names_;
   std::unordered_map<uint32_t, uint64_t> external_of_;   // correlation -> external id
-  std::unordered_map<uint64_t, LaunchInfo> launches_;
-  std::map<int32_t, std::vector<uint64_t>> launch_order_;     // per program device, in issue order
   std::map<std::pair<uint32_t, uint32_t>, int32_t> streams_;  // (device, cupti stream) -> program stream
-  std::vector<std::pair<uint64_t, uint64_t>> waits_;
   uint64_t origin_ = 0;
+  mutable std::mutex launch_mu_;  // guards the launcher's side below
+  std::map<int32_t, std::vector<Launch>> launches_;  // per program device, in issue order
+  NamePool launch_names_;
+  std::vector<std::pair<uint64_t, uint64_t>> waits_;
   int64_t dropped_ = 0;
   int64_t unknown_kinds_ = 0;
   int64_t overhead_ns_ = 0;

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 #include <optional>
-#include <string>
+#include <string_view>
 #include <variant>
 
 namespace sl::cupti {
@@ -17,7 +17,9 @@ struct KernelActivity {
   uint32_t correlation = 0;  // runtime/driver API correlation id
   uint64_t start_ns = 0;     // GPU timestamps, CUPTI time base
   uint64_t end_ns = 0;
-  std::string name;          // mangled kernel name
+  // Mangled kernel name. Valid while the record is handled: CUPTI keeps
+  // one copy per kernel for the session; a capture file's reader, per line.
+  std::string_view name;
   int32_t grid[3] = {0, 0, 0};
   int32_t block[3] = {0, 0, 0};
 };

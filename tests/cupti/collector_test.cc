@@ -302,6 +302,29 @@ TEST(ShortKernelName, StripsTemplatesAndParameters) {
             "sl::exec::cuda::strided_copy_kernel");
 }
 
+// Registration and records keep their own copies of names: the launcher's
+// instruction string and a record's kernel name may be gone by build time.
+TEST(Collector, KeepsNamesAfterTheirSourcesAreGone) {
+  ActivityCollector c;
+  c.map_stream(0, 7, 0);
+  for (uint64_t id : {1, 2}) {
+    std::string instruction = "a.rather.long.instruction.name." + std::to_string(id);
+    c.register_launch(id, {.device = 0, .stream = 0, .kind = trace::EventKind::kGemm, .instruction = instruction});
+    std::string kernel = "_ZN2sl4exec13binary_kernelIfEEvPKfS3_Pfl";
+    auto k = kernel_record(0, 7, static_cast<uint32_t>(10 + id), 100 * id, 100 * id + 50, kernel.c_str());
+    feed(c, &k);
+    kernel.assign(kernel.size(), 'x');  // CUPTI's copy would live on; this one does not
+    auto x = external_record(static_cast<uint32_t>(10 + id), id);
+    feed(c, &x);
+  }
+  trace::Trace t = c.build_trace();
+  ASSERT_EQ(t.events.size(), 2u);
+  EXPECT_EQ(t.instruction_of(t.events[0]), "a.rather.long.instruction.name.1");
+  EXPECT_EQ(t.instruction_of(t.events[1]), "a.rather.long.instruction.name.2");
+  EXPECT_EQ(t.name_of(t.events[0]), "sl::exec::binary_kernel");
+  EXPECT_EQ(t.events[0].name, t.events[1].name);  // one demangled name, interned once
+}
+
 TEST(CaptureFile, RoundTripsThroughJsonLines) {
   std::stringstream file;
   file << capture_meta_line(42, "python3 train.py") << "\n";

@@ -276,7 +276,7 @@ Status CudaBackend::issue(DeviceContext& ctx, int iteration, bool keep, bool tag
     const uint64_t ext = external_id(iteration, dp.device, i);
     if (collector != nullptr) {
       collector->register_launch(ext, {.device = static_cast<int32_t>(dp.device), .stream = t.stream,
-                                       .kind = kind_of(t), .instruction = std::string(t.attributed_name),
+                                       .kind = kind_of(t), .instruction = t.attributed_name,
                                        .flops = t.flops,
                                        .bytes = t.bytes_accessed, .iteration = iteration, .keep = keep,
                                        .correlation = static_cast<int64_t>(i) + 1, .tagged = tagged});
