@@ -31,6 +31,14 @@ if [ "$GPUS" -ge 2 ]; then
   run python3 "$HERE/torch_ref.py" allgather 64 1
 fi
 run "$BENCH" tracer_program samples/two_gemms_one_stream.hlo 200
+# The issue's 10,000-kernel program: a chain of 10,000 f32[256] adds, one
+# kernel each, run by the cuda backend (all it does per thunk included).
+tiny="$OUT/tiny_kernels.hlo"
+awk 'BEGIN { n = 10000; print "HloModule tiny_kernels\n\nENTRY %main {\n  %a0 = f32[256]{0} parameter(0)";
+  for (i = 1; i <= n; i++) printf "  %s%%a%d = f32[256]{0} add(%%a%d, %%a0)\n", (i == n ? "ROOT " : ""), i, i - 1;
+  print "}" }' > "$tiny"
+run "$BENCH" tracer_program "$tiny" 20
+rm -f "$tiny"
 run "$BENCH" tracer 10000
 run python3 "$HERE/torch_ref.py" tracer 10000
 run "$BENCH" wait 2000
@@ -62,7 +70,10 @@ sep = num(r"allgather 64 x 1 MiB: .*separate ([\d.]+) ms")
 flat = num(r"allgather 64 x 1 MiB: .*flat ([\d.]+) ms")
 t_flat = num(r"torch allgather 64 x 1 MiB .*flat ([\d.]+) ms")
 t_sep = num(r"torch allgather 64 x 1 MiB .*separate ([\d.]+) ms")
-trp = num(r"tracer program .*overhead ([-\d.]+)%")
+trp = num(r"tracer program samples/two_gemms\S*: .*overhead ([-\d.]+)%")
+tiny_off = num(r"tracer program \S*tiny_kernels.hlo: wall per iteration without ([\d.]+) ms")
+tiny_on = num(r"tracer program \S*tiny_kernels.hlo: .*, with ([\d.]+) ms")
+tiny_pct = num(r"tracer program \S*tiny_kernels.hlo: .*overhead ([-\d.]+)%")
 tr_off = num(r"tracer 10000 tiny kernels .*without [\d.]+ us \(([\d.]+) us/kernel\)")
 tr_on = num(r"tracer 10000 tiny kernels .*, with [\d.]+ us \(([\d.]+) us/kernel\)")
 tr_pct = num(r"tracer 10000 .*overhead ([-\d.]+)%")
@@ -82,6 +93,8 @@ rows = [
    "n/a" if not (tup and sep) else f"tuple {sep / tup:.2f}x faster"),
   ("(d) 64 MiB all-gather, flat", f(flat, " ms"), f(t_flat, " ms"), ""),
   ("(e) tracer overhead, two GEMMs sample", f(trp, " %"), "", "wall per iteration, tracer off vs on"),
+  ("(e) tracer overhead, 10k-kernel program", f(tiny_pct, " %") + f" ({f(tiny_off)} -> {f(tiny_on)} ms/iteration)",
+   f(tp_pct, " %") + " (torch.profiler)", "streamlens run of 10,000 adds"),
   ("(e) tracer overhead, 10k tiny kernels", f(tr_pct, " %") + f" ({f(tr_off)} -> {f(tr_on)} us/kernel)", f(tp_pct, " %") + " (torch.profiler)", ""),
   ("(f) one cross-stream wait", f(wait, " us"), "", ""),
 ]
