@@ -336,13 +336,16 @@ Leaves Emitter::emit_work(const hlo::Computation& computation, const hlo::Instru
   thunk.attributed_name = attribution ? *attribution : instruction.name;
   thunk.occurrence = occurrences_[{attribution, &instruction}]++;
 
+  // A slice (static or dynamic) reads only the window it returns, not its
+  // whole first operand: it counts as the result's bytes.
+  const bool reads_its_window = op == Opcode::kSlice || op == Opcode::kDynamicSlice;
   int64_t bytes_in = 0;
-  for (int operand : instruction.operands) {
-    for (int32_t id : env[static_cast<size_t>(operand)]) {
+  for (size_t k = 0; k < instruction.operands.size(); ++k) {
+    for (int32_t id : env[static_cast<size_t>(instruction.operands[k])]) {
       out_.buffer_ids.push_back(id);
       ++buffers.operands;
       if (id < 0) continue;
-      bytes_in += out_.buffers[static_cast<size_t>(id)].slice.size;
+      if (!(reads_its_window && k == 0)) bytes_in += out_.buffers[static_cast<size_t>(id)].slice.size;
       touch(id, position);
     }
   }
@@ -383,7 +386,7 @@ Leaves Emitter::emit_work(const hlo::Computation& computation, const hlo::Instru
       thunk.flops = computation.instructions[static_cast<size_t>(instruction.operands[0])].shape.element_count();
     }
   }
-  thunk.bytes_accessed = bytes_in + bytes_out;
+  thunk.bytes_accessed = bytes_in + (reads_its_window ? 2 * bytes_out : bytes_out);
   out_.thunks.push_back(std::move(thunk));
   out_.buffers_of.push_back(buffers);
   return result;

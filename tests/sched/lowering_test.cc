@@ -287,6 +287,24 @@ TEST(Lowering, KernelsCountBytesAndLinearTime) {
   RecordProperty("lower_seconds", std::to_string(seconds));
 }
 
+// A slice reads the window it returns, not its whole operand (a 64 MiB
+// row window of a 128 MiB tensor moves 128 MiB, not 192).
+TEST(Lowering, SlicesCountTheirWindowNotTheirOperand) {
+  auto l = lower_text(R"(
+HloModule m
+ENTRY e {
+  x = f32[64,16] parameter(0)
+  i = s32[] parameter(1)
+  lo = f32[16,16] slice(x), slice={[0:16], [0:16]}
+  win = f32[8,16] dynamic-slice(x, i, i), dynamic_slice_sizes={8,16}
+  ROOT t = (f32[16,16], f32[8,16]) tuple(lo, win)
+})");
+  ASSERT_TRUE(l);
+  const auto& thunks = l->thunks();
+  EXPECT_EQ(thunks[find_thunk(thunks, "lo")].bytes_accessed, 2 * 16 * 16 * 4);
+  EXPECT_EQ(thunks[find_thunk(thunks, "win")].bytes_accessed, 2 * 8 * 16 * 4 + 2 * 4);  // window twice, two indices
+}
+
 TEST(Lowering, FormatListsThunksStreamsAndPeak) {
   auto l = lower_text(R"(
 HloModule fmt
