@@ -212,6 +212,7 @@ class Fitter {
 
   void fit_launch_gap();
   void fit_memory_bandwidth();
+  void fit_copy_bandwidth();
   void fit_min_kernel();
   void fit_gemm_efficiency();
   void fit_collectives();
@@ -305,17 +306,25 @@ void Fitter::fit_min_kernel() {
                 &model_.min_kernel_us);
 }
 
+// Whether a sample is a kernel that streams memory alone on `path`: memory
+// bound under the base model's rates (compute-bound kernels say nothing about
+// HBM) and long enough to stream (a few microseconds measure start-up).
+bool streams_alone(const DeviceModel& base, const Sample& s, CopyPath path) {
+  if (s.thunk->kind != ThunkKind::kKernel || !alone(s) || s.thunk->bytes_accessed <= 0 || s.duration_ns <= 0) {
+    return false;
+  }
+  if (copy_path(*s.thunk) != path) return false;
+  double compute_ns = static_cast<double>(s.thunk->flops) /
+                      (base.peak_f32_tflops * 1e12 * base.kernel_compute_efficiency) * 1e9;
+  double memory_ns = static_cast<double>(s.thunk->bytes_accessed) / hbm_bytes_per_ns(base);
+  return compute_ns <= memory_ns && memory_ns >= 5e3;
+}
+
 void Fitter::fit_memory_bandwidth() {
   double bytes = 0, busy = 0;
   int64_t n = 0;
   for (const Sample& s : samples_) {
-    if (s.thunk->kind != ThunkKind::kKernel || !alone(s) || s.thunk->bytes_accessed <= 0) continue;
-    // Memory bound under the base model's rates; compute-bound kernels say nothing about HBM.
-    double compute_ns = static_cast<double>(s.thunk->flops) /
-                        (base_.peak_f32_tflops * 1e12 * base_.kernel_compute_efficiency) * 1e9;
-    double memory_ns = static_cast<double>(s.thunk->bytes_accessed) / hbm_bytes_per_ns(base_);
-    // Kernels too small to stream (a few microseconds) measure their start-up, not HBM.
-    if (compute_ns > memory_ns || memory_ns < 5e3 || s.duration_ns <= 0) continue;
+    if (!streams_alone(base_, s, CopyPath::kNone)) continue;
     bytes += static_cast<double>(s.thunk->bytes_accessed);
     busy += s.duration_ns;  // the launch is the gap before the kernel, not in it
     ++n;
@@ -335,6 +344,35 @@ void Fitter::fit_memory_bandwidth() {
          fmt::format("{} memory-bound kernels alone moved {:.0f} bytes in {:.0f} ns: {:.0f} GB/s of {:.0f}", n, bytes,
                      busy, achieved, model_.hbm_bandwidth_gbps));
   model_.hbm_efficiency = eff;
+}
+
+// copy_engine_bandwidth_scale and copy_kernel_bandwidth_scale: what the
+// copies of each path moved alone, over the fitted elementwise rate.
+void Fitter::fit_copy_bandwidth() {
+  const std::pair<CopyPath, const char*> paths[] = {{CopyPath::kCopyEngine, "copy_engine_bandwidth_scale"},
+                                                    {CopyPath::kCopyKernel, "copy_kernel_bandwidth_scale"}};
+  for (const auto& [path, key] : paths) {
+    double bytes = 0, busy = 0;
+    int64_t n = 0;
+    for (const Sample& s : samples_) {
+      if (!streams_alone(base_, s, path)) continue;
+      bytes += static_cast<double>(s.thunk->bytes_accessed);
+      busy += s.duration_ns;
+      ++n;
+    }
+    double* field = path == CopyPath::kCopyEngine ? &model_.copy_engine_bandwidth_scale
+                                                  : &model_.copy_kernel_bandwidth_scale;
+    if (n == 0 || busy <= 0) {
+      out_.notes.push_back(fmt::format("{}: no such copy streamed alone; kept the base value", key));
+      continue;
+    }
+    const double achieved = bytes / busy;  // GB/s
+    const double scale = achieved / hbm_bytes_per_ns(model_);
+    record(key, *field, scale, n,
+           fmt::format("{} copies alone moved {:.0f} bytes in {:.0f} ns: {:.0f} GB/s, over the elementwise {:.0f} GB/s",
+                       n, bytes, busy, achieved, hbm_bytes_per_ns(model_)));
+    *field = scale;
+  }
 }
 
 void Fitter::fit_gemm_efficiency() {
@@ -646,6 +684,7 @@ Result<Calibration> calibrate_detailed(const DeviceModel& base, const std::vecto
   // Order matters: GEMMs use the fitted HBM rate, contention the fitted table.
   fitter.fit_launch_gap();
   fitter.fit_memory_bandwidth();
+  fitter.fit_copy_bandwidth();
   fitter.fit_min_kernel();
   fitter.fit_gemm_efficiency();
   fitter.fit_collectives();

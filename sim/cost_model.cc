@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/hlo/module.h"
 #include "core/sched/collective_overlap.h"
 
 namespace sl::sim {
@@ -78,10 +79,42 @@ KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool a
   return make_cost(compute_ns, memory_ns, model.kernel_launch_us * 1e3, occupancy, model.min_kernel_us * 1e3);
 }
 
+CopyPath copy_path(const sched::Thunk& thunk) {
+  if (thunk.kind != sched::ThunkKind::kKernel || thunk.instruction == nullptr) return CopyPath::kNone;
+  const hlo::Instruction& inst = *thunk.instruction;
+  switch (inst.async_wrapped ? *inst.async_wrapped : inst.opcode) {
+    case hlo::Opcode::kCopy:
+    case hlo::Opcode::kReshape:
+    case hlo::Opcode::kBitcast:
+    case hlo::Opcode::kConcatenate:
+      return CopyPath::kCopyEngine;
+    case hlo::Opcode::kSlice:
+      for (const hlo::SliceDim& d : inst.slice) {
+        if (d.stride != 1) return CopyPath::kNone;
+      }
+      return CopyPath::kCopyEngine;
+    case hlo::Opcode::kDynamicSlice:
+    case hlo::Opcode::kDynamicUpdateSlice:
+      return CopyPath::kCopyKernel;
+    default:
+      return CopyPath::kNone;
+  }
+}
+
+double copy_bandwidth_scale(const DeviceModel& model, CopyPath path) {
+  switch (path) {
+    case CopyPath::kCopyEngine: return model.copy_engine_bandwidth_scale;
+    case CopyPath::kCopyKernel: return model.copy_kernel_bandwidth_scale;
+    case CopyPath::kNone: break;
+  }
+  return 1;
+}
+
 KernelCost kernel_cost(const DeviceModel& model, const sched::Thunk& thunk) {
   double rate = model.peak_f32_tflops * 1e12 * model.kernel_compute_efficiency;
   double compute_ns = static_cast<double>(thunk.flops) / rate * kNsPerS;
-  double memory_ns = static_cast<double>(thunk.bytes_accessed) / hbm_bytes_per_ns(model);
+  double memory_ns = static_cast<double>(thunk.bytes_accessed) /
+                     (hbm_bytes_per_ns(model) * copy_bandwidth_scale(model, copy_path(thunk)));
   return make_cost(compute_ns, memory_ns, model.kernel_launch_us * 1e3, 1.0, model.min_kernel_us * 1e3);
 }
 

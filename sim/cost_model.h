@@ -43,6 +43,20 @@ int64_t gemm_sms(const DeviceModel& model, const sched::Thunk& thunk, int comm_s
 // sm_limited_gemm_scale when it is fewer than all, and needs that share of the
 // device's compute.
 KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool allow_tf32, int64_t sms = 0);
+
+// How the cuda backend moves a kernel thunk's bytes (core/exec/cuda/
+// thunk_kernels.cc): copies and reshapes, unit-stride slices and
+// concatenations as copies on the copy engines; dynamic slices and updates
+// with its row-copy kernel; anything else (elementwise, transposes,
+// broadcasts, strided slices) is a kernel of its own.
+enum class CopyPath { kNone, kCopyEngine, kCopyKernel };
+CopyPath copy_path(const sched::Thunk& thunk);
+// The copy path's *_bandwidth_scale; 1 for kNone.
+double copy_bandwidth_scale(const DeviceModel& model, CopyPath path);
+
+// Memory-bound at hbm_bandwidth_gbps * hbm_efficiency (times the copy path's
+// scale) or compute-bound at kernel_compute_efficiency of the f32 peak,
+// whichever is longer, and at least min_kernel_us.
 KernelCost kernel_cost(const DeviceModel& model, const sched::Thunk& thunk);
 
 // NCCL's ring model for a group of `group_size` ranks: the cheapest protocol's

@@ -81,6 +81,13 @@ struct DeviceModel {
   // concurrent collective) relative to the same GEMM on every SM; above 1
   // when fewer busy SMs let the clocks rise. Optional in device files: 1.
   double sm_limited_gemm_scale = 1;
+  // Data movement relative to what elementwise kernels reach (hbm_bandwidth_gbps
+  // * hbm_efficiency), by how the cuda backend moves the bytes (copy_path in
+  // cost_model.h): the copy engines (copies, slices, concatenations) and its
+  // row-copy kernel (dynamic slices and updates; about 2.7 TB/s on an H200
+  // against 4.2 for elementwise kernels). Optional in device files: 1.
+  double copy_engine_bandwidth_scale = 1;
+  double copy_kernel_bandwidth_scale = 1;
 };
 
 // The *_bandwidth_scale field of a ring collective; null for other opcodes.

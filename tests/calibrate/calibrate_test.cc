@@ -206,6 +206,41 @@ ENTRY %main {
   EXPECT_EQ(find_fitted(*c, "min_kernel_us")->samples, 6);
 }
 
+// Copies on the copy engines (a slice, a concatenation) and on the row-copy
+// kernel (an in-place dynamic-update-slice, a dynamic slice) are fitted apart
+// from the elementwise rate, which the add sets.
+TEST(Calibrate, RecoversCopyBandwidthPerPath) {
+  constexpr const char* kCopies = R"(
+HloModule copies
+ENTRY %main {
+  %x = bf16[8192,8192]{1,0} parameter(0)
+  %e = bf16[8192,8192]{1,0} add(%x, %x)
+  %lo = bf16[4096,8192]{1,0} slice(%x), slice={[0:4096], [0:8192]}
+  %hi = bf16[4096,8192]{1,0} slice(%x), slice={[4096:8192], [0:8192]}
+  %cat = bf16[8192,8192]{1,0} concatenate(%hi, %lo), dimensions={0}
+  %zero = bf16[] constant(0)
+  %acc = bf16[8192,8192]{1,0} broadcast(%zero), dimensions={}
+  %row = s32[] parameter(1)
+  %col = s32[] constant(0)
+  %upd = bf16[8192,8192]{1,0} dynamic-update-slice(%acc, %lo, %row, %col)
+  %ds = bf16[4096,8192]{1,0} dynamic-slice(%cat, %row, %col), dynamic_slice_sizes={4096,8192}
+  ROOT %out = (bf16[8192,8192]{1,0}, bf16[8192,8192]{1,0}, bf16[4096,8192]{1,0}) tuple(%e, %upd, %ds)
+}
+)";
+  DeviceModel truth = true_model();
+  truth.copy_engine_bandwidth_scale = 0.85;
+  truth.copy_kernel_bandwidth_scale = 0.6;
+  SimulatedRun run = simulate(truth, kCopies);
+  Result<Calibration> c = calibrate_detailed(stock_h200(), {CalibrationRun{5, &run.trace, &run.program, false}});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  expect_within(c->model.hbm_efficiency, 0.80, 0.02, "hbm_efficiency");
+  expect_within(c->model.copy_engine_bandwidth_scale, 0.85, 0.02, "copy_engine_bandwidth_scale");
+  expect_within(c->model.copy_kernel_bandwidth_scale, 0.6, 0.02, "copy_kernel_bandwidth_scale");
+  ASSERT_NE(find_fitted(*c, "copy_engine_bandwidth_scale"), nullptr);
+  EXPECT_EQ(find_fitted(*c, "copy_engine_bandwidth_scale")->samples, 3);  // two slices, the concatenation
+  EXPECT_EQ(find_fitted(*c, "copy_kernel_bandwidth_scale")->samples, 2);
+}
+
 TEST(Calibrate, StartingFromTheTrueModelChangesNothing) {
   DeviceModel truth = true_model();
   SimulatedRun run = simulate(truth, kProgram);

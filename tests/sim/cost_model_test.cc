@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/hlo/module.h"
+
 #include "tests/sim/sim_test_util.h"
 
 namespace sl::sim {
@@ -34,6 +36,34 @@ TEST(CostModel, KernelIsMaxOfComputeAndMemoryPlusLaunch) {
   c = kernel_cost(m, k);
   EXPECT_DOUBLE_EQ(c.work_ns, 610);
   EXPECT_DOUBLE_EQ(c.mem_need, 0.5);
+}
+
+TEST(CostModel, CopiesRunAtTheirPathsBandwidth) {
+  DeviceModel m = testing::simple_model();
+  m.copy_engine_bandwidth_scale = 0.5;
+  m.copy_kernel_bandwidth_scale = 0.25;
+  hlo::Instruction slice;
+  slice.opcode = Opcode::kSlice;
+  slice.slice = {{0, 4, 1}, {0, 8, 1}};
+  hlo::Instruction strided = slice;
+  strided.slice[1].stride = 2;
+  hlo::Instruction update;
+  update.opcode = Opcode::kDynamicUpdateSlice;
+  hlo::Instruction add;
+  add.opcode = Opcode::kAdd;
+  sched::Thunk k = testing::mem_kernel(0, 300);
+  const double alone = kernel_cost(m, k).work_ns;  // no instruction: a kernel of its own
+  k.instruction = &add;
+  EXPECT_EQ(copy_path(k), CopyPath::kNone);
+  EXPECT_DOUBLE_EQ(kernel_cost(m, k).work_ns, alone);
+  k.instruction = &slice;
+  EXPECT_EQ(copy_path(k), CopyPath::kCopyEngine);
+  EXPECT_DOUBLE_EQ(kernel_cost(m, k).work_ns, 2 * alone);
+  k.instruction = &strided;  // not contiguous runs: the strided-copy kernel
+  EXPECT_EQ(copy_path(k), CopyPath::kNone);
+  k.instruction = &update;
+  EXPECT_EQ(copy_path(k), CopyPath::kCopyKernel);
+  EXPECT_DOUBLE_EQ(kernel_cost(m, k).work_ns, 4 * alone);
 }
 
 TEST(CostModel, GemmUsesTypePeak) {
