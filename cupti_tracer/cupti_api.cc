@@ -127,6 +127,24 @@ Status enable_api_records(bool enable) {
 constexpr CUpti_ActivityKind kOptionalKinds[] = {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_CUDA_EVENT,
                                                  CUPTI_ACTIVITY_KIND_OVERHEAD};
 
+// Which record kinds to ask for: SL_CUPTI_KINDS = all (default) | required
+// (no optional kinds) | kernels (kernels and external correlations only, no
+// copies). A diagnostic for measuring what each costs (gpu_bench tracer).
+enum class KindSet { kAll, kRequired, kKernels };
+KindSet kind_set() {
+  const char* env = std::getenv("SL_CUPTI_KINDS");
+  const std::string v = env ? env : "all";
+  return v == "kernels" ? KindSet::kKernels : v == "required" ? KindSet::kRequired : KindSet::kAll;
+}
+bool wanted(CUpti_ActivityKind kind) {
+  const KindSet set = kind_set();
+  if (kind == CUPTI_ACTIVITY_KIND_MEMCPY || kind == CUPTI_ACTIVITY_KIND_MEMSET) return set != KindSet::kKernels;
+  for (CUpti_ActivityKind optional : kOptionalKinds) {
+    if (kind == optional) return set == KindSet::kAll;
+  }
+  return true;
+}
+
 }  // namespace
 
 Status CuptiApi::start(ActivitySink* sink) {
@@ -136,9 +154,13 @@ Status CuptiApi::start(ActivitySink* sink) {
     g_callbacks_registered = true;
   }
   g_sink.store(sink, std::memory_order_release);
-  for (CUpti_ActivityKind kind : kRequiredKinds) SL_CUPTI_CALL(cuptiActivityEnable(kind));
+  for (CUpti_ActivityKind kind : kRequiredKinds) {
+    if (wanted(kind)) SL_CUPTI_CALL(cuptiActivityEnable(kind));
+  }
   SL_RETURN_IF_ERROR(enable_api_records(true));
-  for (CUpti_ActivityKind kind : kOptionalKinds) (void)cuptiActivityEnable(kind);
+  for (CUpti_ActivityKind kind : kOptionalKinds) {
+    if (wanted(kind)) (void)cuptiActivityEnable(kind);
+  }
   return Status::ok();
 }
 

@@ -211,9 +211,10 @@ int bench_tracer(int kernels) {
   size_t attributed = 0;
   for (const auto& e : t.events) attributed += e.instruction != 0;
   const char* api = std::getenv("SL_CUPTI_API");
-  std::printf("tracer %d tiny kernels (SL_CUPTI_API=%s, %s): without %.1f us (%.2f us/kernel), with %.1f us (%.2f "
+  const char* kinds = std::getenv("SL_CUPTI_KINDS");
+  std::printf("tracer %d tiny kernels (SL_CUPTI_API=%s, SL_CUPTI_KINDS=%s, %s): without %.1f us (%.2f us/kernel), with %.1f us (%.2f "
               "us/kernel), overhead %.1f%%, flush %.0f us, records %zu, attributed %zu, dropped %ld\n",
-              kernels, api ? api : "both", tag_all ? "every launch tagged" : "first pass tagged, then stream order",
+              kernels, api ? api : "both", kinds ? kinds : "all", tag_all ? "every launch tagged" : "first pass tagged, then stream order",
               median(off), median(off) / kernels, median(on), median(on) / kernels,
               100.0 * (median(on) - median(off)) / median(off), flush_us, t.events.size(), attributed,
               static_cast<long>(dropped));
