@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -349,6 +350,57 @@ ENTRY e {
   for (const trace::Counter& c : t.counters) {
     EXPECT_FALSE(c.name == "kernels_without_instruction" && c.value > 0) << c.value << " kernels without instruction";
   }
+}
+
+// Device 1 fails before it issues its all-reduce: the run should end with
+// device 1's error and leave the GPUs usable. KNOWN HANG, hence disabled
+// (2 x H200, NCCL 2.28, fifth session): device 0's host thread blocks inside
+// its first all-reduce call, where NCCL connects the ranks lazily and waits
+// for device 1; with NCCL_RUNTIME_CONNECT=0 the call returns but the thread
+// blocks later in the same iteration. ncclCommAbort after the threads join
+// is never reached. A fix needs nonblocking communicators (ncclConfig_t
+// blocking = 0) and an abort from outside the blocked thread. Run it with
+// --gtest_also_run_disabled_tests under a timeout.
+TEST_F(CudaTest, DISABLED_AFailedDeviceDoesNotLeaveItsPeerWaitingInNccl) {
+  if (cuda_device_count() < 2) GTEST_SKIP() << "needs 2 GPUs";
+  constexpr const char* kText = R"(HloModule m, num_partitions=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[4096,1024] parameter(0)
+  ar = f32[4096,1024] all-reduce(x), channel_id=1, replica_groups={{0,1}}, to_apply=add, use_global_device_ids=true
+  ROOT n = f32[4096,1024] negate(ar)
+})";
+  auto module = hlo::parse_program(kText, "fail.hlo");
+  ASSERT_TRUE(module.is_ok()) << module.status().message();
+  auto lowered = sched::lower(*module, {});
+  ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
+  const auto& thunks = lowered->devices.at(1).thunks;
+  size_t collective = thunks.size();
+  for (size_t i = 0; i < thunks.size(); ++i) {
+    if (thunks[i].kind == sched::ThunkKind::kCollective) collective = i;
+  }
+  ASSERT_LT(collective, thunks.size());
+
+  const std::string fail_at = "1:" + std::to_string(collective);
+  ASSERT_EQ(setenv("SL_CUDA_FAIL_THUNK", fail_at.c_str(), 1), 0);
+  auto failing = make_cuda_backend({});
+  unsetenv("SL_CUDA_FAIL_THUNK");
+  ASSERT_TRUE(failing.is_ok()) << failing.status().message();
+  RunOptions o;
+  o.iterations = 2;
+  auto result = (*failing)->run(*lowered, o);
+  ASSERT_FALSE(result.is_ok());
+  EXPECT_NE(result.status().message().find("injected failure"), std::string::npos) << result.status().message();
+  EXPECT_NE(result.status().message().find("device 1"), std::string::npos) << result.status().message();
+
+  auto healthy = make_cuda_backend({});
+  ASSERT_TRUE(healthy.is_ok()) << healthy.status().message();
+  auto again = (*healthy)->run(*lowered, o);
+  EXPECT_TRUE(again.is_ok()) << again.status().message();
 }
 
 // Multi-process mode (one device per rank, NCCL ids over the TCP rendezvous)

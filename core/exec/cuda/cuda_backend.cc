@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <optional>
@@ -69,7 +70,7 @@ trace::EventKind kind_of(const Thunk& t) {
 
 class CudaBackend : public Backend {
  public:
-  explicit CudaBackend(CudaOptions options) : options_(options) {}
+  explicit CudaBackend(CudaOptions options) : options_(options), fail_at_(injected_failure()) {}
   std::string name() const override { return "cuda"; }
   Result<RunOutput> run(const sched::LoweredProgram& program, const RunOptions& options) override;
 
@@ -96,11 +97,34 @@ class CudaBackend : public Backend {
   // rank counts its trace from that instant.
   Status agree_on_time_origin(cupti::ActivityCollector* collector);
 
+  // SL_CUDA_FAIL_THUNK=DEVICE:INDEX: issuing thunk INDEX of program device
+  // DEVICE fails, as a CUDA error there would. For reproducing what a
+  // failure on one device does to the run (the disabled GPU test
+  // AFailedDeviceDoesNotLeaveItsPeerWaitingInNccl); unset in normal use.
+  struct InjectedFailure {
+    int64_t device = -1;
+    size_t thunk = 0;
+  };
+  static std::optional<InjectedFailure> injected_failure();
+
   CudaOptions options_;
+  std::optional<InjectedFailure> fail_at_;
   std::vector<DeviceContext> devices_;
   std::unique_ptr<cuda::NcclComms> comms_;
   std::unique_ptr<dist::Rendezvous> rendezvous_;
 };
+
+std::optional<CudaBackend::InjectedFailure> CudaBackend::injected_failure() {
+  const char* env = std::getenv("SL_CUDA_FAIL_THUNK");
+  if (env == nullptr) return std::nullopt;
+  InjectedFailure f;
+  unsigned long long thunk = 0;
+  long long device = -1;
+  if (std::sscanf(env, "%lld:%llu", &device, &thunk) != 2) return std::nullopt;
+  f.device = device;
+  f.thunk = static_cast<size_t>(thunk);
+  return f;
+}
 
 std::vector<int64_t> CudaBackend::local_devices(const sched::LoweredProgram& program) const {
   std::vector<int64_t> out;
@@ -272,6 +296,9 @@ Status CudaBackend::issue(DeviceContext& ctx, int iteration, bool keep, bool tag
               fmt::format("wait for event {} on device {}", t.event, dp.device));
       if (auto it = event_covers.find(t.event); it != event_covers.end()) pending_waits[t.stream].push_back(it->second);
       continue;
+    }
+    if (fail_at_ && fail_at_->device == dp.device && fail_at_->thunk == i) {
+      return runtime_error(fmt::format("{}: injected failure (SL_CUDA_FAIL_THUNK)", where(t, ctx)));
     }
     const uint64_t ext = external_id(iteration, dp.device, i);
     if (collector != nullptr) {
