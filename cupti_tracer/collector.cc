@@ -8,6 +8,8 @@
 #include <memory>
 #include <type_traits>
 
+#include "core/common/huge_pages.h"
+
 namespace sl::cupti {
 namespace {
 
@@ -57,7 +59,13 @@ void ActivityCollector::register_launch(uint64_t external_id, const LaunchInfo& 
   std::lock_guard<std::mutex> lock(launch_mu_);
   Launch& launch = launches_[info.device].emplace_back(Launch{external_id, info});
   launch.instruction_id = launch_names_.intern(info.instruction);
-  launch.info.instruction = launch_names_.get(launch.instruction_id);
+  launch.info.instruction = {};  // the caller's text need not outlive this call
+}
+
+void ActivityCollector::reserve_launches(int32_t device, size_t count) {
+  std::lock_guard<std::mutex> lock(launch_mu_);
+  std::vector<Launch>& launches = launches_[device];
+  reserve_huge(launches, launches.size() + count);
 }
 
 void ActivityCollector::map_stream(uint32_t cuda_device, uint32_t cupti_stream, int32_t program_stream) {
@@ -199,7 +207,7 @@ trace::Trace ActivityCollector::build_trace() const {
       auto s = streams_.find({r->device, r->stream});
       e.stream = s != streams_.end() ? s->second : info->stream;
       uint32_t& instruction = event_instruction[launch->instruction_id];
-      if (instruction == UINT32_MAX) instruction = t.strings.intern(info->instruction);
+      if (instruction == UINT32_MAX) instruction = t.strings.intern(launch_names_.get(launch->instruction_id));
       e.instruction = instruction;
       e.iteration = info->iteration;
       e.flops = info->flops;

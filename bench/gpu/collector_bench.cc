@@ -31,6 +31,7 @@ std::vector<std::string> instruction_names() {
 uint64_t external_id(int iteration, int thunk) { return static_cast<uint64_t>(iteration) * kThunks + thunk + 1; }
 
 void register_all(ActivityCollector& c, const std::vector<std::string>& names) {
+  c.reserve_launches(0, static_cast<size_t>(kThunks) * kIterations);  // as the cuda backend does
   for (int it = 0; it < kIterations; ++it) {
     for (int i = 0; i < kThunks; ++i) {
       c.register_launch(external_id(it, i), {.device = 0, .stream = 0, .kind = sl::trace::EventKind::kElementwise,

@@ -23,7 +23,7 @@ bool parse_event_kind(std::string_view name, EventKind* out) {
 }
 
 uint32_t StringTable::intern(std::string_view text) {
-  auto it = ids_.find(std::string(text));
+  auto it = ids_.find(text);
   if (it != ids_.end()) return it->second;
   auto id = static_cast<uint32_t>(strings_.size());
   strings_.emplace_back(text);

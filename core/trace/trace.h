@@ -23,14 +23,19 @@ bool parse_event_kind(std::string_view name, EventKind* out);
 
 class StringTable {
  public:
+  // Looks `text` up without copying it (the tracer interns on every launch).
   uint32_t intern(std::string_view text);
   const std::string& get(uint32_t id) const { return strings_[id]; }
   size_t size() const { return strings_.size(); }
   const std::vector<std::string>& all() const { return strings_; }
 
  private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   std::vector<std::string> strings_{""};  // id 0 is the empty string
-  std::unordered_map<std::string, uint32_t> ids_{{"", 0}};
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids_{{"", 0}};
 };
 
 struct Event {

@@ -335,6 +335,13 @@ Status CudaBackend::run_iterations(DeviceContext& ctx, const IterationPlan& plan
   const int warmup = plan.warmup;
   const int total = warmup + plan.recorded;
   const std::string at = fmt::format("iteration boundary on device {}", ctx.program->device);
+  if (collector != nullptr) {
+    size_t launches = 0;
+    for (const Thunk& t : ctx.program->thunks) {
+      launches += t.kind != ThunkKind::kRecordEvent && t.kind != ThunkKind::kWaitEvent;
+    }
+    collector->reserve_launches(static_cast<int32_t>(ctx.program->device), launches * static_cast<size_t>(total));
+  }
   for (int it = 0; it < total; ++it) {
     const bool keep = it >= warmup;
     if (it > 0) {
