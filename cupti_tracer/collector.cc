@@ -73,9 +73,8 @@ void ActivityCollector::map_stream(uint32_t cuda_device, uint32_t cupti_stream, 
   streams_[{cuda_device, cupti_stream}] = program_stream;
 }
 
-std::vector<uint64_t> ActivityCollector::resolve_externals(
-    const std::vector<const Raw*>& order, const std::unordered_map<uint64_t, const Launch*>& launches,
-    OrderStats* stats) const {
+std::vector<uint64_t> ActivityCollector::resolve_externals(const std::vector<const Raw*>& order,
+                                                           OrderStats* stats) const {
   std::vector<uint64_t> ext(order.size(), 0);
   using Queue = std::pair<uint32_t, uint32_t>;  // (CUDA device, CUPTI stream): runs its work in order
   struct Expected {
@@ -103,7 +102,7 @@ std::vector<uint64_t> ActivityCollector::resolve_externals(
     std::map<int64_t, const std::vector<Expected>*> shape;
     for (const Launch& launch : issued) {
       const uint64_t id = launch.external_id;
-      const LaunchInfo& info = launches.at(id)->info;
+      const LaunchInfo& info = launch.info;
       if (info.tagged) {
         auto l = left.find(id);
         shape[info.correlation] = l != left.end() ? &l->second : &kNothing;
@@ -168,12 +167,12 @@ trace::Trace ActivityCollector::build_trace() const {
   for (const Raw& r : raw_) order.push_back(&r);
   std::stable_sort(order.begin(), order.end(), [](const Raw* a, const Raw* b) { return a->start < b->start; });
 
+  OrderStats by_order;
+  const std::vector<uint64_t> externals = resolve_externals(order, &by_order);
   std::unordered_map<uint64_t, const Launch*> launch_of;
   for (const auto& [device, issued] : launches_) {
     for (const Launch& launch : issued) launch_of[launch.external_id] = &launch;
   }
-  OrderStats by_order;
-  const std::vector<uint64_t> externals = resolve_externals(order, launch_of, &by_order);
   // Demangling is slow and a kernel's records share its name: once per name.
   // Index: name id * 2 + whether a kernel's (only kernel names are demangled).
   std::vector<uint32_t> event_name(2 * record_names_.size(), UINT32_MAX);

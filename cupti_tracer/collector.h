@@ -66,7 +66,7 @@ class ActivityCollector : public ActivitySink {
   void register_launch(uint64_t external_id, const LaunchInfo& info);
   // Room for `count` more launches of program device `device`, on huge pages
   // where the kernel gives them: filling the records page fault by page fault
-  // cost about 0.2 us per launch on the dev VM (collector_bench).
+  // cost about 0.5 us per launch on the dev VM (collector_bench).
   void reserve_launches(int32_t device, size_t count);
   void map_stream(uint32_t cuda_device, uint32_t cupti_stream, int32_t program_stream);
   // `to_external`'s first record could not start before `from_external`'s
@@ -100,9 +100,7 @@ class ActivityCollector : public ActivitySink {
   // External id of each record (of `order`, parallel), through CUPTI's
   // external correlation or, for untagged launches, stream order. Caller
   // holds both locks.
-  std::vector<uint64_t> resolve_externals(const std::vector<const Raw*>& order,
-                                          const std::unordered_map<uint64_t, const Launch*>& launches,
-                                          OrderStats* stats) const;
+  std::vector<uint64_t> resolve_externals(const std::vector<const Raw*>& order, OrderStats* stats) const;
 
   CollectorOptions options_;
   mutable std::mutex mu_;  // guards the records (CUPTI's side), streams_ and origin_
