@@ -78,18 +78,23 @@ Result<ProgramTiming> time_program(const std::string& text, const std::string& n
   return t;
 }
 
-Result<double> wall_ms_per_iteration(const std::string& text, bool trace, int iterations) {
-  auto wall = [&](int n) -> Result<double> {
+Result<WallPerIteration> wall_per_iteration(const std::string& text, bool trace, int iterations, int repeats) {
+  auto wall = [&](int n) -> Result<WallPerIteration> {
     auto t0 = std::chrono::steady_clock::now();
     SL_ASSIGN_OR_RETURN(auto out, run_cuda(text, "overhead.hlo", {}, 0, n, trace));
-    (void)out;
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return WallPerIteration{
+        .iterations_ms = out.iterations_wall_ms,
+        .run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()};
   };
-  SL_ASSIGN_OR_RETURN(double first, wall(2));  // pays the process's one-time CUDA and cuBLAS set-up
-  (void)first;
-  SL_ASSIGN_OR_RETURN(double shortest, wall(2));
-  SL_ASSIGN_OR_RETURN(double longest, wall(iterations + 2));
-  return (longest - shortest) / iterations;
+  SL_RETURN_IF_ERROR(wall(2).status());  // pays the process's one-time CUDA and cuBLAS set-up
+  std::vector<double> iterations_ms, run_ms;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    SL_ASSIGN_OR_RETURN(WallPerIteration shortest, wall(2));
+    SL_ASSIGN_OR_RETURN(WallPerIteration longest, wall(iterations + 2));
+    iterations_ms.push_back((longest.iterations_ms - shortest.iterations_ms) / iterations);
+    run_ms.push_back((longest.run_ms - shortest.run_ms) / iterations);
+  }
+  return WallPerIteration{.iterations_ms = median(iterations_ms), .run_ms = median(run_ms)};
 }
 
 }  // namespace sl::bench

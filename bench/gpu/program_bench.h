@@ -26,8 +26,13 @@ Result<ProgramTiming> time_program(const std::string& text, const std::string& n
 
 // Wall time of one iteration (ms) with the tracer on or off: the difference
 // between a run of `iterations` + 2 iterations and a run of 2, so set-up
-// (allocation, communicators, parameter init) cancels out.
-Result<double> wall_ms_per_iteration(const std::string& text, bool trace, int iterations);
+// (allocation, communicators, parameter init, the first, tagged iteration)
+// cancels out. The median of `repeats` such differences.
+struct WallPerIteration {
+  double iterations_ms = 0.0;  // the iterations themselves (RunOutput::iterations_wall_ms)
+  double run_ms = 0.0;         // the whole run, building the trace afterwards included
+};
+Result<WallPerIteration> wall_per_iteration(const std::string& text, bool trace, int iterations, int repeats);
 
 // Reads a whole file.
 Result<std::string> read_text(const std::string& path);

@@ -51,6 +51,10 @@ struct RunOutput {
   trace::Trace trace;
   std::vector<DeviceResults> results;  // when collect_results
   std::string device_description;      // e.g. "NVIDIA H200 x2", "h200 model"
+  // Host wall time of the iterations (warm-up included), from the first
+  // issue to the devices' completion: what the program itself took, without
+  // set-up or building the trace afterwards. Filled by the cuda backend.
+  double iterations_wall_ms = 0.0;
 };
 
 class Backend {

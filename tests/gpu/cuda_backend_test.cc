@@ -4,7 +4,9 @@
 // movement and integers, a tolerance for GEMMs and transcendental ops).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -327,6 +329,10 @@ ENTRY e {
   std::map<std::string, int> per_iteration[2];
   for (const trace::Event& e : t.events) ++per_iteration[e.iteration][std::string(t.instruction_of(e))];
   EXPECT_EQ(per_iteration[0], per_iteration[1]);
+  // The iterations' host wall time holds everything the GPU recorded in them.
+  int64_t first = INT64_MAX, last = INT64_MIN;
+  for (const trace::Event& e : t.events) first = std::min(first, e.start_ns), last = std::max(last, e.end_ns);
+  EXPECT_GE(b.cuda.iterations_wall_ms, (last - first) / 1e6);
 }
 
 // NCCL launches its kernels through the driver API: they must be attributed

@@ -431,6 +431,7 @@ Result<RunOutput> CudaBackend::run(const sched::LoweredProgram& program, const R
   auto tagging_done = [&] {
     if (still_tagging.fetch_sub(1) == 1 && collector && !tag_all) (void)cupti::CuptiApi::set_api_records(false);
   };
+  const auto iterations_start = std::chrono::steady_clock::now();
   std::vector<std::thread> threads;
   for (size_t d = 0; d < devices_.size(); ++d) {
     threads.emplace_back([&, d] {
@@ -457,6 +458,8 @@ Result<RunOutput> CudaBackend::run(const sched::LoweredProgram& program, const R
   }
 
   RunOutput out;
+  out.iterations_wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - iterations_start).count();
   if (collector) {
     SL_RETURN_IF_ERROR(cupti::CuptiApi::flush());
     out.trace = collector->build_trace();
