@@ -358,18 +358,52 @@ ENTRY e {
   }
 }
 
-// Device 1 fails before it issues its all-reduce: the run should end with
-// device 1's error and leave the GPUs usable. KNOWN HANG, hence disabled
-// (2 x H200, NCCL 2.28, fifth session): device 0's host thread blocks inside
-// its first all-reduce call, where NCCL connects the ranks lazily and waits
-// for device 1; with NCCL_RUNTIME_CONNECT=0 the call returns but the thread
-// blocks later in the same iteration. ncclCommAbort after the threads join
-// is never reached. A fix needs nonblocking communicators (ncclConfig_t
-// blocking = 0) and an abort from outside the blocked thread. Run it with
-// --gtest_also_run_disabled_tests under a timeout.
-TEST_F(CudaTest, DISABLED_AFailedDeviceDoesNotLeaveItsPeerWaitingInNccl) {
+// Device 1 fails before or after it issues its collective: the run ends
+// with device 1's error, and device 0, which waits for it in a collective, is
+// stopped (its communicators aborted by the failing thread) instead of
+// hanging; the GPUs stay usable for the next run. It hung before (2 x H200,
+// NCCL 2.28, fifth session): device 0's thread blocked inside NCCL, which
+// connects ranks lazily.
+void expect_a_failed_device_stops_its_peer(const char* text) {
+  auto module = hlo::parse_program(text, "fail.hlo");
+  ASSERT_TRUE(module.is_ok()) << module.status().message();
+  auto lowered = sched::lower(*module, {});
+  ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
+  const auto& thunks = lowered->devices.at(1).thunks;
+  size_t collective = thunks.size();
+  for (size_t i = 0; i < thunks.size(); ++i) {
+    if (thunks[i].kind == sched::ThunkKind::kCollective) collective = i;
+  }
+  ASSERT_LT(collective + 1, thunks.size());
+
+  // Before its collective (device 0 waits for it there), and after it
+  // (device 0's next collective kernel waits on the GPU).
+  for (size_t fail_thunk : {collective, collective + 1}) {
+    SCOPED_TRACE("failing at thunk " + std::to_string(fail_thunk));
+    const std::string fail_at = "1:" + std::to_string(fail_thunk);
+    ASSERT_EQ(setenv("SL_CUDA_FAIL_THUNK", fail_at.c_str(), 1), 0);
+    auto failing = make_cuda_backend({});
+    unsetenv("SL_CUDA_FAIL_THUNK");
+    ASSERT_TRUE(failing.is_ok()) << failing.status().message();
+    RunOptions o;
+    o.iterations = 3;
+    auto result = (*failing)->run(*lowered, o);
+    ASSERT_FALSE(result.is_ok());
+    EXPECT_NE(result.status().message().find("injected failure"), std::string::npos) << result.status().message();
+    EXPECT_NE(result.status().message().find("device 1"), std::string::npos) << result.status().message();
+  }
+
+  RunOptions o;
+  o.iterations = 2;
+  auto healthy = make_cuda_backend({});
+  ASSERT_TRUE(healthy.is_ok()) << healthy.status().message();
+  auto again = (*healthy)->run(*lowered, o);
+  EXPECT_TRUE(again.is_ok()) << again.status().message();
+}
+
+TEST_F(CudaTest, AFailedDeviceDoesNotLeaveItsPeerWaitingInNccl) {
   if (cuda_device_count() < 2) GTEST_SKIP() << "needs 2 GPUs";
-  constexpr const char* kText = R"(HloModule m, num_partitions=2
+  expect_a_failed_device_stops_its_peer(R"(HloModule m, num_partitions=2
 add {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -379,34 +413,19 @@ ENTRY e {
   x = f32[4096,1024] parameter(0)
   ar = f32[4096,1024] all-reduce(x), channel_id=1, replica_groups={{0,1}}, to_apply=add, use_global_device_ids=true
   ROOT n = f32[4096,1024] negate(ar)
-})";
-  auto module = hlo::parse_program(kText, "fail.hlo");
-  ASSERT_TRUE(module.is_ok()) << module.status().message();
-  auto lowered = sched::lower(*module, {});
-  ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
-  const auto& thunks = lowered->devices.at(1).thunks;
-  size_t collective = thunks.size();
-  for (size_t i = 0; i < thunks.size(); ++i) {
-    if (thunks[i].kind == sched::ThunkKind::kCollective) collective = i;
-  }
-  ASSERT_LT(collective, thunks.size());
+})");
+}
 
-  const std::string fail_at = "1:" + std::to_string(collective);
-  ASSERT_EQ(setenv("SL_CUDA_FAIL_THUNK", fail_at.c_str(), 1), 0);
-  auto failing = make_cuda_backend({});
-  unsetenv("SL_CUDA_FAIL_THUNK");
-  ASSERT_TRUE(failing.is_ok()) << failing.status().message();
-  RunOptions o;
-  o.iterations = 2;
-  auto result = (*failing)->run(*lowered, o);
-  ASSERT_FALSE(result.is_ok());
-  EXPECT_NE(result.status().message().find("injected failure"), std::string::npos) << result.status().message();
-  EXPECT_NE(result.status().message().find("device 1"), std::string::npos) << result.status().message();
-
-  auto healthy = make_cuda_backend({});
-  ASSERT_TRUE(healthy.is_ok()) << healthy.status().message();
-  auto again = (*healthy)->run(*lowered, o);
-  EXPECT_TRUE(again.is_ok()) << again.status().message();
+// Sends and receives connect their peers lazily even with the ranks
+// connected at init: NcclComms connects the pairs a permute uses up front.
+TEST_F(CudaTest, AFailedDeviceDoesNotLeaveItsPeerWaitingInAPermute) {
+  if (cuda_device_count() < 2) GTEST_SKIP() << "needs 2 GPUs";
+  expect_a_failed_device_stops_its_peer(R"(HloModule m, num_partitions=2
+ENTRY e {
+  x = f32[4096,1024] parameter(0)
+  cp = f32[4096,1024] collective-permute(x), channel_id=1, source_target_pairs={{0,1},{1,0}}
+  ROOT n = f32[4096,1024] negate(cp)
+})");
 }
 
 // Multi-process mode (one device per rank, NCCL ids over the TCP rendezvous)

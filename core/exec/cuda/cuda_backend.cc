@@ -19,6 +19,7 @@
 #include "core/exec/cuda/host_convert.h"
 #include "core/exec/cuda/kernels.h"
 #include "core/exec/cuda/nccl_collectives.h"
+#include "core/exec/cuda/nccl_comms.h"
 #include "core/exec/event_kind.h"
 #include "cupti_tracer/collector.h"
 #include "cupti_tracer/cupti_api.h"
@@ -99,7 +100,7 @@ class CudaBackend : public Backend {
 
   // SL_CUDA_FAIL_THUNK=DEVICE:INDEX: issuing thunk INDEX of program device
   // DEVICE fails, as a CUDA error there would. For reproducing what a
-  // failure on one device does to the run (the disabled GPU test
+  // failure on one device does to the run (the GPU test
   // AFailedDeviceDoesNotLeaveItsPeerWaitingInNccl); unset in normal use.
   struct InjectedFailure {
     int64_t device = -1;
@@ -432,6 +433,7 @@ Result<RunOutput> CudaBackend::run(const sched::LoweredProgram& program, const R
     if (still_tagging.fetch_sub(1) == 1 && collector && !tag_all) (void)cupti::CuptiApi::set_api_records(false);
   };
   const auto iterations_start = std::chrono::steady_clock::now();
+  std::atomic<int> first_failed{-1};
   std::vector<std::thread> threads;
   for (size_t d = 0; d < devices_.size(); ++d) {
     threads.emplace_back([&, d] {
@@ -442,10 +444,17 @@ Result<RunOutput> CudaBackend::run(const sched::LoweredProgram& program, const R
       statuses[d] = run_iterations(devices_[d], plan, collector.get(), flush ? &*flush : nullptr,
                                    d == 0 ? options.progress : nullptr);
       if (!done) tagging_done();  // failed early: do not keep the others' API records on
+      if (!statuses[d].is_ok()) {
+        int none = -1;
+        first_failed.compare_exchange_strong(none, static_cast<int>(d));
+        // The other devices may wait in a collective for this one: stop them.
+        if (comms_) comms_->abort_all(fmt::format("device {} failed", devices_[d].program->device));
+      }
     });
   }
   for (auto& th : threads) th.join();
-  for (const Status& s : statuses) SL_RETURN_IF_ERROR(s);
+  // The first failure is the cause; the others' are NCCL stopping for it.
+  if (first_failed >= 0) return statuses[static_cast<size_t>(first_failed.load())];
   if (flush) {
     Status flushed = flush->status();
     flush.reset();

@@ -2,10 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cstring>
-#include <numeric>
-#include <set>
+#include <vector>
 
 #include "core/exec/cuda/cuda_check.h"
 #include "core/exec/cuda/kernels.h"
@@ -14,92 +11,6 @@ namespace sl::exec::cuda {
 
 using hlo::Opcode;
 using hlo::PrimitiveType;
-
-namespace {
-
-// Every distinct group of the program's collectives (and the world group for
-// collective-permute peers), in one order that every process agrees on.
-std::set<std::vector<int64_t>> communicator_groups(const sched::LoweredProgram& program) {
-  std::set<std::vector<int64_t>> groups;
-  for (const sched::DeviceProgram& d : program.devices) {
-    for (const sched::Thunk& t : d.thunks) {
-      if (t.kind != sched::ThunkKind::kCollective) continue;
-      if (!t.collective.group.empty()) groups.emplace(t.collective.group.begin(), t.collective.group.end());
-      if (t.collective.op == Opcode::kCollectivePermute) {
-        std::vector<int64_t> world(program.devices.size());
-        std::iota(world.begin(), world.end(), 0);
-        groups.insert(world);
-      }
-    }
-  }
-  return groups;
-}
-
-}  // namespace
-
-Result<std::unique_ptr<NcclComms>> NcclComms::create(const sched::LoweredProgram& program) {
-  std::unique_ptr<NcclComms> out(new NcclComms());
-  for (const auto& g : communicator_groups(program)) {
-    std::vector<int> devs(g.begin(), g.end());
-    std::vector<ncclComm_t> comms(g.size(), nullptr);
-    SL_NCCL(ncclCommInitAll(comms.data(), static_cast<int>(devs.size()), devs.data()),
-            fmt::format("group of {} devices", g.size()));
-    out->comms_.emplace(g, std::move(comms));
-  }
-  return out;
-}
-
-Result<std::unique_ptr<NcclComms>> NcclComms::create_for_rank(const sched::LoweredProgram& program,
-                                                              dist::Rendezvous& rendezvous, int64_t device,
-                                                              int ordinal) {
-  const auto groups = communicator_groups(program);
-  std::string ids;
-  if (rendezvous.rank() == 0) {
-    for (size_t i = 0; i < groups.size(); ++i) {
-      ncclUniqueId id;
-      SL_NCCL(ncclGetUniqueId(&id), "making NCCL ids on rank 0");
-      ids.append(id.internal, sizeof(id.internal));
-    }
-  }
-  SL_ASSIGN_OR_RETURN(ids, rendezvous.broadcast(ids));
-  if (ids.size() != groups.size() * sizeof(ncclUniqueId::internal)) {
-    return runtime_error(fmt::format("rank {} got {} bytes of NCCL ids from rank 0, expected {} ({} groups)",
-                                     rendezvous.rank(), ids.size(), groups.size() * sizeof(ncclUniqueId::internal),
-                                     groups.size()));
-  }
-  std::unique_ptr<NcclComms> out(new NcclComms());
-  SL_CUDA(cudaSetDevice(ordinal), "");
-  // Blocking inits in the same group order on every process cannot deadlock.
-  size_t index = 0;
-  for (const auto& g : groups) {
-    ncclUniqueId id;
-    std::memcpy(id.internal, ids.data() + index++ * sizeof(id.internal), sizeof(id.internal));
-    auto pos = std::find(g.begin(), g.end(), device);
-    if (pos == g.end()) continue;
-    std::vector<ncclComm_t> comms(g.size(), nullptr);
-    const auto rank = static_cast<int>(pos - g.begin());
-    SL_NCCL(ncclCommInitRank(&comms[static_cast<size_t>(rank)], static_cast<int>(g.size()), id, rank),
-            fmt::format("device {} joining its group of {} devices as rank {}", device, g.size(), rank));
-    out->comms_.emplace(g, std::move(comms));
-  }
-  return out;
-}
-
-NcclComms::~NcclComms() {
-  for (auto& [g, comms] : comms_) {
-    for (ncclComm_t c : comms) {
-      if (c) ncclCommDestroy(c);
-    }
-  }
-}
-
-ncclComm_t NcclComms::get(std::span<const int64_t> group, int64_t device) const {
-  auto it = comms_.find(group);
-  if (it == comms_.end()) return nullptr;
-  auto pos = std::find(group.begin(), group.end(), device);
-  if (pos == group.end()) return nullptr;
-  return it->second[static_cast<size_t>(pos - group.begin())];
-}
 
 namespace {
 
@@ -237,47 +148,53 @@ Status issue_collective(const sched::Thunk& t, DeviceContext& ctx) {
     return nullptr;
   };
 
-  SL_NCCL(ncclGroupStart(), at);
-  for (size_t i = 0; i < in_shapes.size(); ++i) {
-    const hlo::Shape& s = *in_shapes[i];
-    auto type = nccl_type(s.type);
+  // Element types first: an unsupported one fails before NCCL is called.
+  std::vector<ncclDataType_t> types;
+  for (const hlo::Shape* s : in_shapes) {
+    auto type = nccl_type(s->type);
     if (!type.is_ok()) {
-      ncclGroupEnd();
-      return runtime_error(fmt::format("{}: element type {} has no NCCL type", at, hlo::primitive_type_name(s.type)));
+      return runtime_error(fmt::format("{}: element type {} has no NCCL type", at, hlo::primitive_type_name(s->type)));
     }
-    const size_t count = static_cast<size_t>(s.element_count());
-    void* in = ctx.at(t.operands[i]);
-    void* out = ctx.at(t.results[i]);
-    ncclResult_t r = ncclSuccess;
-    switch (op) {
-      case Opcode::kAllGather: {
-        void* target = staging_of(i) ? staging_of(i) : out;
-        r = ncclAllGather(in, target, count, *type, comm, stream);
-        break;
-      }
-      case Opcode::kReduceScatter: {
-        void* source = staging_of(i) ? staging_of(i) : in;
-        r = ncclReduceScatter(source, out, count / static_cast<size_t>(groups), *type, red, comm, stream);
-        break;
-      }
-      case Opcode::kAllReduce:
-        r = ncclAllReduce(in, out, count, *type, red, comm, stream);
-        break;
-      case Opcode::kCollectivePermute:
-        if (info.send_to >= 0) r = ncclSend(in, count, *type, static_cast<int>(info.send_to), comm, stream);
-        if (r == ncclSuccess && info.recv_from >= 0) {
-          r = ncclRecv(out, count, *type, static_cast<int>(info.recv_from), comm, stream);
-        }
-        break;
-      default:
-        r = ncclInvalidUsage;
-    }
-    if (r != ncclSuccess) {
-      ncclGroupEnd();
-      return nccl_status(r, "nccl collective", at);
-    }
+    types.push_back(*type);
   }
-  SL_NCCL(ncclGroupEnd(), at);
+  // Nonblocking communicators may answer ncclInProgress: not an error.
+  auto failed = [](const NcclResult& r) { return r.result != ncclSuccess && r.result != ncclInProgress; };
+  auto enqueue = [&]() -> NcclResult {
+    if (NcclResult r{ncclGroupStart(), "ncclGroupStart"}; failed(r)) return r;
+    for (size_t i = 0; i < in_shapes.size(); ++i) {
+      const size_t count = static_cast<size_t>(in_shapes[i]->element_count());
+      void* in = ctx.at(t.operands[i]);
+      void* out = ctx.at(t.results[i]);
+      NcclResult r;
+      switch (op) {
+        case Opcode::kAllGather:
+          r = {ncclAllGather(in, staging_of(i) ? staging_of(i) : out, count, types[i], comm, stream), "ncclAllGather"};
+          break;
+        case Opcode::kReduceScatter:
+          r = {ncclReduceScatter(staging_of(i) ? staging_of(i) : in, out, count / static_cast<size_t>(groups), types[i],
+                                 red, comm, stream),
+               "ncclReduceScatter"};
+          break;
+        case Opcode::kAllReduce:
+          r = {ncclAllReduce(in, out, count, types[i], red, comm, stream), "ncclAllReduce"};
+          break;
+        case Opcode::kCollectivePermute:
+          if (info.send_to >= 0) r = {ncclSend(in, count, types[i], static_cast<int>(info.send_to), comm, stream), "ncclSend"};
+          if (!failed(r) && info.recv_from >= 0) {
+            r = {ncclRecv(out, count, types[i], static_cast<int>(info.recv_from), comm, stream), "ncclRecv"};
+          }
+          break;
+        default:
+          r = {ncclInvalidUsage, "nccl collective"};
+      }
+      if (failed(r)) {
+        (void)ncclGroupEnd();
+        return r;
+      }
+    }
+    return {ncclGroupEnd(), "ncclGroupEnd"};
+  };
+  SL_RETURN_IF_ERROR(ctx.comms->call(comm, enqueue, at));
 
   if (op == Opcode::kCollectivePermute && info.recv_from < 0) {
     for (size_t i = 0; i < in_shapes.size(); ++i) {
