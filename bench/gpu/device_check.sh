@@ -50,7 +50,7 @@ timeout 60 "$SL" merge "$tmp/merged.db" "$tmp/rank0.db" "$tmp/rank1.db" && timeo
 cp "$tmp/merged.db" "$OUT/merged.db" 2>/dev/null
 
 step benchmark table
-timeout 240 "$(dirname "$0")/run.sh" "$BUILD" "$OUT" 2>&1 | tail -30
+timeout 420 "$(dirname "$0")/run.sh" "$BUILD" "$OUT" 2>&1 | tail -30
 
 step fidelity measurements
 timeout 240 bench/fidelity/run.sh measure "$SL" "$OUT" > "$OUT/fidelity_measure.log" 2>&1

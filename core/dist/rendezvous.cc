@@ -293,6 +293,15 @@ Rendezvous::Rendezvous(DistEnv env, std::chrono::milliseconds timeout, std::uniq
 
 Rendezvous::~Rendezvous() = default;
 
+std::vector<std::pair<int, int>> Rendezvous::connections() const {
+  std::vector<std::pair<int, int>> out;
+  for (size_t i = 0; i < peers_->sockets.size(); ++i) {
+    const Socket& s = peers_->sockets[i];
+    if (s.valid()) out.emplace_back(s.fd(), env_.rank == 0 ? static_cast<int>(i) : 0);
+  }
+  return out;
+}
+
 Status Rendezvous::fail(Status status) {
   if (broken_.is_ok()) broken_ = status;
   Clock::time_point deadline =

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/common/status.h"
@@ -39,6 +40,11 @@ class Rendezvous {
   Result<std::string> broadcast(const std::string& from_root);
   // Returns once every rank has called it.
   Status barrier();
+
+  // The other ranks' connections as (file descriptor, rank), for a
+  // PeerWatch while no collective runs here: rank 0 holds one per rank, the
+  // others one to rank 0.
+  std::vector<std::pair<int, int>> connections() const;
 
  private:
   struct Peers;  // the sockets, in the .cc

@@ -476,6 +476,50 @@ ENTRY e {
   }
 }
 
+// Multi-process mode, rank 1 failing before its all-reduce: rank 0's
+// all-reduce kernel waits for it on the GPU. Rank 1's run ends and closes its
+// rendezvous connection; rank 0 notices (PeerWatch), aborts its communicator
+// and fails naming rank 1, instead of hanging.
+TEST_F(CudaTest, ARankThatStopsDoesNotLeaveTheOthersWaiting) {
+  if (cuda_device_count() < 2) GTEST_SKIP() << "needs 2 GPUs";
+  auto module = hlo::parse_program(R"(HloModule m, num_partitions=2
+add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }
+ENTRY e {
+  a = f32[4096,1024] parameter(0)
+  ar = f32[4096,1024] all-reduce(a), channel_id=1, replica_groups={{0,1}}, to_apply=add, use_global_device_ids=true
+  ROOT n = f32[4096,1024] negate(ar)
+})", "ranks.hlo");
+  ASSERT_TRUE(module.is_ok()) << module.status().message();
+  auto lowered = sched::lower(*module, {});
+  ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
+  size_t collective = 0;
+  for (size_t i = 0; i < lowered->devices.at(1).thunks.size(); ++i) {
+    if (lowered->devices.at(1).thunks[i].kind == sched::ThunkKind::kCollective) collective = i;
+  }
+  const int port = 20000 + static_cast<int>((::getpid() + 7) % 20000);
+  // Only program device 1 (rank 1) has the failing thunk.
+  ASSERT_EQ(setenv("SL_CUDA_FAIL_THUNK", ("1:" + std::to_string(collective)).c_str(), 1), 0);
+  std::vector<Result<RunOutput>> outs(2, Result<RunOutput>(runtime_error("not run")));
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < 2; ++r) {
+    ranks.emplace_back([&, r] {
+      CudaOptions options;
+      options.trace = false;
+      options.dist = dist::DistEnv{.rank = r, .world_size = 2, .local_rank = r, .master_port = port};
+      auto backend = make_cuda_backend(options);
+      RunOptions o;
+      o.iterations = 3;
+      outs[static_cast<size_t>(r)] = backend ? (*backend)->run(*lowered, o) : Result<RunOutput>(backend.status());
+    });
+  }
+  for (auto& t : ranks) t.join();
+  unsetenv("SL_CUDA_FAIL_THUNK");
+  ASSERT_FALSE(outs[1].is_ok());
+  EXPECT_NE(outs[1].status().message().find("injected failure"), std::string::npos) << outs[1].status().message();
+  ASSERT_FALSE(outs[0].is_ok());
+  EXPECT_NE(outs[0].status().message().find("rank 1 stopped"), std::string::npos) << outs[0].status().message();
+}
+
 TEST_F(CudaTest, SmallSamplesMatchCpu) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(SL_SOURCE_DIR) / "samples" / "small";

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "core/dist/peer_watch.h"
 #include "core/dist/rendezvous.h"
 #include "core/exec/cuda/background_flush.h"
 #include "core/exec/cuda/cuda_check.h"
@@ -434,6 +435,15 @@ Result<RunOutput> CudaBackend::run(const sched::LoweredProgram& program, const R
   };
   const auto iterations_start = std::chrono::steady_clock::now();
   std::atomic<int> first_failed{-1};
+  // One process per device: a rank whose process ends (or whose run fails)
+  // closes its rendezvous connection; stop this one's NCCL work then, which
+  // would wait for that rank forever.
+  std::optional<dist::PeerWatch> peer_watch;
+  if (rendezvous_ && comms_) {
+    peer_watch.emplace(rendezvous_->connections(), [this](int rank) {
+      comms_->abort_all(fmt::format("rank {} stopped (its process ended or its run failed)", rank));
+    });
+  }
   std::vector<std::thread> threads;
   for (size_t d = 0; d < devices_.size(); ++d) {
     threads.emplace_back([&, d] {
@@ -465,6 +475,10 @@ Result<RunOutput> CudaBackend::run(const sched::LoweredProgram& program, const R
     SL_CUDA(cudaDeviceSynchronize(), fmt::format("running {} iterations on device {}", warmup + iterations,
                                                  ctx.program->device));
   }
+  peer_watch.reset();
+  if (comms_ && comms_->aborted()) return runtime_error("NCCL stopped: " + comms_->abort_reason());
+  // No rank closes its connection while another still runs (PeerWatch).
+  if (rendezvous_) SL_RETURN_IF_ERROR(rendezvous_->barrier());
 
   RunOutput out;
   out.iterations_wall_ms =

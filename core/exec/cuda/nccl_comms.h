@@ -72,6 +72,8 @@ class NcclComms {
   // what the thread still uses); returns how many were left.
   size_t abort_all(const std::string& why);
   bool aborted() const { return abort_requested_.load(std::memory_order_acquire); }
+  // abort_all's `why`; empty while not aborted.
+  std::string abort_reason() const { return aborted() ? abort_reason_ : std::string(); }
 
  private:
   // Orders groups by their ids; transparent, so a thunk's span finds its
