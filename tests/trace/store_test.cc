@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <numeric>
 #include <thread>
 #include <tuple>
@@ -194,6 +195,10 @@ TEST(StoreTest, ReadOnlyModeNeverWrites) {
     EXPECT_FALSE(store->finish_run(1, RunStatus::kFailed, 0, {}).is_ok());
   }
   EXPECT_EQ(before, read_bytes(path));
+  // Nor leaves SQLite's WAL files beside it (a read-only connection could
+  // not remove them: every `streamlens runs` used to leave two).
+  EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+  EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
   EXPECT_EQ(TraceStore::open(dir.file("missing.db"), TraceStore::Mode::kReadOnly).status().code(),
             ErrorCode::kNotFound);
   EXPECT_EQ(TraceStore::open(dir.file("missing.db"), TraceStore::Mode::kOpenExisting).status().code(),

@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <ctime>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -694,6 +696,12 @@ Status initialize_schema(Database& db, bool fresh) {
   return status;
 }
 
+// Whether this process may write `path` and create files beside it.
+bool can_write_beside(const std::string& path) {
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  return ::access(path.c_str(), W_OK) == 0 && ::access(dir.empty() ? "." : dir.c_str(), W_OK) == 0;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mode mode) {
@@ -706,8 +714,16 @@ Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mo
     return invalid_input(fmt::format("{}: not a streamlens database (empty)", path));
   }
   bool read_only = mode == Mode::kReadOnly;
-  int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  // Reading our own file where it may be written: a read-write connection
+  // that refuses writes (query_only). A read-only one cannot remove the
+  // -wal and -shm files SQLite makes beside a WAL database, so every `runs`
+  // or `show` left them behind; the last read-write one to close does.
+  const bool writable = read_only && can_write_beside(path);
+  int flags = !read_only ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+              : writable ? SQLITE_OPEN_READWRITE
+                         : SQLITE_OPEN_READONLY;
   SL_ASSIGN_OR_RETURN(Database db, Database::open(path, flags));
+  if (writable) SL_RETURN_IF_ERROR(db.exec("PRAGMA query_only = 1"));
   if (!read_only) {
     // Only our own (or new, empty) files reach this point: writing is safe.
     SL_RETURN_IF_ERROR(db.exec("PRAGMA journal_mode = WAL"));
