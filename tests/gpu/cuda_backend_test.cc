@@ -358,6 +358,34 @@ ENTRY e {
   }
 }
 
+// Index of the last collective thunk of a device program (size() if none).
+size_t last_collective(const sched::DeviceProgram& device) {
+  size_t found = device.thunks.size();
+  for (size_t i = 0; i < device.thunks.size(); ++i) {
+    if (device.thunks[i].kind == sched::ThunkKind::kCollective) found = i;
+  }
+  return found;
+}
+
+// Multi-process mode with two threads standing in for the two processes
+// (one device per rank, NCCL ids over the TCP rendezvous on `port`). The
+// tracer is off, since CUPTI has one sink per process.
+std::vector<Result<RunOutput>> run_as_two_ranks(const sched::LoweredProgram& program, const RunOptions& o, int port) {
+  std::vector<Result<RunOutput>> outs(2, Result<RunOutput>(runtime_error("not run")));
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < 2; ++r) {
+    ranks.emplace_back([&, r] {
+      CudaOptions options;
+      options.trace = false;
+      options.dist = dist::DistEnv{.rank = r, .world_size = 2, .local_rank = r, .master_port = port};
+      auto backend = make_cuda_backend(options);
+      outs[static_cast<size_t>(r)] = backend ? (*backend)->run(program, o) : Result<RunOutput>(backend.status());
+    });
+  }
+  for (auto& t : ranks) t.join();
+  return outs;
+}
+
 // Device 1 fails before or after it issues its collective: the run ends
 // with device 1's error, and device 0, which waits for it in a collective, is
 // stopped (its communicators aborted by the failing thread) instead of
@@ -369,12 +397,8 @@ void expect_a_failed_device_stops_its_peer(const char* text) {
   ASSERT_TRUE(module.is_ok()) << module.status().message();
   auto lowered = sched::lower(*module, {});
   ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
-  const auto& thunks = lowered->devices.at(1).thunks;
-  size_t collective = thunks.size();
-  for (size_t i = 0; i < thunks.size(); ++i) {
-    if (thunks[i].kind == sched::ThunkKind::kCollective) collective = i;
-  }
-  ASSERT_LT(collective + 1, thunks.size());
+  const size_t collective = last_collective(lowered->devices.at(1));
+  ASSERT_LT(collective + 1, lowered->devices.at(1).thunks.size());
 
   // Before its collective (device 0 waits for it there), and after it
   // (device 0's next collective kernel waits on the GPU).
@@ -428,10 +452,8 @@ ENTRY e {
 })");
 }
 
-// Multi-process mode (one device per rank, NCCL ids over the TCP rendezvous)
-// with two threads standing in for the two processes: each rank's results
-// must be the cpu backend's results for its device. The tracer is off, since
-// CUPTI has one sink per process.
+// Multi-process mode (run_as_two_ranks): each rank's results must be the cpu
+// backend's results for its device.
 TEST_F(CudaTest, OneDevicePerRankMatchesCpu) {
   if (cuda_device_count() < 2) GTEST_SKIP() << "needs 2 GPUs";
   const std::string text = R"(HloModule m, num_partitions=2
@@ -453,19 +475,7 @@ ENTRY e {
   o.collect_results = true;
   auto cpu = run_cpu(*module, 0, 0, o);
   ASSERT_TRUE(cpu.is_ok()) << cpu.status().message();
-  const int port = 20000 + static_cast<int>(::getpid() % 20000);
-  std::vector<Result<RunOutput>> outs(2, Result<RunOutput>(runtime_error("not run")));
-  std::vector<std::thread> ranks;
-  for (int r = 0; r < 2; ++r) {
-    ranks.emplace_back([&, r] {
-      CudaOptions options;
-      options.trace = false;
-      options.dist = dist::DistEnv{.rank = r, .world_size = 2, .local_rank = r, .master_port = port};
-      auto backend = make_cuda_backend(options);
-      outs[static_cast<size_t>(r)] = backend ? (*backend)->run(*lowered, o) : Result<RunOutput>(backend.status());
-    });
-  }
-  for (auto& t : ranks) t.join();
+  auto outs = run_as_two_ranks(*lowered, o, 20000 + static_cast<int>(::getpid() % 20000));
   for (int r = 0; r < 2; ++r) {
     ASSERT_TRUE(outs[static_cast<size_t>(r)].is_ok()) << "rank " << r << ": " << outs[r].status().message();
     Both b;
@@ -492,27 +502,12 @@ ENTRY e {
   ASSERT_TRUE(module.is_ok()) << module.status().message();
   auto lowered = sched::lower(*module, {});
   ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
-  size_t collective = 0;
-  for (size_t i = 0; i < lowered->devices.at(1).thunks.size(); ++i) {
-    if (lowered->devices.at(1).thunks[i].kind == sched::ThunkKind::kCollective) collective = i;
-  }
-  const int port = 20000 + static_cast<int>((::getpid() + 7) % 20000);
+  const size_t collective = last_collective(lowered->devices.at(1));
   // Only program device 1 (rank 1) has the failing thunk.
   ASSERT_EQ(setenv("SL_CUDA_FAIL_THUNK", ("1:" + std::to_string(collective)).c_str(), 1), 0);
-  std::vector<Result<RunOutput>> outs(2, Result<RunOutput>(runtime_error("not run")));
-  std::vector<std::thread> ranks;
-  for (int r = 0; r < 2; ++r) {
-    ranks.emplace_back([&, r] {
-      CudaOptions options;
-      options.trace = false;
-      options.dist = dist::DistEnv{.rank = r, .world_size = 2, .local_rank = r, .master_port = port};
-      auto backend = make_cuda_backend(options);
-      RunOptions o;
-      o.iterations = 3;
-      outs[static_cast<size_t>(r)] = backend ? (*backend)->run(*lowered, o) : Result<RunOutput>(backend.status());
-    });
-  }
-  for (auto& t : ranks) t.join();
+  RunOptions o;
+  o.iterations = 3;
+  auto outs = run_as_two_ranks(*lowered, o, 20000 + static_cast<int>((::getpid() + 7) % 20000));
   unsetenv("SL_CUDA_FAIL_THUNK");
   ASSERT_FALSE(outs[1].is_ok());
   EXPECT_NE(outs[1].status().message().find("injected failure"), std::string::npos) << outs[1].status().message();
