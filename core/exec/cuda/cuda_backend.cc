@@ -228,11 +228,12 @@ Status CudaBackend::setup(const sched::LoweredProgram& program, const RunOptions
     for (const Thunk& t : dp.thunks) any_collective |= t.kind == ThunkKind::kCollective;
   }
   if (any_collective) {
+    const cuda::CommOptions comm_options{.single_cta_clusters = options.comm_sms > 0};
     if (rendezvous_) {
-      SL_ASSIGN_OR_RETURN(comms_, cuda::NcclComms::create_for_rank(program, *rendezvous_, local[0],
+      SL_ASSIGN_OR_RETURN(comms_, cuda::NcclComms::create_for_rank(program, comm_options, *rendezvous_, local[0],
                                                                    devices_[0].ordinal));
     } else {
-      SL_ASSIGN_OR_RETURN(comms_, cuda::NcclComms::create(program));
+      SL_ASSIGN_OR_RETURN(comms_, cuda::NcclComms::create(program, comm_options));
     }
     for (auto& ctx : devices_) ctx.comms = comms_.get();
   }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <numeric>
 #include <set>
 
@@ -37,8 +38,23 @@ std::set<std::vector<int64_t>> communicator_groups(const sched::LoweredProgram& 
 
 // Ranks connect when the communicators are made, not inside the first
 // collective (which would wait there for a peer that may have failed). The
-// user's own setting wins.
-void connect_at_init() { setenv("NCCL_RUNTIME_CONNECT", "0", /*overwrite=*/0); }
+// user's own setting wins. Once per process: setenv races with getenv.
+void connect_at_init() {
+  static std::once_flag once;
+  std::call_once(once, [] { setenv("NCCL_RUNTIME_CONNECT", "0", /*overwrite=*/0); });
+}
+
+// NCCL launches its kernels as clusters of 4 CTAs on Hopper by default.
+// Beside a GEMM that left it SMs (--comm-sms), such clusters often found no
+// room: collectives ran up to 1.6x slower than alone, most when the GEMM had
+// started first. With one CTA a cluster they ran within 10% of their time
+// alone, and fsdp_bucketed's iteration went from 1034 to 847 us (2 x H200,
+// bench/RESULTS.md, sixth session).
+ncclConfig_t comm_config(const CommOptions& options) {
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  if (options.single_cta_clusters && std::getenv("NCCL_CGA_CLUSTER_SIZE") == nullptr) config.cgaClusterSize = 1;
+  return config;
+}
 
 // An NCCL error with NCCL's own last message, which names the cause.
 Status nccl_error(ncclResult_t result, const char* call, const std::string& at, ncclComm_t comm) {
@@ -53,14 +69,29 @@ constexpr auto kAbortLockWait = std::chrono::seconds(3);
 
 }  // namespace
 
-Result<std::unique_ptr<NcclComms>> NcclComms::create(const sched::LoweredProgram& program) {
+Result<std::unique_ptr<NcclComms>> NcclComms::create(const sched::LoweredProgram& program,
+                                                     const CommOptions& options) {
   connect_at_init();
   std::unique_ptr<NcclComms> out(new NcclComms());
   for (const auto& g : communicator_groups(program)) {
-    std::vector<int> devs(g.begin(), g.end());
+    const std::string what = fmt::format("group of {} devices", g.size());
+    ncclUniqueId id;
+    SL_NCCL(ncclGetUniqueId(&id), what);
     std::vector<ncclComm_t> comms(g.size(), nullptr);
-    SL_NCCL(ncclCommInitAll(comms.data(), static_cast<int>(devs.size()), devs.data()),
-            fmt::format("group of {} devices", g.size()));
+    ncclConfig_t config = comm_config(options);
+    // Every rank from this thread, in one group (as ncclCommInitAll does).
+    SL_NCCL(ncclGroupStart(), what);
+    for (size_t r = 0; r < g.size(); ++r) {
+      Status set = cuda_status(cudaSetDevice(static_cast<int>(g[r])), "cudaSetDevice", what);
+      ncclResult_t res = set.is_ok() ? ncclCommInitRankConfig(&comms[r], static_cast<int>(g.size()), id,
+                                                              static_cast<int>(r), &config)
+                                     : ncclSuccess;
+      if (!set.is_ok() || res != ncclSuccess) {
+        (void)ncclGroupEnd();
+        return set.is_ok() ? nccl_status(res, "ncclCommInitRankConfig", what) : set;
+      }
+    }
+    SL_NCCL(ncclGroupEnd(), what);
     out->add(g, std::move(comms));
   }
   std::vector<int64_t> local(program.devices.size());
@@ -71,6 +102,7 @@ Result<std::unique_ptr<NcclComms>> NcclComms::create(const sched::LoweredProgram
 }
 
 Result<std::unique_ptr<NcclComms>> NcclComms::create_for_rank(const sched::LoweredProgram& program,
+                                                              const CommOptions& options,
                                                               dist::Rendezvous& rendezvous, int64_t device,
                                                               int ordinal) {
   connect_at_init();
@@ -100,7 +132,8 @@ Result<std::unique_ptr<NcclComms>> NcclComms::create_for_rank(const sched::Lower
     if (pos == g.end()) continue;
     std::vector<ncclComm_t> comms(g.size(), nullptr);
     const auto rank = static_cast<int>(pos - g.begin());
-    SL_NCCL(ncclCommInitRank(&comms[static_cast<size_t>(rank)], static_cast<int>(g.size()), id, rank),
+    ncclConfig_t config = comm_config(options);
+    SL_NCCL(ncclCommInitRankConfig(&comms[static_cast<size_t>(rank)], static_cast<int>(g.size()), id, rank, &config),
             fmt::format("device {} joining its group of {} devices as rank {}", device, g.size(), rank));
     out->add(g, std::move(comms));
   }

@@ -13,6 +13,8 @@
 //   devices a collective-permute joins (sends connect lazily regardless);
 // - abort_all(), from the failing thread, aborts every communicator:
 //   kernels waiting for the failed peer exit, later calls fail at once.
+// Where GEMMs leave SMs to NCCL, the communicators launch one CTA a cluster
+// (CommOptions), so their kernels fit on those SMs.
 // Nonblocking communicators (ncclConfig_t.blocking = 0), NCCL's own answer,
 // were tried: NCCL 2.28 then launches every collective from a thread of its
 // own, which costs a thread per call and hides the launch from the tracer's
@@ -42,17 +44,24 @@ struct NcclResult {
   const char* call = "";
 };
 
+struct CommOptions {
+  // NCCL kernels launched one CTA a cluster (cgaClusterSize = 1), so they fit
+  // on the SMs GEMMs leave them (RunOptions::comm_sms > 0). False: NCCL's
+  // default (clusters of 4 on Hopper). NCCL_CGA_CLUSTER_SIZE, if set, wins.
+  bool single_cta_clusters = false;
+};
+
 class NcclComms {
  public:
   // Creates a communicator for every distinct group of the program's
   // collectives (and the world group for collective-permute peers).
   // Single process: program device g is CUDA device g.
-  static Result<std::unique_ptr<NcclComms>> create(const sched::LoweredProgram& program);
+  static Result<std::unique_ptr<NcclComms>> create(const sched::LoweredProgram& program, const CommOptions& options);
   // One process per device: this process holds program device `device` on
   // CUDA device `ordinal`; rank 0 makes the unique ids and broadcasts them.
   static Result<std::unique_ptr<NcclComms>> create_for_rank(const sched::LoweredProgram& program,
-                                                            dist::Rendezvous& rendezvous, int64_t device,
-                                                            int ordinal);
+                                                            const CommOptions& options, dist::Rendezvous& rendezvous,
+                                                            int64_t device, int ordinal);
   // Destroys the communicators that were not aborted.
   ~NcclComms();
   NcclComms(const NcclComms&) = delete;
