@@ -4,6 +4,7 @@
 #include <cmath>
 #include <ctime>
 #include <map>
+#include <set>
 #include <string_view>
 #include <tuple>
 
@@ -25,6 +26,7 @@ struct Sample {
   double duration_ns = 0;
   double collective_overlap_ns = 0;  // time a collective ran beside it
   double kernel_overlap_ns = 0;      // time a compute kernel on another stream ran beside it
+  double confined_overlap_ns = 0;    // of that, time GEMMs confined to fewer SMs ran beside it
   int32_t device = 0;
   int32_t stream = 0;
   int64_t start_ns = 0, end_ns = 0;
@@ -81,8 +83,21 @@ void collect_samples(const CalibrationRun& run, std::vector<Sample>* out, std::v
       thunks[Key{dp.device, name, t.kind}].push_back(&t);
     }
   }
-  // Per device: collective union, and per-stream unions of compute kernels.
-  std::map<int32_t, std::vector<Interval>> collectives;
+  // GEMMs the run confined to fewer SMs (beside a collective, comm_sms > 0).
+  std::set<std::pair<int64_t, std::string>> confined;  // (device, instruction)
+  if (run.comm_sms > 0) {
+    for (const sched::DeviceProgram& dp : run.program->devices) {
+      for (const Thunk& t : dp.thunks) {
+        if (t.kind == ThunkKind::kGemm && t.gemm.beside_collective) {
+          confined.emplace(dp.device, !t.attributed_name.empty() ? t.attributed_name
+                                      : t.instruction ? t.instruction->name : "");
+        }
+      }
+    }
+  }
+  // Per device: collective union, per-stream unions of compute kernels, and
+  // the union of confined GEMMs.
+  std::map<int32_t, std::vector<Interval>> collectives, confined_gemms;
   std::map<int32_t, std::map<int32_t, std::vector<Interval>>> kernels;
   std::vector<size_t> order;
   for (size_t i = 0; i < tr.events.size(); ++i) {
@@ -90,9 +105,13 @@ void collect_samples(const CalibrationRun& run, std::vector<Sample>* out, std::v
     if (e.end_ns <= e.start_ns) continue;
     if (e.kind == EventKind::kCollective) collectives[e.device].push_back({e.start_ns, e.end_ns});
     if (is_compute_kernel(e.kind)) kernels[e.device][e.stream].push_back({e.start_ns, e.end_ns});
+    if (e.kind == EventKind::kGemm && confined.count({e.device, std::string(tr.instruction_of(e))})) {
+      confined_gemms[e.device].push_back({e.start_ns, e.end_ns});
+    }
     order.push_back(i);
   }
   for (auto& [d, v] : collectives) v = merge(std::move(v));
+  for (auto& [d, v] : confined_gemms) v = merge(std::move(v));
   for (auto& [d, streams] : kernels) {
     for (auto& [s, v] : streams) v = merge(std::move(v));
   }
@@ -145,6 +164,9 @@ void collect_samples(const CalibrationRun& run, std::vector<Sample>* out, std::v
           // its first CTAs start a little before).
           if (stream != e.stream) s.kernel_overlap_ns += overlap(merged, start - 1, end + 1);
         }
+      }
+      if (auto g = confined_gemms.find(e.device); g != confined_gemms.end() && e.kind == EventKind::kCollective) {
+        s.confined_overlap_ns = overlap(g->second, start, end);
       }
       out->push_back(s);
     }
@@ -217,6 +239,7 @@ class Fitter {
   void fit_gemm_efficiency();
   void fit_collectives();
   void fit_contention();
+  void fit_comm_beside_confined_gemms();
   void fit_sm_limited_gemms();
   void fit_concurrency();
 
@@ -583,6 +606,39 @@ void Fitter::fit_contention() {
   model_.contention_factor = f;
 }
 
+// comm_rate_beside_confined_gemm from collectives that ran beside GEMMs
+// confined to fewer SMs (and beside no other kernel) for most of their time:
+// the fitted collective model's time alone w, the measured duration d and
+// the overlap t give the rate while overlapped, w = (d - t) + t * rate.
+void Fitter::fit_comm_beside_confined_gemms() {
+  double weighted = 0, weight = 0;
+  int64_t n = 0;
+  for (const Sample& s : samples_) {
+    if (s.thunk->kind != ThunkKind::kCollective) continue;
+    const double t = s.confined_overlap_ns;
+    // Mostly overlapped: the rate is read off the overlapped part, where a
+    // small error in the time alone would be multiplied by d / t otherwise.
+    if (t < 0.5 * s.duration_ns || s.kernel_overlap_ns > 1.01 * t + 10) continue;
+    const sched::CollectiveInfo& info = s.thunk->collective;
+    CollectiveCost cost = collective_cost(model_, info, static_cast<int64_t>(info.group.size()));
+    if (!cost.protocol) continue;  // a local copy
+    const double rate = std::clamp((cost.work_ns - (s.duration_ns - t)) / t, 0.05, 1.0);
+    weighted += rate * t;
+    weight += t;
+    ++n;
+  }
+  if (n == 0) {
+    out_.notes.push_back("comm_rate_beside_confined_gemm: no collective ran beside a GEMM confined to fewer SMs "
+                         "for most of its time; kept the base value");
+    return;
+  }
+  const double rate = weighted / weight;
+  record("comm_rate_beside_confined_gemm", model_.comm_rate_beside_confined_gemm, rate, n,
+         fmt::format("{} collectives beside GEMMs confined to fewer SMs against the fitted collective model's time "
+                     "alone: their rate while overlapped, weighted by the overlap", n));
+  model_.comm_rate_beside_confined_gemm = rate;
+}
+
 // sm_limited_gemm_scale from GEMMs confined to fewer SMs beside a collective
 // (that ran beside no other kernel): the cost model's time for them at scale 1
 // over the measured one. The time at scale 1 is the same GEMM's on every SM
@@ -689,6 +745,7 @@ Result<Calibration> calibrate_detailed(const DeviceModel& base, const std::vecto
   fitter.fit_gemm_efficiency();
   fitter.fit_collectives();
   fitter.fit_contention();
+  fitter.fit_comm_beside_confined_gemms();
   fitter.fit_sm_limited_gemms();
   fitter.fit_concurrency();
   if (fitter.out().fitted.empty()) {

@@ -17,7 +17,9 @@
 // - contention_factor: GEMMs on every SM that overlapped a collective against
 //   the same GEMM alone (measured, or predicted by the fitted model);
 // - sm_limited_gemm_scale: GEMMs confined to fewer SMs beside a collective
-//   (CalibrationRun::comm_sms) against the same GEMM alone on every SM.
+//   (CalibrationRun::comm_sms) against the same GEMM alone on every SM;
+// - comm_rate_beside_confined_gemm: collectives beside such GEMMs for most
+//   of their time against the fitted collective model.
 // Buckets and numbers without samples keep the base model's values.
 
 #include <cstdint>

@@ -17,6 +17,7 @@ DeviceRates device_rates(const DeviceModel& model, const DeviceLoad& load) {
   if (load.collectives > 0) {
     double busy = std::min(1.0, load.compute_need);
     double rate = 1.0 - (1.0 - model.comm_rate_under_compute) * busy;
+    if (load.left_free > 0) rate *= model.comm_rate_beside_confined_gemm;
     rate /= load.collectives;
     rates.collective_rate = std::min(rate, rates.memory_scale);
   }

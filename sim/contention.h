@@ -13,7 +13,7 @@
 namespace sl::sim {
 
 struct DeviceLoad {
-  double compute_need = 0;  // sum over running compute kernels
+  double compute_need = 0;  // sum over running compute kernels that may use every SM
   double mem_need = 0;      // sum over running kernels and collectives
   int kernels = 0;          // running compute kernels (gemm or other)
   int collectives = 0;      // running collectives
@@ -34,8 +34,11 @@ struct DeviceRates {
 // - HBM is shared in proportion to needs when they add up to more than 1.
 // - A collective progresses at comm_rate_under_compute while kernels saturate
 //   the SMs (linearly in between), split between concurrent collectives.
-//   GEMMs that left SMs free count too: measured on 2 H200s, all-gathers and
-//   all-reduces beside them still ran at 0.5-0.9 of their speed alone.
+//   GEMMs that left SMs free (confined to fewer SMs) do not count: on 2
+//   H200s, with NCCL's kernels launched one CTA a cluster as the cuda
+//   backend does, all-gathers and all-reduces beside them ran within 10% of
+//   their speed alone (with NCCL's default clusters of 4 CTAs, at 0.5-0.9).
+//   While one runs, a collective progresses at comm_rate_beside_confined_gemm.
 DeviceRates device_rates(const DeviceModel& model, const DeviceLoad& load);
 
 // Compute scales of the running kernels, whose needs are given in the order

@@ -217,6 +217,7 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.reduce_scatter_bandwidth_scale = r.optional_number("reduce_scatter_bandwidth_scale", 1);
   m.all_reduce_bandwidth_scale = r.optional_number("all_reduce_bandwidth_scale", 1);
   m.sm_limited_gemm_scale = r.optional_number("sm_limited_gemm_scale", 1);
+  m.comm_rate_beside_confined_gemm = r.optional_number("comm_rate_beside_confined_gemm", 1);
   m.copy_engine_bandwidth_scale = r.optional_number("copy_engine_bandwidth_scale", 1);
   m.copy_kernel_bandwidth_scale = r.optional_number("copy_kernel_bandwidth_scale", 1);
   m.nccl_channels = r.integer("nccl_channels");

@@ -74,6 +74,10 @@ struct DeviceModel {
   double contention_factor = 1;
   // A collective's progress rate while compute kernels saturate the device.
   double comm_rate_under_compute = 1;
+  // A collective's progress rate beside a GEMM confined to fewer SMs (which
+  // leaves it SMs of its own but shares HBM and L2). Optional in device
+  // files: 1.
+  double comm_rate_beside_confined_gemm = 1;
   // Throughput of the kernels that run while others wait for their SMs
   // (first come first served, sim/contention.h), relative to running alone.
   double concurrent_kernel_efficiency = 1;

@@ -94,6 +94,7 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
   w.put(root, "", "comm_rate_under_compute", m.comm_rate_under_compute);
   w.put(root, "", "concurrent_kernel_efficiency", m.concurrent_kernel_efficiency);
   w.put(root, "", "sm_limited_gemm_scale", m.sm_limited_gemm_scale);
+  w.put(root, "", "comm_rate_beside_confined_gemm", m.comm_rate_beside_confined_gemm);
   w.put(root, "", "copy_engine_bandwidth_scale", m.copy_engine_bandwidth_scale);
   w.put(root, "", "copy_kernel_bandwidth_scale", m.copy_kernel_bandwidth_scale);
 

@@ -498,7 +498,9 @@ void Engine::rerate() {
         }
       } else {
         ++load.kernels;
-        load.compute_need += j.compute_need;
+        // A GEMM confined to fewer SMs leaves them to collectives: it does
+        // not slow them (contention.h).
+        if (j.left_free <= 0) load.compute_need += j.compute_need;
         load.mem_need += j.mem_need;
         load.left_free = std::max(load.left_free, j.left_free);
         needs_.push_back(j.compute_need);

@@ -180,6 +180,44 @@ TEST(Calibrate, RecoversSmLimitedGemmScale) {
   EXPECT_EQ(find_fitted(*old, "sm_limited_gemm_scale"), nullptr);
 }
 
+// All-gathers alone (for the collective model), then one beside a long GEMM
+// that leaves SMs to it.
+constexpr const char* kConfinedProgram = R"(
+HloModule confined_probe, num_partitions=2
+ENTRY %main {
+  %s1 = bf16[1024,4096]{1,0} parameter(0)
+  %ag1 = bf16[2048,4096]{1,0} all-gather(%s1), channel_id=1, replica_groups={{0,1}}, dimensions={0}, use_global_device_ids=true
+  %s2 = bf16[4096,4096]{1,0} parameter(1)
+  %ag2 = bf16[8192,4096]{1,0} all-gather(%s2), channel_id=2, replica_groups={{0,1}}, dimensions={0}, use_global_device_ids=true
+  %a = bf16[8192,8192]{1,0} parameter(2)
+  %b = bf16[8192,8192]{1,0} parameter(3)
+  %s3 = bf16[2048,4096]{1,0} parameter(4)
+  %ag3-start = (bf16[2048,4096]{1,0}, bf16[4096,4096]{1,0}) all-gather-start(%s3), channel_id=3, replica_groups={{0,1}}, dimensions={0}, use_global_device_ids=true
+  %g = bf16[8192,8192]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %ag3-done = bf16[4096,4096]{1,0} all-gather-done(%ag3-start)
+  ROOT %out = (bf16[2048,4096]{1,0}, bf16[8192,4096]{1,0}, bf16[8192,8192]{1,0}, bf16[4096,4096]{1,0}) tuple(%ag1, %ag2, %g, %ag3-done)
+}
+)";
+
+// A collective beside a GEMM confined to fewer SMs keeps SMs of its own but
+// shares HBM: its rate there is fitted on its own.
+TEST(Calibrate, RecoversTheCollectiveRateBesideAConfinedGemm) {
+  DeviceModel truth = true_model();
+  truth.comm_rate_beside_confined_gemm = 0.8;
+  SimulatedRun run = simulate(truth, kConfinedProgram, 32);
+  DeviceModel base = stock_h200();
+  Result<Calibration> c = calibrate_detailed(base, {CalibrationRun{6, &run.trace, &run.program, false, 32}});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  expect_within(c->model.comm_rate_beside_confined_gemm, 0.8, 0.02, "comm_rate_beside_confined_gemm");
+  ASSERT_NE(find_fitted(*c, "comm_rate_beside_confined_gemm"), nullptr);
+  EXPECT_EQ(find_fitted(*c, "comm_rate_beside_confined_gemm")->samples, 2);  // ag3 on each device
+
+  // Read as a run whose GEMMs kept every SM, nothing was confined.
+  Result<Calibration> old = calibrate_detailed(base, {CalibrationRun{6, &run.trace, &run.program, false, 0}});
+  ASSERT_TRUE(old.is_ok()) << old.status().message();
+  EXPECT_EQ(find_fitted(*old, "comm_rate_beside_confined_gemm"), nullptr);
+}
+
 // A chain of scalar ops: each takes the minimum kernel time, one launch gap
 // after the other.
 TEST(Calibrate, RecoversMinKernelTimeAndLaunchGap) {

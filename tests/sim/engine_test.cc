@@ -201,7 +201,7 @@ TEST(Engine, CollectiveSlowsComputeAndComputeSlowsCollective) {
 
 // A GEMM marked beside_collective runs on all SMs but comm_sms, for its whole
 // life: slower alone, but the collective takes the SMs it left free instead
-// of the GEMM's (the collective still runs at comm_rate_under_compute).
+// of the GEMM's, and runs at its own speed beside it.
 TEST(Engine, GemmConfinedToFewerSmsLeavesThemToTheCollective) {
   DeviceModel m = simple_model();
   m.contention_factor = 2;  // would take 20 of the 100 SMs from kernels
@@ -217,9 +217,20 @@ TEST(Engine, GemmConfinedToFewerSmsLeavesThemToTheCollective) {
   Result<trace::Trace> t = simulate({device(0, {gemm(), ag(0)}), device(1, {gemm(), ag(1)})}, m, options);
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   expect_span(only_event(*t, "g", 0), 0, 800);    // half the SMs: twice the time
-  // Beside a GEMM that needs half the device: 1 - 0.5 * 0.5 = 0.75 until 800
-  // (600 of 700 done), then alone.
-  expect_span(only_event(*t, "ag", 0), 0, 900);
+  expect_span(only_event(*t, "ag", 0), 0, 700);   // as alone: not comm_rate_under_compute
+  // Sharing HBM and L2 with it may still slow it: at 0.5 until 800 (400 of
+  // 700 done), then alone.
+  m.comm_rate_beside_confined_gemm = 0.5;
+  Result<trace::Trace> shared = simulate({device(0, {gemm(), ag(0)}), device(1, {gemm(), ag(1)})}, m, options);
+  ASSERT_TRUE(shared.is_ok()) << shared.status().message();
+  expect_span(only_event(*shared, "ag", 0), 0, 1100);
+  m.comm_rate_beside_confined_gemm = 1;
+  // The same GEMM on every SM slows it: 1 - 0.5 * 1 = 0.5 while they overlap
+  // (the GEMM, at 0.8 beside it, ends at 500), then alone.
+  Result<trace::Trace> unconfined = simulate({device(0, {big_gemm(0, 400, "g"), ag(0)}),
+                                              device(1, {big_gemm(0, 400, "g"), ag(1)})}, m);
+  ASSERT_TRUE(unconfined.is_ok()) << unconfined.status().message();
+  expect_span(only_event(*unconfined, "ag", 0), 0, 950);
   // Fewer busy SMs may run faster each: sm_limited_gemm_scale.
   m.sm_limited_gemm_scale = 1.25;
   Result<trace::Trace> faster = simulate({device(0, {gemm()})}, m, options);
