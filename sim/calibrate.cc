@@ -227,6 +227,18 @@ std::string today_utc() {
   return buf;
 }
 
+// A mean of values weighted by how much of the measurement each stands for.
+struct WeightedMean {
+  double weighted = 0, weight = 0;
+  int64_t n = 0;
+  void add(double value, double w) {
+    weighted += value * w;
+    weight += w;
+    ++n;
+  }
+  double value() const { return weighted / weight; }
+};
+
 class Fitter {
  public:
   Fitter(const DeviceModel& base, std::vector<Sample> samples, std::string provenance)
@@ -277,6 +289,16 @@ class Fitter {
   void record(const std::string& key, double before, double after, int64_t samples, std::string detail) {
     out_.sources[key] = fmt::format("{}: {}", provenance_, detail);
     out_.fitted.push_back({key, before, after, samples, std::move(detail)});
+  }
+  // *field = `mean`, recorded as `key`; without samples, the note `none`.
+  void fit_mean(const std::string& key, const WeightedMean& mean, const std::string& none, std::string detail,
+                double* field) {
+    if (mean.n == 0) {
+      out_.notes.push_back(none);
+      return;
+    }
+    record(key, *field, mean.value(), mean.n, std::move(detail));
+    *field = mean.value();
   }
 
   const DeviceModel& base_;
@@ -568,8 +590,8 @@ void Fitter::fit_contention() {
   if (model_.sm_count <= 0 || model_.nccl_channels <= 0) return;
   const double sm_share = static_cast<double>(model_.nccl_channels) / model_.sm_count;
   const std::map<GemmShape, double> alone_ns = median_alone_gemm_ns();
-  double weighted = 0, weight = 0;
-  int64_t n = 0, measured = 0, unslowed = 0;
+  WeightedMean mean;
+  int64_t measured = 0, unslowed = 0;
   for (const Sample& s : samples_) {
     if (s.thunk->kind != ThunkKind::kGemm || s.kernel_overlap_ns > 0 || sms_of(model_, s) > 0) continue;
     double t_o = s.collective_overlap_ns;
@@ -587,23 +609,16 @@ void Fitter::fit_contention() {
       continue;
     }
     double capacity = rate * cost.compute_need;
-    double f = (1 - capacity) / sm_share;
-    weighted += f * t_o;
-    weight += t_o;
-    ++n;
+    mean.add((1 - capacity) / sm_share, t_o);
   }
-  if (n == 0) {
-    out_.notes.push_back(unslowed > 0 ? fmt::format("contention_factor: {} GEMMs beside a collective were not slower "
-                                                    "than alone; kept the base value", unslowed)
-                                      : "contention_factor: no GEMM overlapped a collective; kept the base value");
-    return;
-  }
-  double f = weighted / weight;
-  record("contention_factor", model_.contention_factor, f, n,
-         fmt::format("{} GEMMs beside a collective against the same GEMM alone ({} measured alone, {} predicted by "
-                     "the fitted table): kept 1 - {}/{} x f of the compute", n, measured, n - measured,
-                     model_.nccl_channels, model_.sm_count));
-  model_.contention_factor = f;
+  fit_mean("contention_factor", mean,
+           unslowed > 0 ? fmt::format("contention_factor: {} GEMMs beside a collective were not slower than alone; "
+                                      "kept the base value", unslowed)
+                        : "contention_factor: no GEMM overlapped a collective; kept the base value",
+           fmt::format("{} GEMMs beside a collective against the same GEMM alone ({} measured alone, {} predicted by "
+                       "the fitted table): kept 1 - {}/{} x f of the compute", mean.n, measured, mean.n - measured,
+                       model_.nccl_channels, model_.sm_count),
+           &model_.contention_factor);
 }
 
 // comm_rate_beside_confined_gemm from collectives that ran beside GEMMs
@@ -611,8 +626,7 @@ void Fitter::fit_contention() {
 // the fitted collective model's time alone w, the measured duration d and
 // the overlap t give the rate while overlapped, w = (d - t) + t * rate.
 void Fitter::fit_comm_beside_confined_gemms() {
-  double weighted = 0, weight = 0;
-  int64_t n = 0;
+  WeightedMean mean;
   for (const Sample& s : samples_) {
     if (s.thunk->kind != ThunkKind::kCollective) continue;
     const double t = s.confined_overlap_ns;
@@ -622,21 +636,14 @@ void Fitter::fit_comm_beside_confined_gemms() {
     const sched::CollectiveInfo& info = s.thunk->collective;
     CollectiveCost cost = collective_cost(model_, info, static_cast<int64_t>(info.group.size()));
     if (!cost.protocol) continue;  // a local copy
-    const double rate = std::clamp((cost.work_ns - (s.duration_ns - t)) / t, 0.05, 1.0);
-    weighted += rate * t;
-    weight += t;
-    ++n;
+    mean.add(std::clamp((cost.work_ns - (s.duration_ns - t)) / t, 0.05, 1.0), t);
   }
-  if (n == 0) {
-    out_.notes.push_back("comm_rate_beside_confined_gemm: no collective ran beside a GEMM confined to fewer SMs "
-                         "for most of its time; kept the base value");
-    return;
-  }
-  const double rate = weighted / weight;
-  record("comm_rate_beside_confined_gemm", model_.comm_rate_beside_confined_gemm, rate, n,
-         fmt::format("{} collectives beside GEMMs confined to fewer SMs against the fitted collective model's time "
-                     "alone: their rate while overlapped, weighted by the overlap", n));
-  model_.comm_rate_beside_confined_gemm = rate;
+  fit_mean("comm_rate_beside_confined_gemm", mean,
+           "comm_rate_beside_confined_gemm: no collective ran beside a GEMM confined to fewer SMs for most of its "
+           "time; kept the base value",
+           fmt::format("{} collectives beside GEMMs confined to fewer SMs against the fitted collective model's time "
+                       "alone: their rate while overlapped, weighted by the overlap", mean.n),
+           &model_.comm_rate_beside_confined_gemm);
 }
 
 // sm_limited_gemm_scale from GEMMs confined to fewer SMs beside a collective
@@ -679,8 +686,7 @@ void Fitter::fit_sm_limited_gemms() {
 // at that efficiency while the second waits for its SMs, then the second
 // runs alone: span = busy_first / efficiency + busy_second.
 void Fitter::fit_concurrency() {
-  double weighted = 0, weight = 0;
-  int64_t n = 0;
+  WeightedMean mean;
   for (size_t i = 0; i < samples_.size(); ++i) {
     const Sample& a = samples_[i];
     if (a.thunk->kind != ThunkKind::kGemm || a.collective_overlap_ns > 0) continue;
@@ -700,21 +706,14 @@ void Fitter::fit_concurrency() {
       const double rest = span - (c2.work_ns - launch_ns());
       if (rest <= 0) continue;
       const double efficiency = std::clamp((c1.work_ns - launch_ns()) / rest, 0.05, 1.0);
-      weighted += efficiency * span;
-      weight += span;
-      ++n;
+      mean.add(efficiency, span);
     }
   }
-  if (n == 0) {
-    out_.notes.push_back("concurrent_kernel_efficiency: no two GEMMs on two streams met on one device; kept the base "
-                         "value");
-    return;
-  }
-  const double efficiency = weighted / weight;
-  record("concurrent_kernel_efficiency", model_.concurrent_kernel_efficiency, efficiency, n,
-         fmt::format("{} pairs of GEMMs on two streams, the second started before the first ended: the first's work "
-                     "alone (fitted model) over the pair's span less the second's work", n));
-  model_.concurrent_kernel_efficiency = efficiency;
+  fit_mean("concurrent_kernel_efficiency", mean,
+           "concurrent_kernel_efficiency: no two GEMMs on two streams met on one device; kept the base value",
+           fmt::format("{} pairs of GEMMs on two streams, the second started before the first ended: the first's "
+                       "work alone (fitted model) over the pair's span less the second's work", mean.n),
+           &model_.concurrent_kernel_efficiency);
 }
 
 }  // namespace
