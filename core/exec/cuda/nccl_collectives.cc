@@ -157,8 +157,7 @@ Status issue_collective(const sched::Thunk& t, DeviceContext& ctx) {
     }
     types.push_back(*type);
   }
-  // Nonblocking communicators may answer ncclInProgress: not an error.
-  auto failed = [](const NcclResult& r) { return r.result != ncclSuccess && r.result != ncclInProgress; };
+  auto failed = [](const NcclResult& r) { return r.result != ncclSuccess; };
   auto enqueue = [&]() -> NcclResult {
     if (NcclResult r{ncclGroupStart(), "ncclGroupStart"}; failed(r)) return r;
     for (size_t i = 0; i < in_shapes.size(); ++i) {
