@@ -625,8 +625,11 @@ void Fitter::fit_contention() {
 // confined to fewer SMs (and beside no other kernel) for most of their time:
 // the fitted collective model's time alone w, the measured duration d and
 // the overlap t give the rate while overlapped, w = (d - t) + t * rate.
+// Each ring kind gets the mean of its own samples; kinds without any, and
+// permutes, the mean of all.
 void Fitter::fit_comm_beside_confined_gemms() {
   WeightedMean mean;
+  std::map<hlo::Opcode, WeightedMean> by_kind;
   for (const Sample& s : samples_) {
     if (s.thunk->kind != ThunkKind::kCollective) continue;
     const double t = s.confined_overlap_ns;
@@ -636,14 +639,29 @@ void Fitter::fit_comm_beside_confined_gemms() {
     const sched::CollectiveInfo& info = s.thunk->collective;
     CollectiveCost cost = collective_cost(model_, info, static_cast<int64_t>(info.group.size()));
     if (!cost.protocol) continue;  // a local copy
-    mean.add(std::clamp((cost.work_ns - (s.duration_ns - t)) / t, 0.05, 1.0), t);
+    const double rate = std::clamp((cost.work_ns - (s.duration_ns - t)) / t, 0.05, 1.0);
+    mean.add(rate, t);
+    by_kind[info.op].add(rate, t);
   }
+  const std::string how = "against the fitted collective model's time alone: their rate while overlapped, weighted by "
+                          "the overlap";
   fit_mean("comm_rate_beside_confined_gemm", mean,
            "comm_rate_beside_confined_gemm: no collective ran beside a GEMM confined to fewer SMs for most of its "
            "time; kept the base value",
-           fmt::format("{} collectives beside GEMMs confined to fewer SMs against the fitted collective model's time "
-                       "alone: their rate while overlapped, weighted by the overlap", mean.n),
+           fmt::format("{} collectives beside GEMMs confined to fewer SMs {}", mean.n, how),
            &model_.comm_rate_beside_confined_gemm);
+  if (mean.n == 0) return;
+  for (hlo::Opcode op : {hlo::Opcode::kAllGather, hlo::Opcode::kReduceScatter, hlo::Opcode::kAllReduce}) {
+    double* field = rate_beside_confined_gemm(model_, op);
+    auto it = by_kind.find(op);
+    if (it == by_kind.end()) {
+      *field = model_.comm_rate_beside_confined_gemm;
+      continue;
+    }
+    fit_mean(rate_beside_confined_gemm_key(op), it->second, "",
+             fmt::format("{} {}s beside GEMMs confined to fewer SMs {}", it->second.n, hlo::opcode_name(op), how),
+             field);
+  }
 }
 
 // sm_limited_gemm_scale from GEMMs confined to fewer SMs beside a collective

@@ -17,11 +17,16 @@ DeviceRates device_rates(const DeviceModel& model, const DeviceLoad& load) {
   if (load.collectives > 0) {
     double busy = std::min(1.0, load.compute_need);
     double rate = 1.0 - (1.0 - model.comm_rate_under_compute) * busy;
-    if (load.left_free > 0) rate *= model.comm_rate_beside_confined_gemm;
-    rate /= load.collectives;
-    rates.collective_rate = std::min(rate, rates.memory_scale);
+    rates.collective_rate = rate / load.collectives;
+    rates.beside_confined_gemm = load.left_free > 0;
   }
   return rates;
+}
+
+double collective_rate(const DeviceModel& model, const DeviceRates& rates, hlo::Opcode op) {
+  double rate = rates.collective_rate;
+  if (rates.beside_confined_gemm) rate *= comm_rate_beside_confined_gemm(model, op);
+  return std::min(rate, rates.memory_scale);
 }
 
 void grant_compute(const DeviceModel& model, double capacity, std::span<const double> needs,

@@ -25,7 +25,8 @@ struct DeviceLoad {
 struct DeviceRates {
   double kernel_capacity = 1;   // share of the compute the kernels may split (grant_compute)
   double memory_scale = 1;      // applies to work with memory need > 0
-  double collective_rate = 1;   // this device's limit on each running collective
+  double collective_rate = 1;   // this device's limit on each running collective (collective_rate())
+  bool beside_confined_gemm = false;  // a GEMM confined to fewer SMs runs
 };
 
 // - Collectives hold nccl_channels SMs each; kernels keep
@@ -38,8 +39,12 @@ struct DeviceRates {
 //   H200s, with NCCL's kernels launched one CTA a cluster as the cuda
 //   backend does, all-gathers and all-reduces beside them ran within 10% of
 //   their speed alone (with NCCL's default clusters of 4 CTAs, at 0.5-0.9).
-//   While one runs, a collective progresses at comm_rate_beside_confined_gemm.
+//   While one runs, a collective progresses at its kind's
+//   comm_rate_beside_confined_gemm.
 DeviceRates device_rates(const DeviceModel& model, const DeviceLoad& load);
+
+// This device's limit on a running collective of kind `op`.
+double collective_rate(const DeviceModel& model, const DeviceRates& rates, hlo::Opcode op);
 
 // Compute scales of the running kernels, whose needs are given in the order
 // they started: each takes what it needs of what the earlier ones left of

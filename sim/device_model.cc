@@ -218,6 +218,10 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.all_reduce_bandwidth_scale = r.optional_number("all_reduce_bandwidth_scale", 1);
   m.sm_limited_gemm_scale = r.optional_number("sm_limited_gemm_scale", 1);
   m.comm_rate_beside_confined_gemm = r.optional_number("comm_rate_beside_confined_gemm", 1);
+  for (hlo::Opcode op : {hlo::Opcode::kAllGather, hlo::Opcode::kReduceScatter, hlo::Opcode::kAllReduce}) {
+    *rate_beside_confined_gemm(m, op) =
+        r.optional_number(rate_beside_confined_gemm_key(op), m.comm_rate_beside_confined_gemm);
+  }
   m.copy_engine_bandwidth_scale = r.optional_number("copy_engine_bandwidth_scale", 1);
   m.copy_kernel_bandwidth_scale = r.optional_number("copy_kernel_bandwidth_scale", 1);
   m.nccl_channels = r.integer("nccl_channels");
@@ -291,6 +295,26 @@ double* bandwidth_scale(DeviceModel& model, hlo::Opcode op) {
 
 const double* bandwidth_scale(const DeviceModel& model, hlo::Opcode op) {
   return bandwidth_scale(const_cast<DeviceModel&>(model), op);
+}
+
+double* rate_beside_confined_gemm(DeviceModel& model, hlo::Opcode op) {
+  switch (op) {
+    case hlo::Opcode::kAllGather: return &model.all_gather_rate_beside_confined_gemm;
+    case hlo::Opcode::kReduceScatter: return &model.reduce_scatter_rate_beside_confined_gemm;
+    case hlo::Opcode::kAllReduce: return &model.all_reduce_rate_beside_confined_gemm;
+    default: return nullptr;
+  }
+}
+
+double comm_rate_beside_confined_gemm(const DeviceModel& model, hlo::Opcode op) {
+  const double* rate = rate_beside_confined_gemm(const_cast<DeviceModel&>(model), op);
+  return rate ? *rate : model.comm_rate_beside_confined_gemm;
+}
+
+std::string rate_beside_confined_gemm_key(hlo::Opcode op) {
+  std::string key = fmt::format("{}_rate_beside_confined_gemm", hlo::opcode_name(op));
+  std::replace(key.begin(), key.end(), '-', '_');
+  return key;
 }
 
 }  // namespace sl::sim

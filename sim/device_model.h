@@ -76,8 +76,13 @@ struct DeviceModel {
   double comm_rate_under_compute = 1;
   // A collective's progress rate beside a GEMM confined to fewer SMs (which
   // leaves it SMs of its own but shares HBM and L2). Optional in device
-  // files: 1.
+  // files: 1. Each ring kind has its own (on 2 H200s all-gathers slowed by
+  // about 9% there, reduce-scatters and all-reduces by about 4%); optional,
+  // comm_rate_beside_confined_gemm if absent, which permutes use.
   double comm_rate_beside_confined_gemm = 1;
+  double all_gather_rate_beside_confined_gemm = 1;
+  double reduce_scatter_rate_beside_confined_gemm = 1;
+  double all_reduce_rate_beside_confined_gemm = 1;
   // Throughput of the kernels that run while others wait for their SMs
   // (first come first served, sim/contention.h), relative to running alone.
   double concurrent_kernel_efficiency = 1;
@@ -97,6 +102,14 @@ struct DeviceModel {
 // The *_bandwidth_scale field of a ring collective; null for other opcodes.
 const double* bandwidth_scale(const DeviceModel& model, hlo::Opcode op);
 double* bandwidth_scale(DeviceModel& model, hlo::Opcode op);
+
+// The *_rate_beside_confined_gemm field of a ring collective; null for other
+// opcodes.
+double* rate_beside_confined_gemm(DeviceModel& model, hlo::Opcode op);
+// The rate a collective of kind `op` progresses at beside a confined GEMM.
+double comm_rate_beside_confined_gemm(const DeviceModel& model, hlo::Opcode op);
+// "all_gather_rate_beside_confined_gemm" for kAllGather: the device file key.
+std::string rate_beside_confined_gemm_key(hlo::Opcode op);
 
 // Parses a device file. `file_name` names it in errors.
 Result<DeviceModel> parse_device_model(const std::string& json_text, const std::string& file_name);

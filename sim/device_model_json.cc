@@ -95,6 +95,9 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
   w.put(root, "", "concurrent_kernel_efficiency", m.concurrent_kernel_efficiency);
   w.put(root, "", "sm_limited_gemm_scale", m.sm_limited_gemm_scale);
   w.put(root, "", "comm_rate_beside_confined_gemm", m.comm_rate_beside_confined_gemm);
+  for (hlo::Opcode op : {hlo::Opcode::kAllGather, hlo::Opcode::kReduceScatter, hlo::Opcode::kAllReduce}) {
+    w.put(root, "", rate_beside_confined_gemm_key(op), comm_rate_beside_confined_gemm(m, op));
+  }
   w.put(root, "", "copy_engine_bandwidth_scale", m.copy_engine_bandwidth_scale);
   w.put(root, "", "copy_kernel_bandwidth_scale", m.copy_kernel_bandwidth_scale);
 

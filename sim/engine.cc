@@ -76,6 +76,7 @@ struct Job {
   bool started = false;    // a kernel got compute (or HBM) for the first time: its event starts then
   bool waited = false;     // a kernel that was held back (rate 0) by earlier kernels' SMs
   bool collective = false;
+  hlo::Opcode op = hlo::Opcode::kAllGather;  // a collective's kind
   bool fresh = false;    // not yet in the heap
   std::vector<Member> members;  // one for a kernel
 };
@@ -402,6 +403,7 @@ void Engine::start_collective(Rendezvous& rv) {
   }
   Job& j = jobs_[id];
   j.collective = true;
+  j.op = programs_[static_cast<size_t>(rv.arrivals.front().device)].thunks[rv.arrivals.front().thunk].collective.op;
   j.remaining = work;
   j.compute_need = 0;
   j.mem_need = 0;
@@ -525,7 +527,9 @@ void Engine::rerate() {
       double rate;
       if (j.collective) {
         rate = 1.0;
-        for (const Member& m : j.members) rate = std::min(rate, devices_[static_cast<size_t>(m.device)].rates.collective_rate);
+        for (const Member& m : j.members) {
+          rate = std::min(rate, collective_rate(model_, devices_[static_cast<size_t>(m.device)].rates, j.op));
+        }
       } else {
         rate = kernel_rate(dev.rates, j.compute_scale, j.compute_need, j.mem_need);
       }

@@ -180,37 +180,58 @@ TEST(Calibrate, RecoversSmLimitedGemmScale) {
   EXPECT_EQ(find_fitted(*old, "sm_limited_gemm_scale"), nullptr);
 }
 
-// All-gathers alone (for the collective model), then one beside a long GEMM
-// that leaves SMs to it.
+// All-gathers and reduce-scatters alone (for the collective model), then one
+// of each beside a long GEMM that leaves SMs to it.
 constexpr const char* kConfinedProgram = R"(
 HloModule confined_probe, num_partitions=2
+%add {
+  %x = bf16[] parameter(0)
+  %y = bf16[] parameter(1)
+  ROOT %s = bf16[] add(%x, %y)
+}
 ENTRY %main {
   %s1 = bf16[1024,4096]{1,0} parameter(0)
   %ag1 = bf16[2048,4096]{1,0} all-gather(%s1), channel_id=1, replica_groups={{0,1}}, dimensions={0}, use_global_device_ids=true
   %s2 = bf16[4096,4096]{1,0} parameter(1)
   %ag2 = bf16[8192,4096]{1,0} all-gather(%s2), channel_id=2, replica_groups={{0,1}}, dimensions={0}, use_global_device_ids=true
+  %rs1 = bf16[512,4096]{1,0} reduce-scatter(%s1), channel_id=4, replica_groups={{0,1}}, dimensions={0}, to_apply=%add, use_global_device_ids=true
+  %rs2 = bf16[2048,4096]{1,0} reduce-scatter(%s2), channel_id=5, replica_groups={{0,1}}, dimensions={0}, to_apply=%add, use_global_device_ids=true
   %a = bf16[8192,8192]{1,0} parameter(2)
   %b = bf16[8192,8192]{1,0} parameter(3)
   %s3 = bf16[2048,4096]{1,0} parameter(4)
   %ag3-start = (bf16[2048,4096]{1,0}, bf16[4096,4096]{1,0}) all-gather-start(%s3), channel_id=3, replica_groups={{0,1}}, dimensions={0}, use_global_device_ids=true
   %g = bf16[8192,8192]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   %ag3-done = bf16[4096,4096]{1,0} all-gather-done(%ag3-start)
-  ROOT %out = (bf16[2048,4096]{1,0}, bf16[8192,4096]{1,0}, bf16[8192,8192]{1,0}, bf16[4096,4096]{1,0}) tuple(%ag1, %ag2, %g, %ag3-done)
+  %rs3-start = ((bf16[4096,4096]{1,0}), bf16[2048,4096]{1,0}) reduce-scatter-start(%s2), channel_id=6, replica_groups={{0,1}}, dimensions={0}, to_apply=%add, use_global_device_ids=true
+  %g2 = bf16[8192,8192]{1,0} dot(%g, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %rs3-done = bf16[2048,4096]{1,0} reduce-scatter-done(%rs3-start)
+  ROOT %out = (bf16[2048,4096]{1,0}, bf16[8192,4096]{1,0}, bf16[512,4096]{1,0}, bf16[2048,4096]{1,0}, bf16[8192,8192]{1,0}, bf16[4096,4096]{1,0}, bf16[2048,4096]{1,0}) tuple(%ag1, %ag2, %rs1, %rs2, %g2, %ag3-done, %rs3-done)
 }
 )";
 
 // A collective beside a GEMM confined to fewer SMs keeps SMs of its own but
-// shares HBM: its rate there is fitted on its own.
+// shares HBM: its rate there is fitted on its own, per collective kind.
 TEST(Calibrate, RecoversTheCollectiveRateBesideAConfinedGemm) {
   DeviceModel truth = true_model();
-  truth.comm_rate_beside_confined_gemm = 0.8;
+  truth.all_gather_rate_beside_confined_gemm = 0.8;
+  truth.reduce_scatter_rate_beside_confined_gemm = 0.6;
   SimulatedRun run = simulate(truth, kConfinedProgram, 32);
   DeviceModel base = stock_h200();
   Result<Calibration> c = calibrate_detailed(base, {CalibrationRun{6, &run.trace, &run.program, false, 32}});
   ASSERT_TRUE(c.is_ok()) << c.status().message();
-  expect_within(c->model.comm_rate_beside_confined_gemm, 0.8, 0.02, "comm_rate_beside_confined_gemm");
+  expect_within(c->model.all_gather_rate_beside_confined_gemm, 0.8, 0.02, "all_gather_rate_beside_confined_gemm");
+  expect_within(c->model.reduce_scatter_rate_beside_confined_gemm, 0.6, 0.02,
+                "reduce_scatter_rate_beside_confined_gemm");
+  ASSERT_NE(find_fitted(*c, "all_gather_rate_beside_confined_gemm"), nullptr);
+  EXPECT_EQ(find_fitted(*c, "all_gather_rate_beside_confined_gemm")->samples, 2);  // ag3 on each device
   ASSERT_NE(find_fitted(*c, "comm_rate_beside_confined_gemm"), nullptr);
-  EXPECT_EQ(find_fitted(*c, "comm_rate_beside_confined_gemm")->samples, 2);  // ag3 on each device
+  EXPECT_EQ(find_fitted(*c, "comm_rate_beside_confined_gemm")->samples, 4);
+  // All-reduces had none: they take the mean of all, between the two.
+  const double all = c->model.comm_rate_beside_confined_gemm;
+  EXPECT_GT(all, 0.62);
+  EXPECT_LT(all, 0.78);
+  EXPECT_EQ(c->model.all_reduce_rate_beside_confined_gemm, all);
+  EXPECT_EQ(find_fitted(*c, "all_reduce_rate_beside_confined_gemm"), nullptr);
 
   // Read as a run whose GEMMs kept every SM, nothing was confined.
   Result<Calibration> old = calibrate_detailed(base, {CalibrationRun{6, &run.trace, &run.program, false, 0}});

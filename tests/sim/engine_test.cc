@@ -218,13 +218,14 @@ TEST(Engine, GemmConfinedToFewerSmsLeavesThemToTheCollective) {
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   expect_span(only_event(*t, "g", 0), 0, 800);    // half the SMs: twice the time
   expect_span(only_event(*t, "ag", 0), 0, 700);   // as alone: not comm_rate_under_compute
-  // Sharing HBM and L2 with it may still slow it: at 0.5 until 800 (400 of
-  // 700 done), then alone.
-  m.comm_rate_beside_confined_gemm = 0.5;
+  // Sharing HBM and L2 with it may still slow it, at its kind's rate: at 0.5
+  // until 800 (400 of 700 done), then alone. Another kind's does not apply.
+  m.all_gather_rate_beside_confined_gemm = 0.5;
+  m.reduce_scatter_rate_beside_confined_gemm = 0.25;
   Result<trace::Trace> shared = simulate({device(0, {gemm(), ag(0)}), device(1, {gemm(), ag(1)})}, m, options);
   ASSERT_TRUE(shared.is_ok()) << shared.status().message();
   expect_span(only_event(*shared, "ag", 0), 0, 1100);
-  m.comm_rate_beside_confined_gemm = 1;
+  m.all_gather_rate_beside_confined_gemm = 1;
   // The same GEMM on every SM slows it: 1 - 0.5 * 1 = 0.5 while they overlap
   // (the GEMM, at 0.8 beside it, ends at 500), then alone.
   Result<trace::Trace> unconfined = simulate({device(0, {big_gemm(0, 400, "g"), ag(0)}),
