@@ -420,17 +420,22 @@ void Fitter::fit_copy_bandwidth() {
   }
 }
 
+// gemm_efficiency.values per bucket and gemm_wave_overhead_us, jointly:
+// busy = ideal / efficiency + waves * overhead, where ideal is the time at
+// the peak with wave quantization; least squares in relative error. The
+// overhead is fitted only when the GEMMs' waves do not follow their ideal
+// time within every bucket (else it cannot be told from the efficiency).
 void Fitter::fit_gemm_efficiency() {
   GemmEfficiencyTable& table = model_.gemm_efficiency;
   if (table.values.empty()) {
     out_.notes.push_back("gemm_efficiency: the base model has no table");
     return;
   }
-  struct Acc {
-    double ideal_ns = 0, busy_ns = 0;
-    int64_t n = 0;
+  struct Point {
+    double ideal_ns, waves, busy_ns;
   };
-  std::map<std::tuple<size_t, size_t, size_t>, Acc> buckets;
+  using Bucket = std::tuple<size_t, size_t, size_t>;
+  std::map<Bucket, std::vector<Point>> buckets;
   for (const Sample& s : samples_) {
     if (s.thunk->kind != ThunkKind::kGemm || !alone(s) || sms_of(model_, s) > 0) continue;
     const sched::GemmDims& d = s.thunk->gemm;
@@ -439,34 +444,77 @@ void Fitter::fit_gemm_efficiency() {
     double busy = s.duration_ns;  // the launch is the gap before the kernel
     double memory_ns = static_cast<double>(s.thunk->bytes_accessed) / hbm_bytes_per_ns(model_);
     if (peak <= 0 || busy <= 0 || memory_ns >= 0.9 * busy) continue;  // memory bound: no compute information
-    Acc& a = buckets[{bucket(table.m_edges, d.m), bucket(table.n_edges, d.n), bucket(table.k_edges, d.k)}];
-    a.ideal_ns += gemm_flops(s) / (peak * quantization) * 1e9;
-    a.busy_ns += busy;
-    ++a.n;
+    buckets[{bucket(table.m_edges, d.m), bucket(table.n_edges, d.n), bucket(table.k_edges, d.k)}].push_back(
+        {gemm_flops(s) / (peak * quantization) * 1e9, static_cast<double>(gemm_waves(model_, d)), busy});
   }
   if (buckets.empty()) {
     out_.notes.push_back("gemm_efficiency: no compute-bound GEMM ran alone; kept the base table");
     return;
   }
+  // Weights 1/busy^2. Per bucket, for a given overhead o the best 1/efficiency
+  // is c - o * d; what is left is linear in o.
+  struct Line {
+    double c = 0, d = 0;
+  };
+  std::map<Bucket, Line> lines;
+  for (const auto& [b, points] : buckets) {
+    double saa = 0, say = 0, saw = 0;
+    for (const Point& p : points) {
+      const double w = 1 / (p.busy_ns * p.busy_ns);
+      saa += w * p.ideal_ns * p.ideal_ns;
+      say += w * p.ideal_ns * p.busy_ns;
+      saw += w * p.ideal_ns * p.waves;
+    }
+    lines[b] = {say / saa, saw / saa};
+  }
+  double spq = 0, sqq = 0, sww = 0;
+  for (const auto& [b, points] : buckets) {
+    const Line& l = lines[b];
+    for (const Point& p : points) {
+      const double w = 1 / (p.busy_ns * p.busy_ns);
+      const double rest = p.busy_ns - p.ideal_ns * l.c, q = p.waves - p.ideal_ns * l.d;
+      spq += w * rest * q;
+      sqq += w * q * q;
+      sww += w * p.waves * p.waves;
+    }
+  }
+  double overhead_ns = model_.gemm_wave_overhead_us * 1e3;
+  if (sqq > 1e-6 * sww) {
+    overhead_ns = std::max(0.0, spq / sqq);
+    int64_t n = 0;
+    for (const auto& [b, points] : buckets) n += static_cast<int64_t>(points.size());
+    record("gemm_wave_overhead_us", model_.gemm_wave_overhead_us, overhead_ns / 1e3, n,
+           fmt::format("least squares with the efficiency of each bucket over {} GEMMs that ran alone: busy = time "
+                       "at the peak (wave quantization in) / efficiency + waves x overhead", n));
+    model_.gemm_wave_overhead_us = overhead_ns / 1e3;
+  } else {
+    out_.notes.push_back("gemm_wave_overhead_us: the GEMMs alone had the same waves for their work in every bucket; "
+                         "kept the base value");
+  }
+
   std::vector<std::string> parts;
   int64_t total = 0;
-  for (const auto& [b, a] : buckets) {
+  for (const auto& [b, points] : buckets) {
     auto [im, in, ik] = b;
-    double eff = std::min(1.0, a.ideal_ns / a.busy_ns);
+    const Line& l = lines[b];
+    const double inverse = l.c - overhead_ns * l.d;
+    const double eff = inverse > 0 ? std::min(1.0, 1 / inverse) : 1.0;
+    const int64_t n = static_cast<int64_t>(points.size());
     double& cell = table.values[im][in][ik];
     std::string key = fmt::format("gemm_efficiency.values[{}][{}][{}]", im, in, ik);
-    out_.fitted.push_back({key, cell, eff, a.n,
-                           fmt::format("{} GEMMs alone reached {:.4f} of peak before wave quantization", a.n, eff)});
-    parts.push_back(fmt::format("[{}][{}][{}] = {:.4f} from {} GEMMs", im, in, ik, eff, a.n));
+    out_.fitted.push_back({key, cell, eff, n,
+                           fmt::format("{} GEMMs alone reached {:.4f} of peak before wave quantization and the "
+                                       "waves' overhead", n, eff)});
+    parts.push_back(fmt::format("[{}][{}][{}] = {:.4f} from {} GEMMs", im, in, ik, eff, n));
     cell = eff;
-    total += a.n;
+    total += n;
   }
   std::string joined;
   for (const std::string& p : parts) joined += (joined.empty() ? "" : "; ") + p;
   std::string kept = model_.file.empty() ? std::string() : fmt::format("; other buckets kept from {}", model_.file);
   out_.sources["gemm_efficiency.values"] =
-      fmt::format("{}: achieved FLOP/s over peak of {} GEMMs that ran alone, wave quantization and launch taken "
-                  "out: {}{}", provenance_, total, joined, kept);
+      fmt::format("{}: achieved FLOP/s over peak of {} GEMMs that ran alone, wave quantization, the waves' overhead "
+                  "and launch taken out: {}{}", provenance_, total, joined, kept);
 }
 
 void Fitter::fit_collectives() {

@@ -33,6 +33,15 @@ KernelCost make_cost(double compute_ns, double memory_ns, double launch_ns, doub
   return cost;
 }
 
+int64_t gemm_tiles(const GemmEfficiencyTable& table, const sched::GemmDims& dims) {
+  return ceil_div(std::max<int64_t>(dims.m, 1), table.tile_m) * ceil_div(std::max<int64_t>(dims.n, 1), table.tile_n) *
+         std::max<int64_t>(dims.batch, 1);
+}
+
+int64_t sms_or_all(const DeviceModel& model, int64_t sms) {
+  return std::max<int64_t>(sms > 0 ? std::min<int64_t>(sms, model.sm_count) : model.sm_count, 1);
+}
+
 }  // namespace
 
 double gemm_peak_flops(const DeviceModel& model, PrimitiveType type, bool allow_tf32) {
@@ -46,12 +55,15 @@ double gemm_peak_flops(const DeviceModel& model, PrimitiveType type, bool allow_
   return tflops * 1e12;
 }
 
+int64_t gemm_waves(const DeviceModel& model, const sched::GemmDims& dims, int64_t sms) {
+  return ceil_div(gemm_tiles(model.gemm_efficiency, dims), sms_or_all(model, sms));
+}
+
 double gemm_efficiency(const DeviceModel& model, const sched::GemmDims& dims, int64_t sms) {
   const GemmEfficiencyTable& table = model.gemm_efficiency;
   double base = table.lookup(dims.m, dims.n, dims.k);
-  int64_t tiles = ceil_div(std::max<int64_t>(dims.m, 1), table.tile_m) *
-                  ceil_div(std::max<int64_t>(dims.n, 1), table.tile_n) * std::max<int64_t>(dims.batch, 1);
-  sms = std::max<int64_t>(sms > 0 ? std::min<int64_t>(sms, model.sm_count) : model.sm_count, 1);
+  const int64_t tiles = gemm_tiles(table, dims);
+  sms = sms_or_all(model, sms);
   int64_t waves = ceil_div(tiles, sms);
   double quantization = waves > 0 ? static_cast<double>(tiles) / static_cast<double>(waves * sms) : 1.0;
   return base * quantization;
@@ -72,9 +84,11 @@ KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool a
   double rate = gemm_peak_flops(model, d.type, allow_tf32) * gemm_efficiency(model, d, limited ? sms : 0) * sm_share *
                 (limited ? model.sm_limited_gemm_scale : 1.0);
   double compute_ns = rate > 0 ? flops / rate * kNsPerS : 0;
+  if (compute_ns > 0) {
+    compute_ns += static_cast<double>(gemm_waves(model, d, limited ? sms : 0)) * model.gemm_wave_overhead_us * 1e3;
+  }
   double memory_ns = static_cast<double>(thunk.bytes_accessed) / hbm_bytes_per_ns(model);
-  int64_t tiles = ceil_div(std::max<int64_t>(d.m, 1), model.gemm_efficiency.tile_m) *
-                  ceil_div(std::max<int64_t>(d.n, 1), model.gemm_efficiency.tile_n) * std::max<int64_t>(d.batch, 1);
+  int64_t tiles = gemm_tiles(model.gemm_efficiency, d);
   double occupancy = std::min(sm_share, static_cast<double>(tiles) / static_cast<double>(all));
   return make_cost(compute_ns, memory_ns, model.kernel_launch_us * 1e3, occupancy, model.min_kernel_us * 1e3);
 }

@@ -34,14 +34,17 @@ double gemm_peak_flops(const DeviceModel& model, hlo::PrimitiveType type, bool a
 // quantization of its CTA tiles over the SMs it runs on (0: all of them).
 double gemm_efficiency(const DeviceModel& model, const sched::GemmDims& dims, int64_t sms = 0);
 
+// Waves of CTA tiles a GEMM runs in on `sms` SMs (0: all of them).
+int64_t gemm_waves(const DeviceModel& model, const sched::GemmDims& dims, int64_t sms = 0);
+
 // SMs a GEMM runs on: all but `comm_sms` when lowering marked it as running
 // beside a ring collective (the cuda backend's cuBLASLt SM_COUNT_TARGET), else 0
 // (all of them).
 int64_t gemm_sms(const DeviceModel& model, const sched::Thunk& thunk, int comm_sms);
 
 // A GEMM on `sms` SMs (0: all) runs at that share of the peak, times
-// sm_limited_gemm_scale when it is fewer than all, and needs that share of the
-// device's compute.
+// sm_limited_gemm_scale when it is fewer than all, plus gemm_wave_overhead_us
+// a wave, and needs that share of the device's compute.
 KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool allow_tf32, int64_t sms = 0);
 
 // How the cuda backend moves a kernel thunk's bytes (core/exec/cuda/

@@ -227,6 +227,7 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.nccl_channels = r.integer("nccl_channels");
   m.kernel_launch_us = r.number("kernel_launch_us", true);
   m.min_kernel_us = r.optional_number("min_kernel_us", 0, /*allow_zero=*/true);
+  m.gemm_wave_overhead_us = r.optional_number("gemm_wave_overhead_us", 0, /*allow_zero=*/true);
   m.nccl_launch_us = r.number("nccl_launch_us", true);
   m.contention_factor = r.number("contention_factor");
   m.comm_rate_under_compute = r.fraction("comm_rate_under_compute");

@@ -68,6 +68,10 @@ struct DeviceModel {
   double nccl_launch_us = 0;
 
   GemmEfficiencyTable gemm_efficiency;
+  // Time each wave of CTA tiles adds beyond its FLOPs (filling the pipeline,
+  // writing the output tile): on an H200 about 1.4 us, so GEMMs with short K
+  // reach less of the peak. Optional in device files: 0.
+  double gemm_wave_overhead_us = 0;
 
   // While a collective runs, compute kernels keep 1 - channels/SMs * factor of
   // the device's compute.

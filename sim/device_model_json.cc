@@ -89,6 +89,7 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
   w.put(root, "", "nccl_channels", m.nccl_channels);
   w.put(root, "", "kernel_launch_us", m.kernel_launch_us);
   w.put(root, "", "min_kernel_us", m.min_kernel_us);
+  w.put(root, "", "gemm_wave_overhead_us", m.gemm_wave_overhead_us);
   w.put(root, "", "nccl_launch_us", m.nccl_launch_us);
   w.put(root, "", "contention_factor", m.contention_factor);
   w.put(root, "", "comm_rate_under_compute", m.comm_rate_under_compute);

@@ -142,6 +142,43 @@ TEST(Calibrate, RecoversKnownParametersFromSimulatedRuns) {
 
 // Each ring collective kind keeps its own bandwidth: the mean goes to
 // nccl_bus_bandwidth_gbps, each kind's ratio to its *_bandwidth_scale.
+// GEMMs of one bucket with more or fewer waves for their FLOPs (short and
+// long K): each wave's overhead is fitted beside the bucket's efficiency.
+TEST(Calibrate, RecoversTheGemmWaveOverhead) {
+  constexpr const char* kGemms = R"(
+HloModule wave_probe
+ENTRY %main {
+  %a = bf16[4096,1024]{1,0} parameter(0)
+  %b = bf16[1024,4096]{1,0} parameter(1)
+  %c = bf16[4096,8192]{1,0} parameter(2)
+  %d = bf16[8192,4096]{1,0} parameter(3)
+  %e = bf16[2048,4096]{1,0} parameter(4)
+  %f = bf16[4096,8192]{1,0} parameter(5)
+  %short = bf16[4096,4096]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %long = bf16[4096,4096]{1,0} dot(%c, %d), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %wide = bf16[2048,8192]{1,0} dot(%e, %f), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT %out = (bf16[4096,4096]{1,0}, bf16[4096,4096]{1,0}, bf16[2048,8192]{1,0}) tuple(%short, %long, %wide)
+}
+)";
+  DeviceModel truth = true_model();
+  truth.gemm_wave_overhead_us = 1.5;
+  SimulatedRun run = simulate(truth, kGemms);
+  DeviceModel base = stock_h200();
+  Result<Calibration> c = calibrate_detailed(base, {CalibrationRun{8, &run.trace, &run.program, false}});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  expect_within(c->model.gemm_wave_overhead_us, 1.5, 0.02, "gemm_wave_overhead_us");
+  expect_within(c->model.gemm_efficiency.values[2][2][2], 0.74, 0.02, "large GEMM bucket");
+  ASSERT_NE(find_fitted(*c, "gemm_wave_overhead_us"), nullptr);
+  EXPECT_EQ(find_fitted(*c, "gemm_wave_overhead_us")->samples, 3);
+
+  // One shape: waves follow the work, so the overhead cannot be told apart.
+  SimulatedRun one = simulate(truth, kProgram);
+  Result<Calibration> single = calibrate_detailed(base, {CalibrationRun{9, &one.trace, &one.program, false}});
+  ASSERT_TRUE(single.is_ok()) << single.status().message();
+  EXPECT_EQ(find_fitted(*single, "gemm_wave_overhead_us"), nullptr);
+  EXPECT_EQ(single->model.gemm_wave_overhead_us, 0);
+}
+
 TEST(Calibrate, RecoversBandwidthPerCollectiveKind) {
   DeviceModel truth = true_model();
   truth.all_reduce_bandwidth_scale = 1.25;  // all-reduce 250 GB/s, all-gather 200

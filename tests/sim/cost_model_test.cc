@@ -79,6 +79,20 @@ TEST(CostModel, GemmUsesTypePeak) {
   EXPECT_DOUBLE_EQ(gemm_cost(m, g, true).work_ns, 100);
 }
 
+// Each wave of tiles adds gemm_wave_overhead_us: 100 tiles are one wave on
+// all 100 SMs, two on 50 of them.
+TEST(CostModel, GemmWavesAddTheirOverhead) {
+  DeviceModel m = testing::simple_model();
+  m.gemm_wave_overhead_us = 0.05;  // 50 ns
+  sched::Thunk g = testing::big_gemm(0, 800);
+  EXPECT_EQ(gemm_waves(m, g.gemm), 1);
+  EXPECT_EQ(gemm_waves(m, g.gemm, 50), 2);
+  EXPECT_DOUBLE_EQ(gemm_cost(m, g, false).work_ns, 850);
+  EXPECT_DOUBLE_EQ(gemm_cost(m, g, false, 50).work_ns, 1600 + 100);
+  m.gemm_wave_overhead_us = 0;
+  EXPECT_DOUBLE_EQ(gemm_cost(m, g, false).work_ns, 800);
+}
+
 TEST(CostModel, RingLatencyAndProtocolChoice) {
   DeviceModel m = testing::simple_model();
   m.nccl_bus_bandwidth_gbps = 100;
