@@ -122,7 +122,7 @@ int cmd_calibrate(const StoreArgs& args, const std::vector<std::string>& runs, c
 
   std::printf("base model: %s (%s)\n", base->name.c_str(), base->file.c_str());
   for (const sim::FittedNumber& f : fitted->fitted) {
-    std::printf("  %-36s %12.5g -> %-12.5g (%lld samples)\n", f.key.c_str(), f.before, f.after,
+    std::printf("  %-42s %8.5g -> %-12.5g (%lld samples)\n", f.key.c_str(), f.before, f.after,
                 static_cast<long long>(f.samples));
   }
   for (const std::string& note : fitted->notes) std::printf("  note: %s\n", note.c_str());

@@ -86,13 +86,20 @@ Trace instruction_spans(const Trace& trace) {
   std::vector<int64_t> new_index(trace.events.size(), -1);
   using LaunchKey = std::tuple<int32_t, uint32_t, int32_t, int64_t>;  // device, instruction, iteration, correlation
   std::map<LaunchKey, int64_t> merged;
+  std::vector<int64_t> longest;  // per output event: its longest member's duration
   for (size_t i = 0; i < trace.events.size(); ++i) {
     const Event& e = trace.events[i];
     if (e.instruction != 0 && e.correlation != 0) {
       auto [it, inserted] =
           merged.try_emplace(LaunchKey{e.device, e.instruction, e.iteration, e.correlation}, out.events.size());
       if (!inserted) {
-        Event& m = out.events[static_cast<size_t>(it->second)];
+        const size_t at = static_cast<size_t>(it->second);
+        Event& m = out.events[at];
+        if (e.duration_ns() > longest[at]) {  // a GEMM, not the memset before it
+          longest[at] = e.duration_ns();
+          m.kind = e.kind;
+          m.name = e.name;
+        }
         m.start_ns = std::min(m.start_ns, e.start_ns);
         m.end_ns = std::max(m.end_ns, e.end_ns);
         m.bytes = std::max(m.bytes, e.bytes);
@@ -103,6 +110,7 @@ Trace instruction_spans(const Trace& trace) {
     }
     new_index[i] = static_cast<int64_t>(out.events.size());
     out.events.push_back(e);
+    longest.push_back(e.duration_ns());
   }
   keep_dependencies(trace, new_index, out);
   return out;

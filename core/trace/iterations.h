@@ -31,7 +31,9 @@ Trace representative_iteration(const Trace& trace);
 // One event per instruction launch: events of the same device, instruction,
 // iteration and nonzero correlation id (the cuda backend stores the thunk
 // index there, as the simulator does) become one event from the first start
-// to the last end, on the first event's stream. Other events pass through.
+// to the last end, on the first event's stream, with the kind and name of the
+// longest (a cuBLAS GEMM's kernel, not the memset before it). Other events
+// pass through.
 Trace instruction_spans(const Trace& trace);
 
 }  // namespace sl::trace

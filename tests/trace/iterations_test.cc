@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/trace/analysis.h"
 #include "core/trace/compare.h"
 #include "core/trace/iterations.h"
 #include "tests/trace/trace_test_util.h"
@@ -87,6 +88,25 @@ TEST(Iterations, KernelsOfOneLaunchBecomeOneSpan) {
   ASSERT_EQ(spans.dependencies.size(), 1u);  // from the merged g0 to s
   EXPECT_EQ(spans.dependencies[0].from, 0u);
   EXPECT_EQ(spans.dependencies[0].to, 1u);
+}
+
+// A cuBLAS GEMM launch starts with a short memset: the span is still a GEMM,
+// so it counts as compute beside a collective and names its kernel.
+TEST(Iterations, ALaunchSpanTakesTheKindOfItsLongestKernel) {
+  Trace t;
+  add_event(t, 0, 0, EventKind::kMemset, "memset", "g0", 0, 1);
+  add_event(t, 0, 0, EventKind::kGemm, "nvjet_gemm", "g0", 3, 100);
+  add_event(t, 0, 100, EventKind::kCollective, "ncclAllGather", "ag", 2, 80);
+  t.events[0].correlation = t.events[1].correlation = 4;
+  t.events[2].correlation = 5;
+  t.events[2].stream_kind = StreamKind::kCommunication;
+  Trace spans = instruction_spans(t);
+  ASSERT_EQ(spans.events.size(), 2u);
+  EXPECT_EQ(spans.events[0].kind, EventKind::kGemm);
+  EXPECT_EQ(spans.name_of(spans.events[0]), "nvjet_gemm");
+  EXPECT_EQ(spans.events[0].start_ns, 0);
+  EXPECT_EQ(spans.events[0].end_ns, 100);
+  EXPECT_EQ(compute_communication_overlap(spans).overlap_ns, 78);
 }
 
 TEST(Iterations, EventsWithoutCorrelationOrInstructionAreNotMerged) {
