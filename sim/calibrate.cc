@@ -721,19 +721,33 @@ void Fitter::fit_sm_limited_gemms() {
   const std::map<GemmShape, double> alone_ns = median_alone_gemm_ns();
   DeviceModel unscaled = model_;
   unscaled.sm_limited_gemm_scale = 1;
-  double predicted_sum = 0, measured_sum = 0;
+  // Per shape and SM count, the median measured time (a few runs of a
+  // confined GEMM take 10-30% longer; the median iteration is what is scored).
+  struct Shape {
+    double predicted = 0;
+    std::vector<double> measured;
+  };
+  std::map<std::pair<GemmShape, int64_t>, Shape> shapes;
   int64_t n = 0, measured_alone = 0;
   for (const Sample& s : samples_) {
     const int64_t sms = s.thunk->kind == ThunkKind::kGemm ? sms_of(model_, s) : 0;
     if (sms == 0 || s.kernel_overlap_ns > 0) continue;
-    double predicted = gemm_cost(unscaled, *s.thunk, s.run->allow_tf32, sms).work_ns - launch_ns();
-    if (auto it = alone_ns.find(shape_of(*s.thunk)); it != alone_ns.end()) {
-      predicted *= it->second / (gemm_cost(unscaled, *s.thunk, s.run->allow_tf32).work_ns - launch_ns());
-      ++measured_alone;
+    Shape& shape = shapes[{shape_of(*s.thunk), sms}];
+    if (shape.measured.empty()) {
+      shape.predicted = gemm_cost(unscaled, *s.thunk, s.run->allow_tf32, sms).work_ns - launch_ns();
+      if (auto it = alone_ns.find(shape_of(*s.thunk)); it != alone_ns.end()) {
+        shape.predicted *= it->second / (gemm_cost(unscaled, *s.thunk, s.run->allow_tf32).work_ns - launch_ns());
+      }
     }
-    predicted_sum += predicted;
-    measured_sum += s.duration_ns;
+    if (alone_ns.count(shape_of(*s.thunk))) ++measured_alone;
+    shape.measured.push_back(s.duration_ns);
     ++n;
+  }
+  double predicted_sum = 0, measured_sum = 0;
+  for (auto& [key, shape] : shapes) {
+    const double count = static_cast<double>(shape.measured.size());
+    predicted_sum += count * shape.predicted;
+    measured_sum += count * median(std::move(shape.measured));
   }
   if (n == 0 || measured_sum <= 0) {
     out_.notes.push_back("sm_limited_gemm_scale: no GEMM ran on fewer SMs beside a collective; kept the base value");
@@ -741,8 +755,8 @@ void Fitter::fit_sm_limited_gemms() {
   }
   const double scale = predicted_sum / measured_sum;
   record("sm_limited_gemm_scale", model_.sm_limited_gemm_scale, scale, n,
-         fmt::format("{} GEMMs on fewer SMs beside a collective ({} of their shapes measured alone on every SM): "
-                     "the model's time on that many SMs over the measured one", n, measured_alone));
+         fmt::format("{} GEMMs on fewer SMs beside a collective ({} of them of shapes measured alone on every SM): "
+                     "the model's time on that many SMs over the median measured one per shape", n, measured_alone));
   model_.sm_limited_gemm_scale = scale;
 }
 

@@ -49,6 +49,12 @@ PY
 timeout 60 "$SL" merge "$tmp/merged.db" "$tmp/rank0.db" "$tmp/rank1.db" && timeout 30 "$SL" show last --db "$tmp/merged.db" | head -20
 cp "$tmp/merged.db" "$OUT/merged.db" 2>/dev/null
 
+step "warm-up: a one-iteration cuda run without and with one (first launches' cost)"
+for w in "--warmup 0" "--warmup 1"; do
+  timeout 60 "$SL" run samples/two_gemms_one_stream.hlo --backend cuda --db "$tmp/warm.db" $w --json |
+    python3 -c 'import json,sys; print("'"$w"': makespan %.1f us" % (json.load(sys.stdin)["makespan_ns"] / 1e3))'
+done
+
 step benchmark table
 timeout 420 "$(dirname "$0")/run.sh" "$BUILD" "$OUT" 2>&1 | tail -30
 
