@@ -252,6 +252,7 @@ class Fitter {
   void fit_collectives();
   void fit_contention();
   void fit_comm_beside_confined_gemms();
+  void fit_comm_under_compute();
   void fit_sm_limited_gemms();
   void fit_concurrency();
 
@@ -712,6 +713,30 @@ void Fitter::fit_comm_beside_confined_gemms() {
   }
 }
 
+// comm_rate_under_compute from collectives that ran beside compute kernels
+// on every SM (a permute beside a GEMM: only ring collectives confine them)
+// for most of their time, as comm_rate_beside_confined_gemm is fitted. Such
+// kernels are taken to fill the device, where the cost model's rate is
+// comm_rate_under_compute itself.
+void Fitter::fit_comm_under_compute() {
+  WeightedMean mean;
+  for (const Sample& s : samples_) {
+    if (s.thunk->kind != ThunkKind::kCollective || s.confined_overlap_ns > 0) continue;
+    const double t = s.kernel_overlap_ns;
+    if (t < 0.5 * s.duration_ns) continue;
+    const sched::CollectiveInfo& info = s.thunk->collective;
+    CollectiveCost cost = collective_cost(model_, info, static_cast<int64_t>(info.group.size()));
+    if (!cost.protocol) continue;  // a local copy
+    mean.add(std::clamp((cost.work_ns - (s.duration_ns - t)) / t, 0.05, 1.0), t);
+  }
+  fit_mean("comm_rate_under_compute", mean,
+           "comm_rate_under_compute: no collective ran beside compute kernels on every SM for most of its time; "
+           "kept the base value",
+           fmt::format("{} collectives beside compute kernels on every SM against the fitted collective model's time "
+                       "alone: their rate while overlapped, weighted by the overlap", mean.n),
+           &model_.comm_rate_under_compute);
+}
+
 // sm_limited_gemm_scale from GEMMs confined to fewer SMs beside a collective
 // (that ran beside no other kernel): the cost model's time for them at scale 1
 // over the measured one. The time at scale 1 is the same GEMM's on every SM
@@ -825,6 +850,7 @@ Result<Calibration> calibrate_detailed(const DeviceModel& base, const std::vecto
   fitter.fit_collectives();
   fitter.fit_contention();
   fitter.fit_comm_beside_confined_gemms();
+  fitter.fit_comm_under_compute();
   fitter.fit_sm_limited_gemms();
   fitter.fit_concurrency();
   if (fitter.out().fitted.empty()) {

@@ -18,8 +18,12 @@
 //   the same GEMM alone (measured, or predicted by the fitted model);
 // - sm_limited_gemm_scale: GEMMs confined to fewer SMs beside a collective
 //   (CalibrationRun::comm_sms) against the same GEMM alone on every SM;
-// - comm_rate_beside_confined_gemm: collectives beside such GEMMs for most
-//   of their time against the fitted collective model.
+// - comm_rate_beside_confined_gemm, per ring kind: collectives beside such
+//   GEMMs for most of their time against the fitted collective model;
+// - comm_rate_under_compute: collectives beside compute kernels on every SM
+//   (permutes beside GEMMs) for most of their time, likewise;
+// - gemm_wave_overhead_us: with the efficiency table, from GEMMs alone whose
+//   waves do not follow their work.
 // Buckets and numbers without samples keep the base model's values.
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 # held-out programs). Two steps of one script; cases.txt lists the programs.
 #
 #   bench/fidelity/run.sh measure STREAMLENS OUT_DIR   # on the GPU machine:
-#       every case on the cuda backend (--warmup 2 --iterations 5) into
+#       every case on the cuda backend (--warmup 2 --iterations 10) into
 #       OUT_DIR/measured.db, plus OUT_DIR/gpu.txt
 #   bench/fidelity/run.sh score STREAMLENS MEASURED_DB [REPORT=bench/FIDELITY.md]
 #       anywhere: calibrate on the `calib` cases only, simulate every `score`
@@ -26,7 +26,7 @@ if [ "$step" = measure ]; then
     [ -n "$role" ] || continue
     mapfile -t extra < <(overrides "$streams")
     echo "== $label"
-    timeout 120 "$sl" run "$program" --backend "$backend" --warmup 2 --iterations 5 --init random --seed 1 \
+    timeout 120 "$sl" run "$program" --backend "$backend" --warmup 2 --iterations 10 --init random --seed 1 \
       --db "$out/measured.db" --name "$label" "${extra[@]}" | tail -3 || echo "measure $label failed (rc=$?)"
   done
   exit 0
@@ -100,7 +100,7 @@ lines = ["# Simulator fidelity on H200", "",
          "Reproduce: `bench/fidelity/run.sh measure build/app/cli/streamlens OUT` on a 2-GPU H200 machine, then",
          "`bench/fidelity/run.sh score build/app/cli/streamlens OUT/measured.db` anywhere (the measurements behind",
          "this report are `bench/fidelity/h200_measured.db`).",
-         "Measured: cuda backend, 2 warm-up + 5 recorded iterations, the median iteration's makespan (CUPTI",
+         "Measured: cuda backend, 2 warm-up + 10 recorded iterations, the median iteration's makespan (CUPTI",
          "kernel times). Simulated: the same program and stream assignment with the stock `h200` model and with",
          "`bench/h200_calibrated.json`, fitted by `streamlens calibrate` on the calibration programs in",
          f"`bench/fidelity/calibration/` only (measured runs {calib_runs}); no scored program was used to fit.",

@@ -276,6 +276,35 @@ TEST(Calibrate, RecoversTheCollectiveRateBesideAConfinedGemm) {
   EXPECT_EQ(find_fitted(*old, "comm_rate_beside_confined_gemm"), nullptr);
 }
 
+// A permute leaves a GEMM beside it every SM: the two contend, and the
+// permute's rate there is comm_rate_under_compute.
+TEST(Calibrate, RecoversTheCollectiveRateUnderCompute) {
+  constexpr const char* kPermuteBesideGemm = R"(
+HloModule permute_probe, num_partitions=2
+ENTRY %main {
+  %s1 = bf16[2048,4096]{1,0} parameter(0)
+  %cp1 = bf16[2048,4096]{1,0} collective-permute(%s1), channel_id=1, source_target_pairs={{0,1},{1,0}}
+  %s2 = bf16[4096,4096]{1,0} parameter(1)
+  %cp2 = bf16[4096,4096]{1,0} collective-permute(%s2), channel_id=2, source_target_pairs={{0,1},{1,0}}
+  %a = bf16[8192,8192]{1,0} parameter(2)
+  %b = bf16[8192,8192]{1,0} parameter(3)
+  %cp3-start = (bf16[4096,4096]{1,0}, bf16[4096,4096]{1,0}, u32[], u32[]) collective-permute-start(%cp2), channel_id=3, source_target_pairs={{0,1},{1,0}}
+  %g = bf16[8192,8192]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %cp3-done = bf16[4096,4096]{1,0} collective-permute-done(%cp3-start)
+  ROOT %out = (bf16[2048,4096]{1,0}, bf16[8192,8192]{1,0}, bf16[4096,4096]{1,0}) tuple(%cp1, %g, %cp3-done)
+}
+)";
+  DeviceModel truth = true_model();
+  truth.comm_rate_under_compute = 0.7;
+  SimulatedRun run = simulate(truth, kPermuteBesideGemm, 32);
+  Result<Calibration> c = calibrate_detailed(stock_h200(), {CalibrationRun{10, &run.trace, &run.program, false, 32}});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  expect_within(c->model.comm_rate_under_compute, 0.7, 0.02, "comm_rate_under_compute");
+  ASSERT_NE(find_fitted(*c, "comm_rate_under_compute"), nullptr);
+  EXPECT_EQ(find_fitted(*c, "comm_rate_under_compute")->samples, 2);  // cp3 on each device
+  EXPECT_EQ(find_fitted(*c, "comm_rate_beside_confined_gemm"), nullptr);  // the GEMM kept every SM
+}
+
 // A chain of scalar ops: each takes the minimum kernel time, one launch gap
 // after the other.
 TEST(Calibrate, RecoversMinKernelTimeAndLaunchGap) {
