@@ -140,8 +140,6 @@ TEST(Calibrate, RecoversKnownParametersFromSimulatedRuns) {
   EXPECT_NE(c->sources.at("hbm_efficiency").find("calibrated from runs 7 on 2026-11-29"), std::string::npos);
 }
 
-// Each ring collective kind keeps its own bandwidth: the mean goes to
-// nccl_bus_bandwidth_gbps, each kind's ratio to its *_bandwidth_scale.
 // GEMMs of one bucket with more or fewer waves for their FLOPs (short and
 // long K): each wave's overhead is fitted beside the bucket's efficiency.
 TEST(Calibrate, RecoversTheGemmWaveOverhead) {
@@ -179,6 +177,8 @@ ENTRY %main {
   EXPECT_EQ(single->model.gemm_wave_overhead_us, 0);
 }
 
+// Each ring collective kind keeps its own bandwidth: the mean goes to
+// nccl_bus_bandwidth_gbps, each kind's ratio to its *_bandwidth_scale.
 TEST(Calibrate, RecoversBandwidthPerCollectiveKind) {
   DeviceModel truth = true_model();
   truth.all_reduce_bandwidth_scale = 1.25;  // all-reduce 250 GB/s, all-gather 200
