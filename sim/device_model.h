@@ -80,9 +80,10 @@ struct DeviceModel {
   double comm_rate_under_compute = 1;
   // A collective's progress rate beside a GEMM confined to fewer SMs (which
   // leaves it SMs of its own but shares HBM and L2). Optional in device
-  // files: 1. Each ring kind has its own (on 2 H200s all-gathers slowed by
-  // about 9% there, reduce-scatters and all-reduces by about 4%); optional,
-  // comm_rate_beside_confined_gemm if absent, which permutes use.
+  // files: 1. Each ring kind has its own (on 2 H200s all-gathers progressed
+  // at 0.81-0.88 of their speed there, reduce-scatters and all-reduces at
+  // 0.90-0.97); optional, comm_rate_beside_confined_gemm if absent, which
+  // permutes use.
   double comm_rate_beside_confined_gemm = 1;
   double all_gather_rate_beside_confined_gemm = 1;
   double reduce_scatter_rate_beside_confined_gemm = 1;
