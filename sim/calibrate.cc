@@ -4,6 +4,7 @@
 #include <cmath>
 #include <ctime>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <tuple>
@@ -287,6 +288,15 @@ class Fitter {
   }
   // A kernel's launch: in the cost model's standalone time, before the event.
   double launch_ns() const { return model_.kernel_launch_us * 1e3; }
+  // A collective's rate while overlapped for `t` of its measured duration d,
+  // against the fitted model's time alone w: w = (d - t) + t * rate. Absent
+  // for a local copy, which has no rate to fit.
+  std::optional<double> rate_while_overlapped(const Sample& s, double t) const {
+    const sched::CollectiveInfo& info = s.thunk->collective;
+    CollectiveCost cost = collective_cost(model_, info, static_cast<int64_t>(info.group.size()));
+    if (!cost.protocol) return std::nullopt;
+    return std::clamp((cost.work_ns - (s.duration_ns - t)) / t, 0.05, 1.0);
+  }
   void record(const std::string& key, double before, double after, int64_t samples, std::string detail) {
     out_.sources[key] = fmt::format("{}: {}", provenance_, detail);
     out_.fitted.push_back({key, before, after, samples, std::move(detail)});
@@ -672,8 +682,7 @@ void Fitter::fit_contention() {
 
 // comm_rate_beside_confined_gemm from collectives that ran beside GEMMs
 // confined to fewer SMs (and beside no other kernel) for most of their time:
-// the fitted collective model's time alone w, the measured duration d and
-// the overlap t give the rate while overlapped, w = (d - t) + t * rate.
+// their rate while overlapped (rate_while_overlapped).
 // Each ring kind gets the mean of its own samples; kinds without any, and
 // permutes, the mean of all.
 void Fitter::fit_comm_beside_confined_gemms() {
@@ -685,12 +694,10 @@ void Fitter::fit_comm_beside_confined_gemms() {
     // Mostly overlapped: the rate is read off the overlapped part, where a
     // small error in the time alone would be multiplied by d / t otherwise.
     if (t < 0.5 * s.duration_ns || s.kernel_overlap_ns > 1.01 * t + 10) continue;
-    const sched::CollectiveInfo& info = s.thunk->collective;
-    CollectiveCost cost = collective_cost(model_, info, static_cast<int64_t>(info.group.size()));
-    if (!cost.protocol) continue;  // a local copy
-    const double rate = std::clamp((cost.work_ns - (s.duration_ns - t)) / t, 0.05, 1.0);
-    mean.add(rate, t);
-    by_kind[info.op].add(rate, t);
+    const std::optional<double> rate = rate_while_overlapped(s, t);
+    if (!rate) continue;
+    mean.add(*rate, t);
+    by_kind[s.thunk->collective.op].add(*rate, t);
   }
   const std::string how = "against the fitted collective model's time alone: their rate while overlapped, weighted by "
                           "the overlap";
@@ -724,10 +731,7 @@ void Fitter::fit_comm_under_compute() {
     if (s.thunk->kind != ThunkKind::kCollective || s.confined_overlap_ns > 0) continue;
     const double t = s.kernel_overlap_ns;
     if (t < 0.5 * s.duration_ns) continue;
-    const sched::CollectiveInfo& info = s.thunk->collective;
-    CollectiveCost cost = collective_cost(model_, info, static_cast<int64_t>(info.group.size()));
-    if (!cost.protocol) continue;  // a local copy
-    mean.add(std::clamp((cost.work_ns - (s.duration_ns - t)) / t, 0.05, 1.0), t);
+    if (const std::optional<double> rate = rate_while_overlapped(s, t)) mean.add(*rate, t);
   }
   fit_mean("comm_rate_under_compute", mean,
            "comm_rate_under_compute: no collective ran beside compute kernels on every SM for most of its time; "
