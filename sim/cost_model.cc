@@ -69,6 +69,10 @@ double gemm_efficiency(const DeviceModel& model, const sched::GemmDims& dims, in
   return base * quantization;
 }
 
+bool gemm_fills_device(const DeviceModel& model, const sched::GemmDims& dims) {
+  return gemm_tiles(model.gemm_efficiency, dims) >= std::max<int64_t>(model.sm_count, 1);
+}
+
 int64_t gemm_sms(const DeviceModel& model, const sched::Thunk& thunk, int comm_sms) {
   return sched::gemm_sm_limit(thunk, model.sm_count, comm_sms);
 }

@@ -37,6 +37,10 @@ double gemm_efficiency(const DeviceModel& model, const sched::GemmDims& dims, in
 // Waves of CTA tiles a GEMM runs in on `sms` SMs (0: all of them).
 int64_t gemm_waves(const DeviceModel& model, const sched::GemmDims& dims, int64_t sms = 0);
 
+// Whether a GEMM on every SM has a CTA tile for each of them: cuBLAS's
+// persistent kernels then hold every SM until their last wave.
+bool gemm_fills_device(const DeviceModel& model, const sched::GemmDims& dims);
+
 // SMs a GEMM runs on: all but `comm_sms` when lowering marked it as running
 // beside a ring collective (the cuda backend's cuBLASLt SM_COUNT_TARGET), else 0
 // (all of them).

@@ -49,6 +49,7 @@ struct DeviceState {
   std::vector<StreamState> streams;
   std::vector<EventSlot> events;
   std::vector<uint32_t> running;   // job ids
+  std::vector<uint32_t> launching; // job ids of kernels in their launch gap
   DeviceRates rates;
   bool dirty = false;
   uint32_t last_kernel_done = kNone;  // event of the kernel that ended last: it freed SMs
@@ -75,6 +76,8 @@ struct Job {
   bool launching = false;  // a kernel in its launch gap: not running yet, its heap entry is its start
   bool started = false;    // a kernel got compute (or HBM) for the first time: its event starts then
   bool waited = false;     // a kernel that was held back (rate 0) by earlier kernels' SMs
+  bool holds_every_sm = false;  // a GEMM on every SM with a tile for each: cuBLAS keeps them to its end
+  uint32_t thunk = 0;    // a kernel's thunk: its place in its device's launch order
   bool collective = false;
   hlo::Opcode op = hlo::Opcode::kAllGather;  // a collective's kind
   bool fresh = false;    // not yet in the heap
@@ -94,11 +97,21 @@ struct Arrival {
   int stream = 0;
   uint32_t thunk = 0;
   double time = 0;
+  // Events of the GEMMs that held every SM of its device when it arrived
+  // (Engine::sm_holders): its kernel gets SMs once they have all ended.
+  std::vector<uint32_t> holders;
 };
 
 struct Rendezvous {
   size_t expected = 1;
   std::vector<Arrival> arrivals;
+};
+
+// A collective whose group is complete but which has no SMs yet on some
+// member device (Engine::sm_holders).
+struct HeldCollective {
+  Rendezvous rv;
+  std::vector<int> blocked;  // member devices it waited on
 };
 
 struct RendezvousKey {
@@ -128,6 +141,10 @@ class Engine {
   void start_kernel(int device, int stream, const Thunk& thunk, uint32_t index);
   Status arrive(int device, int stream, const Thunk& thunk, uint32_t index);
   void start_collective(Rendezvous& rv);
+  void launch_collective(Rendezvous& rv, const std::vector<int>& blocked);
+  void release_held_collectives();
+  std::vector<uint32_t> sm_holders(int device, uint32_t thunk) const;
+  bool still_held(const Arrival& a) const;
   void complete(uint32_t job_id);
   void rerate();
   uint32_t new_job();
@@ -157,6 +174,7 @@ class Engine {
   std::deque<std::pair<int, int>> ready_;
   std::vector<int> dirty_;
   std::unordered_map<RendezvousKey, Rendezvous, RendezvousKeyHash> rendezvous_;
+  std::vector<HeldCollective> held_;
   std::unordered_map<std::string_view, uint32_t> instruction_ids_;
   std::unordered_map<const hlo::Instruction*, std::pair<uint32_t, EventKind>> instruction_names_;
   uint32_t rendezvous_name_ = 0;
@@ -293,6 +311,7 @@ uint32_t Engine::new_job() {
   j.launching = false;
   j.started = false;
   j.waited = false;
+  j.holds_every_sm = false;
   j.fresh = true;
   j.rate = 0;
   j.last = now_;
@@ -324,9 +343,12 @@ void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t i
   j.compute_need = cost.compute_need;
   j.mem_need = cost.mem_need;
   j.left_free = sms > 0 ? 1.0 - static_cast<double>(sms) / static_cast<double>(model_.sm_count) : 0.0;
+  j.holds_every_sm = thunk.kind == ThunkKind::kGemm && sms == 0 && gemm_fills_device(model_, thunk.gemm);
+  j.thunk = index;
   j.members.push_back({device, stream, event, cost.mem_need});
   if (launch_ns > 0) {
     j.launching = true;
+    devices_[static_cast<size_t>(device)].launching.push_back(id);
     heap_.push({now_ + launch_ns, seq_++, id, j.version});
     return;
   }
@@ -339,9 +361,10 @@ void Engine::begin_after_launch(uint32_t job_id) {
   j.launching = false;
   j.fresh = true;
   j.last = now_;
-  const int device = j.members.front().device;
-  devices_[static_cast<size_t>(device)].running.push_back(job_id);
-  mark_dirty(device);
+  DeviceState& dev = devices_[static_cast<size_t>(j.members.front().device)];
+  dev.launching.erase(std::find(dev.launching.begin(), dev.launching.end(), job_id));
+  dev.running.push_back(job_id);
+  mark_dirty(j.members.front().device);
 }
 
 Status Engine::arrive(int device, int stream, const Thunk& thunk, uint32_t index) {
@@ -362,7 +385,7 @@ Status Engine::arrive(int device, int stream, const Thunk& thunk, uint32_t index
                                        where(device, stream, index), info.rendezvous_id));
     }
   }
-  rv.arrivals.push_back({device, stream, index, now_});
+  rv.arrivals.push_back({device, stream, index, now_, sm_holders(device, index)});
   devices_[static_cast<size_t>(device)].streams[static_cast<size_t>(stream)].busy = true;
   if (rv.arrivals.size() >= rv.expected) {
     start_collective(rv);
@@ -371,10 +394,70 @@ Status Engine::arrive(int device, int stream, const Thunk& thunk, uint32_t index
   return Status::ok();
 }
 
+// The GEMMs holding every SM of `device` that got them before the kernel of
+// collective thunk `thunk`, arriving now: those launched before it (the host
+// launches a device's thunks in order, and NCCL's launch takes longer than a
+// kernel's), running or in their launch gap, and those launched after it that
+// were already running before now.
+std::vector<uint32_t> Engine::sm_holders(int device, uint32_t thunk) const {
+  std::vector<uint32_t> out;
+  const DeviceState& dev = devices_[static_cast<size_t>(device)];
+  for (uint32_t id : dev.running) {
+    const Job& j = jobs_[id];
+    const uint32_t event = j.members.front().event;
+    if (j.holds_every_sm && (j.thunk < thunk || trace_.events[event].start_ns < to_ns(now_))) out.push_back(event);
+  }
+  for (uint32_t id : dev.launching) {
+    if (jobs_[id].holds_every_sm && jobs_[id].thunk < thunk) out.push_back(jobs_[id].members.front().event);
+  }
+  return out;
+}
+
+bool Engine::still_held(const Arrival& a) const {
+  if (a.holders.empty()) return false;
+  const DeviceState& dev = devices_[static_cast<size_t>(a.device)];
+  auto holds = [&](uint32_t id) {
+    return jobs_[id].holds_every_sm &&
+           std::find(a.holders.begin(), a.holders.end(), jobs_[id].members.front().event) != a.holders.end();
+  };
+  return std::any_of(dev.running.begin(), dev.running.end(), holds) ||
+         std::any_of(dev.launching.begin(), dev.launching.end(), holds);
+}
+
 void Engine::start_collective(Rendezvous& rv) {
   // Sort members by device so event order and cost do not depend on arrival order.
   std::sort(rv.arrivals.begin(), rv.arrivals.end(),
             [](const Arrival& a, const Arrival& b) { return a.device < b.device; });
+  // NCCL's kernel needs SMs of its own on every member; a GEMM that reached
+  // them first and holds them all keeps it out until that GEMM ends. A member
+  // whose kernel got SMs first keeps them while it waits for the others.
+  std::vector<int> blocked;
+  for (const Arrival& a : rv.arrivals) {
+    if (still_held(a)) blocked.push_back(a.device);
+  }
+  if (!blocked.empty()) {
+    held_.push_back({std::move(rv), std::move(blocked)});
+    return;
+  }
+  launch_collective(rv, {});
+}
+
+void Engine::release_held_collectives() {
+  for (size_t i = 0; i < held_.size();) {
+    HeldCollective& h = held_[i];
+    bool free = std::none_of(h.rv.arrivals.begin(), h.rv.arrivals.end(),
+                             [&](const Arrival& a) { return still_held(a); });
+    if (!free) {
+      ++i;
+      continue;
+    }
+    HeldCollective released = std::move(h);
+    held_.erase(held_.begin() + static_cast<std::ptrdiff_t>(i));
+    launch_collective(released.rv, released.blocked);
+  }
+}
+
+void Engine::launch_collective(Rendezvous& rv, const std::vector<int>& blocked) {
   const Arrival* latest = &rv.arrivals.front();
   for (const Arrival& a : rv.arrivals) {
     if (a.time > latest->time) latest = &a;
@@ -397,6 +480,11 @@ void Engine::start_collective(Rendezvous& rv) {
     auto [name, kind] = name_and_kind(thunk);
     uint32_t event = emit(a.device, a.stream, thunk, a.thunk, kind, name, now_);
     if (a.time < latest->time && late_source != kNone) trace_.dependencies.push_back({late_source, event});
+    // It got its SMs from the GEMM that held them, on each device it waited on.
+    for (int b : blocked) {
+      uint32_t holder = devices_[static_cast<size_t>(b)].last_kernel_done;
+      if (holder != kNone) trace_.dependencies.push_back({holder, event});
+    }
     members.push_back({a.device, a.stream, event, cost.mem_need});
     devices_[static_cast<size_t>(a.device)].running.push_back(id);
     mark_dirty(a.device);
@@ -483,6 +571,8 @@ void Engine::complete(uint32_t job_id) {
     ready_.emplace_back(m.device, m.stream);
   }
   free_jobs_.push_back(job_id);
+  // Before the streams advance: a held collective was launched before any kernel they launch now.
+  if (j.holds_every_sm && !held_.empty()) release_held_collectives();
 }
 
 void Engine::rerate() {
