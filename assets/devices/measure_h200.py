@@ -1,11 +1,18 @@
 """Reference figures for assets/devices/h200.json (DESIGN section 5).
 
 Run on a 2-GPU H200 machine:  NCCL_NVLS_ENABLE=0 python3 assets/devices/measure_h200.py
-Prints one JSON object (medians of 10 runs, CUDA event timing, rank 0).
+Prints one JSON object (medians of 10 runs, CUDA event timing, rank 0): the raw
+times, then under "model" the device-file fields they give, by the formulas in
+h200.json's *_source strings.
+
+The experiment is DESIGN section 5's, with torch's defaults. The cuda backend
+launches NCCL's kernels one CTA a cluster (cgaClusterSize 1) when --comm-sms
+is on; all_gather_512MiB_cga1_ms times the all-gather so configured.
 """
 import datetime
 import json
 import os
+import statistics
 
 import torch
 import torch.distributed as dist
@@ -27,6 +34,59 @@ def timeit(fn, reps=10, warm=3):
         times.append(s.elapsed_time(e))
     times.sort()
     return times[len(times) // 2]
+
+
+GEMM = (1024, 24576, 24576)  # m, k, n of DESIGN section 5's GEMM
+GATHERED_BYTES = 16384 * 16384 * 2  # the 512 MiB all-gather's output
+EXCHANGED_BYTES = 512 << 20  # each rank's send (and receive) of the point-to-point exchange
+MODELLED_LAUNCH_AND_LATENCY_US = 17.0  # what the simulator adds to one 2-rank all-gather or exchange
+
+
+def rate_beside(alone_ms, together_ms, beside_ms):
+    """The collective's speed while beside the GEMM, as a fraction of its speed
+    alone, if it started with the GEMM and ran alone once the GEMM ended."""
+    return (alone_ms - (together_ms - beside_ms)) / beside_ms
+
+
+def model_fields(r):
+    m, k, n = GEMM
+    flops = 2 * m * k * n
+    tiles = -(-m // 128) * -(-n // 256)
+    waves_132 = -(-tiles // 132)
+    return {
+        # efficiency of the (>=1024)^3 bucket, wave quantization on top (tiles / (waves * 132))
+        "gemm_efficiency_large": flops / (r["gemm_ms"] * 1e-3) / 989e12 / (tiles / (waves_132 * 132)),
+        "nccl_bus_bandwidth_gbps": (GATHERED_BYTES / 2) / ((r["all_gather_512MiB_ms"] * 1e3 - MODELLED_LAUNCH_AND_LATENCY_US) * 1e3),
+        # each rank sends and receives EXCHANGED_BYTES at once; one step, as the all-gather's
+        "p2p_bandwidth_gbps": EXCHANGED_BYTES / ((r["exchange_512MiB_ms"] * 1e3 - MODELLED_LAUNCH_AND_LATENCY_US) * 1e3),
+        "contention_factor": (1 - r["gemm_ms"] / r["gemm_beside_all_gather_ms"]) * 132 / 16,
+        "comm_rate_under_compute": rate_beside(r["all_gather_512MiB_ms"], r["gemm_and_all_gather_ms"], r["gemm_beside_all_gather_ms"]),
+        "concurrent_kernel_efficiency": r["two_gemms_one_stream_ms"] / r["two_gemms_two_streams_ms"],
+    }
+
+
+def overlap(gemm, gather, comm):
+    """Times the all-gather on `comm` beside `gemm` on the current stream:
+    (both together, the GEMM's own time), medians of 10."""
+    gemm_events = []
+
+    def both():
+        cur = torch.cuda.current_stream()
+        comm.wait_stream(cur)
+        with torch.cuda.stream(comm):
+            gather()
+        s = torch.cuda.Event(enable_timing=True)
+        e = torch.cuda.Event(enable_timing=True)
+        s.record()
+        gemm()
+        e.record()
+        gemm_events.append((s, e))
+        cur.wait_stream(comm)
+
+    together = timeit(both)
+    torch.cuda.synchronize()
+    beside = statistics.median(s.elapsed_time(e) for s, e in gemm_events[-10:])
+    return together, beside
 
 
 def work(rank):
@@ -54,24 +114,11 @@ def work(rank):
 
     r["two_gemms_two_streams_ms"] = timeit(two_streams)
     r["all_gather_512MiB_ms"] = timeit(lambda: dist.all_gather_into_tensor(out, inp))
-    gemm_events = []
-
-    def both():
-        cur = torch.cuda.current_stream()
-        comm.wait_stream(cur)
-        with torch.cuda.stream(comm):
-            dist.all_gather_into_tensor(out, inp)
-        s = torch.cuda.Event(enable_timing=True)
-        e = torch.cuda.Event(enable_timing=True)
-        s.record()
-        a @ b
-        e.record()
-        gemm_events.append((s, e))
-        cur.wait_stream(comm)
-
-    r["gemm_and_all_gather_ms"] = timeit(both)
-    r["gemm_beside_all_gather_ms"] = gemm_events[-1][0].elapsed_time(gemm_events[-1][1])
+    r["gemm_and_all_gather_ms"], r["gemm_beside_all_gather_ms"] = overlap(
+        lambda: a @ b, lambda: dist.all_gather_into_tensor(out, inp), comm)
     r["gemm_then_all_gather_ms"] = timeit(lambda: (a @ b, dist.all_gather_into_tensor(out, inp)))
+    r["all_gather_512MiB_cga1_ms"] = time_cga1_all_gather(out, inp)
+    r["exchange_512MiB_ms"] = time_exchange(dev)
     x = torch.empty(1 << 30, device=dev, dtype=torch.bfloat16)
     y = torch.empty_like(x)
     z = torch.empty_like(x)
@@ -93,8 +140,32 @@ def work(rank):
     r["nccl"] = ".".join(map(str, torch.cuda.nccl.version()))
     r["date"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     if rank == 0:
+        r["model"] = model_fields(r)
         print(json.dumps(r, indent=1))
     dist.destroy_process_group()
+
+
+def time_exchange(dev):
+    """Each rank sends EXCHANGED_BYTES to the other and receives as much, as a
+    2-device collective-permute does (NCCL's grouped send and receive)."""
+    send = torch.empty(EXCHANGED_BYTES // 2, device=dev, dtype=torch.bfloat16).normal_()
+    recv = torch.empty_like(send)
+    peer = 1 - dist.get_rank()
+
+    def exchange():
+        ops = [dist.P2POp(dist.isend, send, peer), dist.P2POp(dist.irecv, recv, peer)]
+        for req in dist.batch_isend_irecv(ops):
+            req.wait()
+
+    return timeit(exchange)
+
+
+def time_cga1_all_gather(out, inp):
+    """The all-gather on a communicator whose kernels launch one CTA a cluster."""
+    options = dist.ProcessGroupNCCL.Options()
+    options.config.cga_cluster_size = 1
+    group = dist.new_group([0, 1], backend="nccl", pg_options=options)
+    return timeit(lambda: dist.all_gather_into_tensor(out, inp, group=group))
 
 
 if __name__ == "__main__":
