@@ -112,6 +112,7 @@ struct Rendezvous {
 struct HeldCollective {
   Rendezvous rv;
   std::vector<int> blocked;  // member devices it waited on
+  double since = 0;          // when its group was complete
 };
 
 struct RendezvousKey {
@@ -141,7 +142,7 @@ class Engine {
   void start_kernel(int device, int stream, const Thunk& thunk, uint32_t index);
   Status arrive(int device, int stream, const Thunk& thunk, uint32_t index);
   void start_collective(Rendezvous& rv);
-  void launch_collective(Rendezvous& rv, const std::vector<int>& blocked);
+  void launch_collective(Rendezvous& rv, const std::vector<int>& blocked, double complete_at);
   void release_held_collectives();
   std::vector<uint32_t> sm_holders(int device, uint32_t thunk) const;
   bool still_held(const Arrival& a) const;
@@ -175,9 +176,12 @@ class Engine {
   std::vector<int> dirty_;
   std::unordered_map<RendezvousKey, Rendezvous, RendezvousKeyHash> rendezvous_;
   std::vector<HeldCollective> held_;
+  int64_t collectives_held_ = 0;
+  double held_ns_ = 0;
   std::unordered_map<std::string_view, uint32_t> instruction_ids_;
   std::unordered_map<const hlo::Instruction*, std::pair<uint32_t, EventKind>> instruction_names_;
   uint32_t rendezvous_name_ = 0;
+  uint32_t held_name_ = 0;  // a collective's wait for SMs a GEMM held
   uint32_t gemm_name_ = 0;
   uint32_t kernel_name_ = 0;
   int64_t thunks_total_ = 0;
@@ -436,10 +440,10 @@ void Engine::start_collective(Rendezvous& rv) {
     if (still_held(a)) blocked.push_back(a.device);
   }
   if (!blocked.empty()) {
-    held_.push_back({std::move(rv), std::move(blocked)});
+    held_.push_back({std::move(rv), std::move(blocked), now_});
     return;
   }
-  launch_collective(rv, {});
+  launch_collective(rv, {}, now_);
 }
 
 void Engine::release_held_collectives() {
@@ -453,11 +457,14 @@ void Engine::release_held_collectives() {
     }
     HeldCollective released = std::move(h);
     held_.erase(held_.begin() + static_cast<std::ptrdiff_t>(i));
-    launch_collective(released.rv, released.blocked);
+    ++collectives_held_;
+    held_ns_ += now_ - released.since;
+    launch_collective(released.rv, released.blocked, released.since);
   }
 }
 
-void Engine::launch_collective(Rendezvous& rv, const std::vector<int>& blocked) {
+// `complete_at`: when the group was complete; until now it waited for SMs.
+void Engine::launch_collective(Rendezvous& rv, const std::vector<int>& blocked, double complete_at) {
   const Arrival* latest = &rv.arrivals.front();
   for (const Arrival& a : rv.arrivals) {
     if (a.time > latest->time) latest = &a;
@@ -473,9 +480,18 @@ void Engine::launch_collective(Rendezvous& rv, const std::vector<int>& blocked) 
     const Thunk& thunk = programs_[static_cast<size_t>(a.device)].thunks[a.thunk];
     CollectiveCost cost = collective_cost(model_, thunk.collective, static_cast<int64_t>(rv.expected));
     work = std::max(work, cost.work_ns);
-    if (to_ns(a.time) < to_ns(now_)) {
+    if (to_ns(a.time) < to_ns(complete_at)) {
       uint32_t wait = emit(a.device, a.stream, thunk, a.thunk, EventKind::kWait, rendezvous_name_, a.time);
+      trace_.events[wait].end_ns = to_ns(complete_at);
+    }
+    if (to_ns(complete_at) < to_ns(now_)) {
+      // Not part of the launch (CUPTI shows NCCL's kernel from when it has
+      // SMs): no instruction or thunk, so compare does not stretch the
+      // collective over it.
+      uint32_t wait = emit(a.device, a.stream, thunk, a.thunk, EventKind::kWait, held_name_, complete_at);
       trace_.events[wait].end_ns = to_ns(now_);
+      trace_.events[wait].instruction = 0;
+      trace_.events[wait].correlation = 0;
     }
     auto [name, kind] = name_and_kind(thunk);
     uint32_t event = emit(a.device, a.stream, thunk, a.thunk, kind, name, now_);
@@ -675,6 +691,7 @@ Status Engine::deadlock_error() const {
 Result<trace::Trace> Engine::run() {
   SL_RETURN_IF_ERROR(prepare());
   rendezvous_name_ = trace_.strings.intern("rendezvous");
+  held_name_ = trace_.strings.intern("wait for SMs held by a GEMM");
   gemm_name_ = trace_.strings.intern("gemm");
   kernel_name_ = trace_.strings.intern("kernel");
   int64_t kernels = 0;
@@ -708,6 +725,12 @@ Result<trace::Trace> Engine::run() {
   }
   SL_RETURN_IF_ERROR(deadlock_error());
   if (options_.progress) options_.progress(thunks_done_, thunks_total_);
+  if (collectives_held_ > 0) {
+    trace_.add_counter(kCollectivesHeldCounter, collectives_held_,
+                       "collectives launched after a GEMM that held every SM of a member device: each started when "
+                       "that GEMM ended (launch the collective first)");
+    trace_.add_counter(kHeldNsCounter, std::llround(held_ns_), "ns those collectives waited for the GEMMs");
+  }
   if (waits_without_record_ > 0) {
     trace_.add_counter("sim.wait_without_record", waits_without_record_,
                        "stream waits on an event with no record before them in program order (no-op, as in CUDA)");

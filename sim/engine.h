@@ -13,21 +13,29 @@
 // device changes, so overlapping kernels slow each other for exactly as long
 // as they overlap. A kernel's launch is a gap before its event, and its event
 // starts when it first gets SMs (a kernel behind one that fills the device
-// waits), as CUPTI shows kernels. A collective's kernel needs SMs too: a GEMM
-// on every SM with a tile for each (cuBLAS's persistent kernels) that got
-// them before it, on any member, holds it until that GEMM ends; launched
-// first means earlier in its device's thunk order, or already running when
-// the collective arrived. (On an H200 the permute of
+// waits), as CUPTI shows kernels. Ties are broken by a sequence number, so a
+// run is deterministic.
+//
+// A collective's kernel needs SMs too: a GEMM on every SM with a tile for
+// each (cuBLAS's persistent kernels) that got them before it, on any member,
+// holds it until that GEMM ends. Launched first means earlier in its
+// device's thunk order, or already running when the collective arrived. Its
+// streams show a `wait for SMs held by a GEMM` event (no instruction: not
+// part of the launch), and the trace counts such collectives
+// (kCollectivesHeldCounter, kHeldNsCounter). On an H200 the permute of
 // samples/permute_behind_gemm.hlo got SMs in the GEMM's last wave, about
 // 80 us before its end, and took 530-570 us; simulated from the GEMM's end,
-// the makespan was within 2% of the measured one.) Ties are broken by a sequence number, so a run is
-// deterministic. Each thunk costs O(log n) plus O(work running on its device).
+// the makespan was within 2% of the measured one.
+//
+// Each thunk costs O(log n) plus O(work running on its device).
 //
 // Dependency edges: one per wait on an event recorded on another stream of
 // the same device (from the last event on the recording stream before the
 // record, to the next event on the waiting stream), whether or not the wait
 // delayed anything; and, for a rendezvous with a late member, one from the
 // late member's last event before the collective to each early member's
+// collective event; for a collective a GEMM held, one from the kernel that
+// last ended on each device it waited on (the GEMM) to each member's
 // collective event.
 
 #include <cstdint>
@@ -40,6 +48,10 @@
 #include "sim/device_model.h"
 
 namespace sl::sim {
+
+// Trace counters of collectives that waited for a GEMM holding every SM.
+inline constexpr const char* kCollectivesHeldCounter = "sim.collectives_behind_gemm";
+inline constexpr const char* kHeldNsCounter = "sim.collective_ns_behind_gemm";
 
 struct SimOptions {
   bool allow_tf32 = false;  // f32 GEMMs at the TF32 tensor core rate

@@ -16,6 +16,7 @@
 #include "app/cli/run_summary.h"
 #include "core/dist/dist_env.h"
 #include "core/trace/report.h"
+#include "sim/engine.h"
 
 namespace sl::cli {
 namespace {
@@ -106,6 +107,12 @@ int cmd_run(const RunArgs& args) {
     if (c.name == "cupti_dropped_records" && c.value > 0) {
       std::fprintf(stderr, "warning: CUPTI dropped %lld records: the timeline misses some GPU work\n",
                    static_cast<long long>(c.value));
+    }
+    if (c.name == sim::kCollectivesHeldCounter && c.value > 0) {
+      std::fprintf(stderr,
+                   "note: %lld collective(s) launched after a GEMM that holds every SM waited for it to end "
+                   "(counters %s, %s)\n",
+                   static_cast<long long>(c.value), sim::kCollectivesHeldCounter, sim::kHeldNsCounter);
     }
   }
 

@@ -136,6 +136,22 @@ TEST_F(Cli, MovingAGemmToAnotherStreamChangesTheSimulatedMakespan) {
   EXPECT_NE(lowered.out.find("s1"), std::string::npos) << lowered.out;
 }
 
+// The permute is launched after a GEMM on every SM: the simulator makes it
+// wait, says so, and moving it to the GEMM's stream costs nothing more.
+TEST_F(Cli, APermuteBehindAGemmOnEverySmIsReported) {
+  const std::string program = sample("permute_behind_gemm.hlo").string();
+  Outcome behind = sl("run " + program + " --backend sim --json --db " + db_);
+  ASSERT_EQ(behind.exit_code, 0) << behind.err;
+  EXPECT_NE(behind.err.find("1 collective(s) launched after a GEMM that holds every SM"), std::string::npos)
+      << behind.err;
+  Outcome serial = sl("run " + program + " --backend sim --json --stream cp-start=1 --db " + db_);
+  ASSERT_EQ(serial.exit_code, 0) << serial.err;
+  EXPECT_EQ(serial.err.find("holds every SM"), std::string::npos) << serial.err;
+  int64_t held = nlohmann::json::parse(behind.out)["makespan_ns"];
+  int64_t on_one_stream = nlohmann::json::parse(serial.out)["makespan_ns"];
+  EXPECT_NEAR(static_cast<double>(held), static_cast<double>(on_one_stream), 0.01 * static_cast<double>(on_one_stream));
+}
+
 TEST_F(Cli, CpuRunWritesResultsJson) {
   std::string results = (dir_ / "out.json").string();
   Outcome o = sl("run " + sample("small/tuple_reduce_scatter.hlo").string() + " --backend cpu --results " +

@@ -262,6 +262,22 @@ TEST(Engine, GemmOnEverySmLaunchedFirstHoldsALaterCollective) {
     return &t.events[d.to] == &ag0 && t.instruction_of(t.events[d.from]) == "g" && t.events[d.from].device == 0;
   }));
 
+  // Counted, so a user sees why the overlap the schedule asked for did not happen.
+  auto counter = [](const trace::Trace& tr, std::string_view name) -> int64_t {
+    for (const trace::Counter& c : tr.counters) {
+      if (c.name == name) return c.value;
+    }
+    return -1;
+  };
+  EXPECT_EQ(counter(t, kCollectivesHeldCounter), 1);
+  EXPECT_EQ(counter(t, kHeldNsCounter), 800);
+  // Its stream shows the wait for SMs.
+  bool wait_shown = std::any_of(t.events.begin(), t.events.end(), [&](const trace::Event& e) {
+    return e.kind == EventKind::kWait && e.device == 0 && t.name_of(e) == "wait for SMs held by a GEMM" &&
+           e.start_ns == 0 && e.end_ns == 800;
+  });
+  EXPECT_TRUE(wait_shown);
+
   // Launched first but still in its launch gap when the collective arrives: it holds them too.
   DeviceModel m = simple_model();
   m.kernel_launch_us = 0.01;  // 10 ns
@@ -272,6 +288,7 @@ TEST(Engine, GemmOnEverySmLaunchedFirstHoldsALaterCollective) {
   // Launched after the collective, a GEMM leaves its SMs to it (contention, as above).
   trace::Trace after = run_ok({device(0, {ag(0), big_gemm(1, 800, "g")}), device(1, {ag(1), big_gemm(1, 800, "g")})});
   expect_span(only_event(after, "ag", 0), 0, 700);
+  EXPECT_EQ(counter(after, kCollectivesHeldCounter), -1);
 }
 
 TEST(Engine, OnlyAGemmOnEverySmHoldsACollective) {

@@ -59,7 +59,8 @@ TEST(Samples, EverySampleSimulatesAtFullSize) {
     for (const trace::Event& e : t.events) {
       EXPECT_LE(e.start_ns, e.end_ns);
       EXPECT_GE(e.start_ns, 0);
-      EXPECT_FALSE(t.instruction_of(e).empty());
+      // Every launch names its instruction; a wait for SMs is no launch's.
+      EXPECT_TRUE(!t.instruction_of(e).empty() || t.name_of(e) == "wait for SMs held by a GEMM");
       spans[{e.device, e.stream}].emplace_back(e.start_ns, e.end_ns);
     }
     for (auto& [track, list] : spans) {
