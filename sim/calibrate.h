@@ -17,7 +17,8 @@
 // - contention_factor: GEMMs on every SM that overlapped a collective against
 //   the same GEMM alone (measured, or predicted by the fitted model);
 // - sm_limited_gemm_scale: GEMMs confined to fewer SMs beside a collective
-//   (CalibrationRun::comm_sms) against the same GEMM alone on every SM;
+//   (CalibrationRun::comm_sms) against the same GEMM alone on every SM; per
+//   shape, those that started before their collective when there are any;
 // - comm_rate_beside_confined_gemm, per ring kind: collectives beside such
 //   GEMMs for most of their time against the fitted collective model;
 // - comm_rate_under_compute: collectives beside compute kernels on every SM

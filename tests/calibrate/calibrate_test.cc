@@ -217,6 +217,36 @@ TEST(Calibrate, RecoversSmLimitedGemmScale) {
   EXPECT_EQ(find_fitted(*old, "sm_limited_gemm_scale"), nullptr);
 }
 
+// A confined GEMM that started while its collective already ran took 10-38%
+// longer on H200s; one that reached the SMs first did not, and only those
+// fit the scale when a shape has both.
+TEST(Calibrate, SmLimitedGemmScaleComesFromGemmsThatStartedBeforeTheirCollective) {
+  DeviceModel truth = true_model();
+  truth.sm_limited_gemm_scale = 1.08;
+  SimulatedRun run = simulate(truth, kProgram, 32);
+  // The simulator starts g3 after the all-gather (its launch gap), right as
+  // an all-reduce ends. On device 0 the all-gather now starts 1 us after g3;
+  // device 1's g3, left inside the collectives, runs 30% longer.
+  int64_t g3_start_0 = -1;
+  for (const trace::Event& e : run.trace.events) {
+    if (e.device == 0 && run.trace.instruction_of(e) == "g3") g3_start_0 = e.start_ns;
+  }
+  ASSERT_GE(g3_start_0, 0);
+  for (trace::Event& e : run.trace.events) {
+    const std::string& name = run.trace.instruction_of(e);
+    if (e.device == 0 && name == "ag3-start") e.start_ns = g3_start_0 + 1000;
+    if (e.device == 1 && name == "g3") e.end_ns = e.start_ns + e.duration_ns() * 13 / 10;
+  }
+  Result<Calibration> c =
+      calibrate_detailed(stock_h200(), {CalibrationRun{5, &run.trace, &run.program, false, 32}});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  expect_within(c->model.sm_limited_gemm_scale, 1.08, 0.02, "sm_limited_gemm_scale");
+  ASSERT_NE(find_fitted(*c, "sm_limited_gemm_scale"), nullptr);
+  EXPECT_NE(find_fitted(*c, "sm_limited_gemm_scale")->detail.find("1 started before their collective"),
+            std::string::npos)
+      << find_fitted(*c, "sm_limited_gemm_scale")->detail;
+}
+
 // All-gathers and reduce-scatters alone (for the collective model), then one
 // of each beside a long GEMM that leaves SMs to it.
 constexpr const char* kConfinedProgram = R"(
