@@ -158,7 +158,8 @@ void collect_samples(const CalibrationRun& run, std::vector<Sample>* out, std::v
       s.end_ns = end;
       if (auto c = collectives.find(e.device); c != collectives.end() && e.kind != EventKind::kCollective) {
         s.collective_overlap_ns = overlap(c->second, start, end);
-        s.started_inside_collective = overlap(c->second, start, start + 1) > 0 && overlap(c->second, start - 1, start) > 0;
+        s.started_inside_collective =
+            overlap(c->second, start - 1, start) > 0 && overlap(c->second, start, start + 1) > 0;
       }
       if (auto k = kernels.find(e.device); k != kernels.end()) {
         for (const auto& [stream, merged] : k->second) {
@@ -761,8 +762,8 @@ void Fitter::fit_sm_limited_gemms() {
   const std::map<GemmShape, double> alone_ns = median_alone_gemm_ns();
   DeviceModel unscaled = model_;
   unscaled.sm_limited_gemm_scale = 1;
-  // Per shape and SM count, the median measured time (a few runs of a
-  // confined GEMM take 10-30% longer; the median iteration is what is scored).
+  // Per shape and SM count, the median measured time of those that started
+  // first (the median iteration is what is scored).
   struct Shape {
     double predicted = 0;
     std::vector<double> measured, measured_first;  // all; those that reached the SMs before the collective
@@ -799,9 +800,11 @@ void Fitter::fit_sm_limited_gemms() {
   }
   const double scale = predicted_sum / measured_sum;
   record("sm_limited_gemm_scale", model_.sm_limited_gemm_scale, scale, n,
-         fmt::format("{} GEMMs on fewer SMs beside a collective ({} of them of shapes measured alone on every SM; "
-                     "{} started before their collective and stood for their shape): the model's time on that many "
-                     "SMs over the median measured one per shape", n, measured_alone, first));
+         fmt::format(
+             "{} GEMMs on fewer SMs beside a collective ({} of them of shapes measured alone on every SM; "
+             "{} started before their collective and stood for their shape): the model's time on that many "
+             "SMs over the median measured one per shape",
+             n, measured_alone, first));
   model_.sm_limited_gemm_scale = scale;
 }
 

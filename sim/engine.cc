@@ -49,7 +49,7 @@ struct DeviceState {
   std::vector<StreamState> streams;
   std::vector<EventSlot> events;
   std::vector<uint32_t> running;   // job ids
-  std::vector<uint32_t> launching; // job ids of kernels in their launch gap
+  std::vector<uint32_t> launching;  // job ids of kernels in their launch gap
   DeviceRates rates;
   bool dirty = false;
   uint32_t last_kernel_done = kNone;  // event of the kernel that ended last: it freed SMs
@@ -77,7 +77,7 @@ struct Job {
   bool started = false;    // a kernel got compute (or HBM) for the first time: its event starts then
   bool waited = false;     // a kernel that was held back (rate 0) by earlier kernels' SMs
   bool holds_every_sm = false;  // a GEMM on every SM with a tile for each: cuBLAS keeps them to its end
-  uint32_t thunk = 0;    // a kernel's thunk: its place in its device's launch order
+  uint32_t thunk = 0;           // a kernel's thunk: its place in its device's launch order
   bool collective = false;
   hlo::Opcode op = hlo::Opcode::kAllGather;  // a collective's kind
   bool fresh = false;    // not yet in the heap
@@ -409,7 +409,8 @@ std::vector<uint32_t> Engine::sm_holders(int device, uint32_t thunk) const {
   for (uint32_t id : dev.running) {
     const Job& j = jobs_[id];
     const uint32_t event = j.members.front().event;
-    if (j.holds_every_sm && (j.thunk < thunk || trace_.events[event].start_ns < to_ns(now_))) out.push_back(event);
+    const bool first = j.thunk < thunk || trace_.events[event].start_ns < to_ns(now_);
+    if (j.holds_every_sm && first) out.push_back(event);
   }
   for (uint32_t id : dev.launching) {
     if (jobs_[id].holds_every_sm && jobs_[id].thunk < thunk) out.push_back(jobs_[id].members.front().event);
@@ -726,9 +727,10 @@ Result<trace::Trace> Engine::run() {
   SL_RETURN_IF_ERROR(deadlock_error());
   if (options_.progress) options_.progress(thunks_done_, thunks_total_);
   if (collectives_held_ > 0) {
-    trace_.add_counter(kCollectivesHeldCounter, collectives_held_,
-                       "collectives launched after a GEMM that held every SM of a member device: each started when "
-                       "that GEMM ended (launch the collective first)");
+    trace_.add_counter(
+        kCollectivesHeldCounter, collectives_held_,
+        "collectives launched after a GEMM that held every SM of a member device: each started when "
+        "that GEMM ended (launch the collective first)");
     trace_.add_counter(kHeldNsCounter, std::llround(held_ns_), "ns those collectives waited for the GEMMs");
   }
   if (waits_without_record_ > 0) {

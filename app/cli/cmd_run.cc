@@ -6,15 +6,15 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "app/common/backend_factory.h"
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
-#include "app/cli/progress.h"
 #include "app/cli/program_loader.h"
-#include "app/common/run_recorder.h"
-#include "core/exec/results_json.h"
+#include "app/cli/progress.h"
 #include "app/cli/run_summary.h"
+#include "app/common/backend_factory.h"
+#include "app/common/run_recorder.h"
 #include "core/dist/dist_env.h"
+#include "core/exec/results_json.h"
 #include "core/trace/report.h"
 #include "sim/engine.h"
 

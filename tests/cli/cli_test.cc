@@ -149,7 +149,8 @@ TEST_F(Cli, APermuteBehindAGemmOnEverySmIsReported) {
   EXPECT_EQ(serial.err.find("holds every SM"), std::string::npos) << serial.err;
   int64_t held = nlohmann::json::parse(behind.out)["makespan_ns"];
   int64_t on_one_stream = nlohmann::json::parse(serial.out)["makespan_ns"];
-  EXPECT_NEAR(static_cast<double>(held), static_cast<double>(on_one_stream), 0.01 * static_cast<double>(on_one_stream));
+  EXPECT_NEAR(static_cast<double>(held), static_cast<double>(on_one_stream),
+              0.01 * static_cast<double>(on_one_stream));
 }
 
 TEST_F(Cli, CpuRunWritesResultsJson) {

@@ -1,9 +1,9 @@
 // Hand-computed timelines on the simple test device (sim_test_util.h).
 #include "sim/engine.h"
 
-#include <algorithm>
-
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "tests/sim/sim_test_util.h"
 
@@ -231,8 +231,8 @@ TEST(Engine, GemmConfinedToFewerSmsLeavesThemToTheCollective) {
   m.all_gather_rate_beside_confined_gemm = 1;
   // The same GEMM on every SM slows it: 1 - 0.5 * 1 = 0.5 while they overlap
   // (the GEMM, at 0.8 beside it, ends at 500), then alone.
-  Result<trace::Trace> unconfined = simulate({device(0, {ag(0), big_gemm(0, 400, "g")}),
-                                              device(1, {ag(1), big_gemm(0, 400, "g")})}, m);
+  Result<trace::Trace> unconfined =
+      simulate({device(0, {ag(0), big_gemm(0, 400, "g")}), device(1, {ag(1), big_gemm(0, 400, "g")})}, m);
   ASSERT_TRUE(unconfined.is_ok()) << unconfined.status().message();
   expect_span(only_event(*unconfined, "ag", 0), 0, 950);
   // Fewer busy SMs may run faster each: sm_limited_gemm_scale.
@@ -252,14 +252,16 @@ TEST(Engine, GemmConfinedToFewerSmsLeavesThemToTheCollective) {
 // permute launched just after a 4096x8192x8192 GEMM: samples/permute_behind_gemm.hlo).
 TEST(Engine, GemmOnEverySmLaunchedFirstHoldsALaterCollective) {
   auto ag = [](int64_t r) { return collective(100, Opcode::kAllGather, {0, 1}, r, 700, 1400, 1, "ag"); };
-  trace::Trace t = run_ok({device(0, {big_gemm(1, 800, "g"), ag(0)}), device(1, {big_gemm(1, 800, "g"), ag(1)})});
+  trace::Trace t =
+      run_ok({device(0, {big_gemm(1, 800, "g"), ag(0)}), device(1, {big_gemm(1, 800, "g"), ag(1)})});
   expect_span(only_event(t, "g", 0), 0, 800);
   expect_span(only_event(t, "ag", 0), 800, 1500);
   expect_span(only_event(t, "ag", 1), 800, 1500);
   // Its critical path runs through the GEMM that held the SMs.
   const trace::Event& ag0 = only_event(t, "ag", 0);
   EXPECT_TRUE(std::any_of(t.dependencies.begin(), t.dependencies.end(), [&](const trace::Dependency& d) {
-    return &t.events[d.to] == &ag0 && t.instruction_of(t.events[d.from]) == "g" && t.events[d.from].device == 0;
+    return &t.events[d.to] == &ag0 && t.instruction_of(t.events[d.from]) == "g" &&
+           t.events[d.from].device == 0;
   }));
 
   // Counted, so a user sees why the overlap the schedule asked for did not happen.
@@ -281,12 +283,14 @@ TEST(Engine, GemmOnEverySmLaunchedFirstHoldsALaterCollective) {
   // Launched first but still in its launch gap when the collective arrives: it holds them too.
   DeviceModel m = simple_model();
   m.kernel_launch_us = 0.01;  // 10 ns
-  trace::Trace launching = run_ok({device(0, {big_gemm(1, 800, "g"), ag(0)}), device(1, {big_gemm(1, 800, "g"), ag(1)})}, m);
+  trace::Trace launching =
+      run_ok({device(0, {big_gemm(1, 800, "g"), ag(0)}), device(1, {big_gemm(1, 800, "g"), ag(1)})}, m);
   expect_span(only_event(launching, "g", 0), 10, 810);
   expect_span(only_event(launching, "ag", 0), 810, 1510);
 
   // Launched after the collective, a GEMM leaves its SMs to it (contention, as above).
-  trace::Trace after = run_ok({device(0, {ag(0), big_gemm(1, 800, "g")}), device(1, {ag(1), big_gemm(1, 800, "g")})});
+  trace::Trace after =
+      run_ok({device(0, {ag(0), big_gemm(1, 800, "g")}), device(1, {ag(1), big_gemm(1, 800, "g")})});
   expect_span(only_event(after, "ag", 0), 0, 700);
   EXPECT_EQ(counter(after, kCollectivesHeldCounter), -1);
 }
@@ -294,7 +298,8 @@ TEST(Engine, GemmOnEverySmLaunchedFirstHoldsALaterCollective) {
 TEST(Engine, OnlyAGemmOnEverySmHoldsACollective) {
   auto ag = [](int64_t r) { return collective(100, Opcode::kAllGather, {0, 1}, r, 700, 1400, 1, "ag"); };
   // A GEMM with fewer tiles than SMs leaves some free.
-  trace::Trace small = run_ok({device(0, {small_gemm(1, 800, "g"), ag(0)}), device(1, {small_gemm(1, 800, "g"), ag(1)})});
+  trace::Trace small =
+      run_ok({device(0, {small_gemm(1, 800, "g"), ag(0)}), device(1, {small_gemm(1, 800, "g"), ag(1)})});
   expect_span(only_event(small, "ag", 0), 0, 700);
   // One confined to fewer SMs beside the collective leaves them to it.
   SimOptions options;
@@ -304,13 +309,14 @@ TEST(Engine, OnlyAGemmOnEverySmHoldsACollective) {
     g.gemm.beside_collective = true;
     return g;
   };
-  Result<trace::Trace> t = simulate({device(0, {confined(), ag(0)}), device(1, {confined(), ag(1)})}, simple_model(), options);
+  Result<trace::Trace> t =
+      simulate({device(0, {confined(), ag(0)}), device(1, {confined(), ag(1)})}, simple_model(), options);
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   expect_span(only_event(*t, "ag", 0), 0, 700);
   // A member whose collective kernel was resident before the GEMM started
   // keeps its SMs while it waits for a late member.
-  trace::Trace early = run_ok({device(0, {ag(0), big_gemm(1, 800, "g")}),
-                               device(1, {mem_kernel(100, 300, "late"), ag(1)})});
+  trace::Trace early =
+      run_ok({device(0, {ag(0), big_gemm(1, 800, "g")}), device(1, {mem_kernel(100, 300, "late"), ag(1)})});
   EXPECT_EQ(only_event(early, "ag", 0).start_ns, 300);
   EXPECT_EQ(only_event(early, "ag", 1).start_ns, 300);
 }

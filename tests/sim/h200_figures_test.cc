@@ -79,7 +79,8 @@ TEST_F(H200Figures, AllGatherAlone) {
 
 TEST_F(H200Figures, GemmBesideAllGather) {
   // As measured: the all-gather launched first on its stream, then the GEMM.
-  trace::Trace t = run({device(0, {all_gather(0), big_gemm(0, "g")}), device(1, {all_gather(1), big_gemm(0, "g")})});
+  trace::Trace t =
+      run({device(0, {all_gather(0), big_gemm(0, "g")}), device(1, {all_gather(1), big_gemm(0, "g")})});
   const trace::Event& g = only_event(t, "g", 0);
   expect_near_pct(ms(g.duration_ns()), 1.90);
   expect_near_pct(ms(t.makespan_ns()), 2.14);
