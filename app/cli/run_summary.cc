@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "core/trace/analysis.h"
 #include "core/trace/iterations.h"
@@ -32,6 +33,8 @@ std::string run_summary_text(const trace::RunInfo& info, const trace::Trace& tra
                        100.0 * overlap.ratio, trace::format_us(overlap.communication_ns));
   }
   std::vector<trace::KernelStats> kernels = trace::kernel_statistics(trace);
+  // The simulator's waits (rendezvous, SMs held by a GEMM) are no kernels.
+  std::erase_if(kernels, [](const trace::KernelStats& k) { return k.kind == trace::EventKind::kWait; });
   size_t shown = std::min<size_t>(kernels.size(), 5);
   if (shown > 0) out += "  top kernels by total time:\n";
   for (size_t i = 0; i < shown; ++i) {
