@@ -24,7 +24,7 @@
 // part of the launch), and the trace counts such collectives
 // (kCollectivesHeldCounter, kHeldNsCounter). On an H200 the permute of
 // samples/permute_behind_gemm.hlo got SMs in the GEMM's last wave, about
-// 80 us before its end, and took 530-570 us; simulated from the GEMM's end,
+// 80 us before its end, and took 520-570 us; simulated from the GEMM's end,
 // the makespan was within 3.2% of the measured one in seven measurements.
 //
 // Each thunk costs O(log n) plus O(work running on its device).
