@@ -7,7 +7,10 @@ h200.json's *_source strings.
 
 The experiment is DESIGN section 5's, with torch's defaults. The cuda backend
 launches NCCL's kernels one CTA a cluster (cgaClusterSize 1) when --comm-sms
-is on; all_gather_512MiB_cga1_ms times the all-gather so configured.
+is on, as it is by default; "sweep" times the ring collectives so configured,
+at four sizes, each size as a burst of back-to-back calls as a program issues
+them, and "fit" fits each one's time to a fixed cost plus bytes over a bus
+bandwidth. The stock model's NCCL figures come from that fit.
 """
 import datetime
 import json
@@ -39,7 +42,11 @@ def timeit(fn, reps=10, warm=3):
 GEMM = (1024, 24576, 24576)  # m, k, n of DESIGN section 5's GEMM
 GATHERED_BYTES = 16384 * 16384 * 2  # the 512 MiB all-gather's output
 EXCHANGED_BYTES = 512 << 20  # each rank's send (and receive) of the point-to-point exchange
-MODELLED_LAUNCH_AND_LATENCY_US = 17.0  # what the simulator adds to one 2-rank all-gather or exchange
+# The simulator's ring latency for 2 ranks (Simple protocol, h200.json's
+# nccl_protocols): base 8.4 us plus 3.4 us a step; nccl_launch_us comes on top.
+RING_LATENCY_US = {"all_gather": 11.8, "reduce_scatter": 11.8, "all_reduce": 15.2, "exchange": 11.8}
+SWEEP_GATHERED_MIB = (8, 32, 128, 512)  # all-gather output = reduce-scatter input = all-reduce size
+SWEEP_BURST = 4  # back-to-back calls timed together
 
 
 def rate_beside(alone_ms, together_ms, beside_ms):
@@ -48,7 +55,27 @@ def rate_beside(alone_ms, together_ms, beside_ms):
     return (alone_ms - (together_ms - beside_ms)) / beside_ms
 
 
+def bus_bytes(op, gathered_bytes):
+    """nccl-tests' bus bytes of a 2-rank collective: half the gathered size for
+    an all-gather or reduce-scatter, the whole size for an all-reduce."""
+    return gathered_bytes if op == "all_reduce" else gathered_bytes / 2
+
+
+def fit_fixed_and_bandwidth(op, ms_by_mib):
+    """Least squares of t = fixed + bus_bytes / bandwidth over the sweep's sizes."""
+    xs = [bus_bytes(op, mib << 20) for mib in ms_by_mib]
+    ys = [ms * 1e-3 for ms in ms_by_mib.values()]
+    mx, my = statistics.mean(xs), statistics.mean(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return {"fixed_us": (my - slope * mx) * 1e6, "bus_gbps": 1 / slope / 1e9}
+
+
 def model_fields(r):
+    fit = r["fit"]
+    # What a collective costs beyond its ring latency: NCCL's launch and the
+    # gap to the next kernel, as nccl_launch_us models it.
+    launch_us = statistics.mean(f["fixed_us"] - RING_LATENCY_US[op] for op, f in fit.items())
+    ag_bus = fit["all_gather"]["bus_gbps"]
     m, k, n = GEMM
     flops = 2 * m * k * n
     tiles = -(-m // 128) * -(-n // 256)
@@ -56,9 +83,12 @@ def model_fields(r):
     return {
         # efficiency of the (>=1024)^3 bucket, wave quantization on top (tiles / (waves * 132))
         "gemm_efficiency_large": flops / (r["gemm_ms"] * 1e-3) / 989e12 / (tiles / (waves_132 * 132)),
-        "nccl_bus_bandwidth_gbps": (GATHERED_BYTES / 2) / ((r["all_gather_512MiB_ms"] * 1e3 - MODELLED_LAUNCH_AND_LATENCY_US) * 1e3),
+        "nccl_bus_bandwidth_gbps": ag_bus,
+        "reduce_scatter_bandwidth_scale": fit["reduce_scatter"]["bus_gbps"] / ag_bus,
+        "all_reduce_bandwidth_scale": fit["all_reduce"]["bus_gbps"] / ag_bus,
+        "nccl_launch_us": launch_us,
         # each rank sends and receives EXCHANGED_BYTES at once; one step, as the all-gather's
-        "p2p_bandwidth_gbps": EXCHANGED_BYTES / ((r["exchange_512MiB_ms"] * 1e3 - MODELLED_LAUNCH_AND_LATENCY_US) * 1e3),
+        "p2p_bandwidth_gbps": EXCHANGED_BYTES / ((r["exchange_512MiB_ms"] * 1e3 - launch_us - RING_LATENCY_US["exchange"]) * 1e3),
         "contention_factor": (1 - r["gemm_ms"] / r["gemm_beside_all_gather_ms"]) * 132 / 16,
         "comm_rate_under_compute": rate_beside(r["all_gather_512MiB_ms"], r["gemm_and_all_gather_ms"], r["gemm_beside_all_gather_ms"]),
         "concurrent_kernel_efficiency": r["two_gemms_one_stream_ms"] / r["two_gemms_two_streams_ms"],
@@ -117,7 +147,8 @@ def work(rank):
     r["gemm_and_all_gather_ms"], r["gemm_beside_all_gather_ms"] = overlap(
         lambda: a @ b, lambda: dist.all_gather_into_tensor(out, inp), comm)
     r["gemm_then_all_gather_ms"] = timeit(lambda: (a @ b, dist.all_gather_into_tensor(out, inp)))
-    r["all_gather_512MiB_cga1_ms"] = time_cga1_all_gather(out, inp)
+    r["sweep"] = sweep_cga1_collectives(dev)
+    r["fit"] = {op: fit_fixed_and_bandwidth(op, ms) for op, ms in r["sweep"].items()}
     r["exchange_512MiB_ms"] = time_exchange(dev)
     x = torch.empty(1 << 30, device=dev, dtype=torch.bfloat16)
     y = torch.empty_like(x)
@@ -160,12 +191,24 @@ def time_exchange(dev):
     return timeit(exchange)
 
 
-def time_cga1_all_gather(out, inp):
-    """The all-gather on a communicator whose kernels launch one CTA a cluster."""
+def sweep_cga1_collectives(dev):
+    """{op: {gathered MiB: ms a call}} on a communicator whose kernels launch one
+    CTA a cluster, each size timed as SWEEP_BURST back-to-back calls."""
     options = dist.ProcessGroupNCCL.Options()
     options.config.cga_cluster_size = 1
     group = dist.new_group([0, 1], backend="nccl", pg_options=options)
-    return timeit(lambda: dist.all_gather_into_tensor(out, inp, group=group))
+    sweep = {"all_gather": {}, "reduce_scatter": {}, "all_reduce": {}}
+    for mib in SWEEP_GATHERED_MIB:
+        full = torch.empty(mib << 19, device=dev, dtype=torch.bfloat16).normal_()
+        half = torch.empty(mib << 18, device=dev, dtype=torch.bfloat16).normal_()
+        calls = {
+            "all_gather": lambda: dist.all_gather_into_tensor(full, half, group=group),
+            "reduce_scatter": lambda: dist.reduce_scatter_tensor(half, full, group=group),
+            "all_reduce": lambda: dist.all_reduce(full, group=group),
+        }
+        for op, call in calls.items():
+            sweep[op][mib] = timeit(lambda: [call() for _ in range(SWEEP_BURST)]) / SWEEP_BURST
+    return sweep
 
 
 if __name__ == "__main__":
