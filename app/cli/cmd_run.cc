@@ -96,6 +96,7 @@ int cmd_run(const RunArgs& args) {
   run_options.device_model = args.device;
   run_options.allow_tf32 = args.allow_tf32;
   run_options.comm_sms = args.comm_sms;
+  run_options.nccl_timeout_s = args.nccl_timeout_s;
   run_options.collect_results = !args.results.empty();
   ProgressBar progress("running on " + choice->name);
   run_options.progress = [&progress](int64_t done, int64_t total) { progress.update(done, total); };

@@ -31,6 +31,7 @@ struct RunArgs {
   bool json = false;
   bool allow_tf32 = false;
   int comm_sms = exec::kDefaultCommSms;
+  int nccl_timeout_s = exec::kDefaultNcclTimeoutS;
 };
 
 struct StoreArgs {

@@ -61,6 +61,11 @@ int main(int argc, char** argv) {
   run->add_option("--comm-sms", run_args.comm_sms,
                   "SMs a GEMM beside an in-flight collective leaves to NCCL (cuda, sim); 0: none")
       ->check(CLI::Range(0, 1024));
+  run->add_option(
+         "--nccl-timeout", run_args.nccl_timeout_s,
+         "seconds without an iteration issued or finished before a multi-GPU run stops NCCL and fails "
+         "(cuda); 0: wait forever")
+      ->check(CLI::Range(0, 86400 * 365));
 
   sl::cli::StoreArgs store_args;
   auto add_db = [&](CLI::App* cmd) { cmd->add_option("--db", store_args.db, "trace database (SQLite)"); };

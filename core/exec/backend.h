@@ -24,6 +24,11 @@ enum class InitMode { kRamp, kRandom };
 // one after the other (bench/RESULTS.md).
 inline constexpr int kDefaultCommSms = 32;
 
+// Seconds a multi-GPU run may go without any device issuing or finishing an
+// iteration before its NCCL communicators are aborted (a rank or device is
+// hung); torch's NCCL watchdog waits 10 minutes by default too.
+inline constexpr int kDefaultNcclTimeoutS = 600;
+
 struct RunOptions {
   InitMode init = InitMode::kRamp;
   uint64_t seed = 0;
@@ -35,6 +40,8 @@ struct RunOptions {
   // leaves free for NCCL's kernels (cuda: cuBLASLt SM_COUNT_TARGET; sim: the
   // GEMM's share of the device). 0: GEMMs take every SM.
   int comm_sms = kDefaultCommSms;
+  // cuda: see kDefaultNcclTimeoutS; 0 waits forever.
+  int nccl_timeout_s = kDefaultNcclTimeoutS;
   bool collect_results = false;        // fill RunOutput::results (cpu, cuda)
   // Called now and then with work done / total; may be empty.
   std::function<void(int64_t done, int64_t total)> progress;

@@ -2,9 +2,13 @@
 // cleanly without a GPU; on a GPU every op and every small sample that fits
 // the visible devices must give the cpu backend's results (exact for data
 // movement and integers, a tolerance for GEMMs and transcendental ops).
+#include "core/exec/cuda/cuda_backend.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -13,10 +17,8 @@
 #include <map>
 #include <sstream>
 #include <thread>
-#include <unistd.h>
 
 #include "core/exec/cpu/cpu_backend.h"
-#include "core/exec/cuda/cuda_backend.h"
 #include "core/hlo/parser.h"
 #include "core/sched/lowering.h"
 
@@ -369,8 +371,9 @@ size_t last_collective(const sched::DeviceProgram& device) {
 
 // Multi-process mode with two threads standing in for the two processes
 // (one device per rank, NCCL ids over the TCP rendezvous on `port`). The
-// tracer is off, since CUPTI has one sink per process.
-std::vector<Result<RunOutput>> run_as_two_ranks(const sched::LoweredProgram& program, const RunOptions& o, int port) {
+// tracer is off, since CUPTI has one sink per process. Rank r runs with o[r].
+std::vector<Result<RunOutput>> run_as_two_ranks(const sched::LoweredProgram& program,
+                                                const std::array<RunOptions, 2>& o, int port) {
   std::vector<Result<RunOutput>> outs(2, Result<RunOutput>(runtime_error("not run")));
   std::vector<std::thread> ranks;
   for (int r = 0; r < 2; ++r) {
@@ -379,11 +382,17 @@ std::vector<Result<RunOutput>> run_as_two_ranks(const sched::LoweredProgram& pro
       options.trace = false;
       options.dist = dist::DistEnv{.rank = r, .world_size = 2, .local_rank = r, .master_port = port};
       auto backend = make_cuda_backend(options);
-      outs[static_cast<size_t>(r)] = backend ? (*backend)->run(program, o) : Result<RunOutput>(backend.status());
+      outs[static_cast<size_t>(r)] =
+          backend ? (*backend)->run(program, o[static_cast<size_t>(r)]) : Result<RunOutput>(backend.status());
     });
   }
   for (auto& t : ranks) t.join();
   return outs;
+}
+
+std::vector<Result<RunOutput>> run_as_two_ranks(const sched::LoweredProgram& program, const RunOptions& o,
+                                                int port) {
+  return run_as_two_ranks(program, {o, o}, port);
 }
 
 // Device 1 fails before or after it issues its collective: the run ends
@@ -513,6 +522,69 @@ ENTRY e {
   EXPECT_NE(outs[1].status().message().find("injected failure"), std::string::npos) << outs[1].status().message();
   ASSERT_FALSE(outs[0].is_ok());
   EXPECT_NE(outs[0].status().message().find("rank 1 stopped"), std::string::npos) << outs[0].status().message();
+}
+
+constexpr const char* kAllReduceThenNegate = R"(HloModule m, num_partitions=2
+add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }
+ENTRY e {
+  a = f32[4096,1024] parameter(0)
+  ar = f32[4096,1024] all-reduce(a), channel_id=1, replica_groups={{0,1}}, to_apply=add, use_global_device_ids=true
+  ROOT n = f32[4096,1024] negate(ar)
+})";
+
+// Device 1 hangs before its all-reduce, alive, as a stuck rank would
+// (SL_CUDA_HANG_THUNK): device 0's all-reduce kernel waits for it on the GPU,
+// and NCCL never times out. After --nccl-timeout without progress the run
+// stops NCCL and fails naming the timeout; the GPUs stay usable.
+TEST_F(CudaTest, AHungDeviceStopsTheRunAfterTheNcclTimeout) {
+  if (cuda_device_count() < 2) GTEST_SKIP() << "needs 2 GPUs";
+  auto module = hlo::parse_program(kAllReduceThenNegate, "hang.hlo");
+  ASSERT_TRUE(module.is_ok()) << module.status().message();
+  auto lowered = sched::lower(*module, {});
+  ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
+  const size_t collective = last_collective(lowered->devices.at(1));
+  ASSERT_EQ(setenv("SL_CUDA_HANG_THUNK", ("1:" + std::to_string(collective)).c_str(), 1), 0);
+  auto hanging = make_cuda_backend({});
+  unsetenv("SL_CUDA_HANG_THUNK");
+  ASSERT_TRUE(hanging.is_ok()) << hanging.status().message();
+  RunOptions o;
+  o.iterations = 3;
+  o.nccl_timeout_s = 2;
+  auto result = (*hanging)->run(*lowered, o);
+  ASSERT_FALSE(result.is_ok());
+  EXPECT_NE(result.status().message().find("for 2 s (--nccl-timeout)"), std::string::npos)
+      << result.status().message();
+
+  auto healthy = make_cuda_backend({});
+  ASSERT_TRUE(healthy.is_ok()) << healthy.status().message();
+  auto again = (*healthy)->run(*lowered, o);
+  EXPECT_TRUE(again.is_ok()) << again.status().message();
+}
+
+// Multi-process: rank 1 hangs before its all-reduce. Rank 0 stops NCCL after
+// its --nccl-timeout and fails naming it; its run ending closes its
+// rendezvous connection, which stops rank 1 too (PeerWatch). Rank 1 waits
+// forever on its own (timeout 0), so only rank 0's watch can end the run.
+TEST_F(CudaTest, AHungRankStopsTheOthersAfterTheNcclTimeout) {
+  if (cuda_device_count() < 2) GTEST_SKIP() << "needs 2 GPUs";
+  auto module = hlo::parse_program(kAllReduceThenNegate, "hang.hlo");
+  ASSERT_TRUE(module.is_ok()) << module.status().message();
+  auto lowered = sched::lower(*module, {});
+  ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
+  const size_t collective = last_collective(lowered->devices.at(1));
+  ASSERT_EQ(setenv("SL_CUDA_HANG_THUNK", ("1:" + std::to_string(collective)).c_str(), 1), 0);
+  std::array<RunOptions, 2> o;
+  o[0].iterations = o[1].iterations = 3;
+  o[0].nccl_timeout_s = 2;
+  o[1].nccl_timeout_s = 0;
+  auto outs = run_as_two_ranks(*lowered, o, 20000 + static_cast<int>((::getpid() + 13) % 20000));
+  unsetenv("SL_CUDA_HANG_THUNK");
+  ASSERT_FALSE(outs[0].is_ok());
+  EXPECT_NE(outs[0].status().message().find("for 2 s (--nccl-timeout)"), std::string::npos)
+      << outs[0].status().message();
+  ASSERT_FALSE(outs[1].is_ok());
+  EXPECT_NE(outs[1].status().message().find("injected hang"), std::string::npos)
+      << outs[1].status().message();
 }
 
 TEST_F(CudaTest, SmallSamplesMatchCpu) {

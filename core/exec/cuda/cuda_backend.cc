@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <span>
 #include <thread>
 
 #include "core/dist/peer_watch.h"
@@ -22,6 +23,7 @@
 #include "core/exec/cuda/nccl_collectives.h"
 #include "core/exec/cuda/nccl_comms.h"
 #include "core/exec/event_kind.h"
+#include "core/exec/stall_watch.h"
 #include "cupti_tracer/collector.h"
 #include "cupti_tracer/cupti_api.h"
 
@@ -72,7 +74,10 @@ trace::EventKind kind_of(const Thunk& t) {
 
 class CudaBackend : public Backend {
  public:
-  explicit CudaBackend(CudaOptions options) : options_(options), fail_at_(injected_failure()) {}
+  explicit CudaBackend(CudaOptions options)
+      : options_(options),
+        fail_at_(injected_fault("SL_CUDA_FAIL_THUNK")),
+        hang_at_(injected_fault("SL_CUDA_HANG_THUNK")) {}
   std::string name() const override { return "cuda"; }
   Result<RunOutput> run(const sched::LoweredProgram& program, const RunOptions& options) override;
 
@@ -88,6 +93,7 @@ class CudaBackend : public Backend {
     int recorded = 1;
     int tagged = 1;
     std::function<void()> tagging_done;
+    std::atomic<int>* issued = nullptr;  // iterations whose iteration_done event is recorded
   };
   Status run_iterations(DeviceContext& ctx, const IterationPlan& plan, cupti::ActivityCollector* collector,
                         BackgroundFlush* flush, const std::function<void(int64_t, int64_t)>& progress);
@@ -100,32 +106,51 @@ class CudaBackend : public Backend {
   Status agree_on_time_origin(cupti::ActivityCollector* collector);
 
   // SL_CUDA_FAIL_THUNK=DEVICE:INDEX: issuing thunk INDEX of program device
-  // DEVICE fails, as a CUDA error there would. For reproducing what a
-  // failure on one device does to the run (the GPU test
-  // AFailedDeviceDoesNotLeaveItsPeerWaitingInNccl); unset in normal use.
-  struct InjectedFailure {
+  // DEVICE fails, as a CUDA error there would. SL_CUDA_HANG_THUNK=DEVICE:INDEX:
+  // that device's thread stops there instead, as a hung rank would, until
+  // NCCL is stopped. For reproducing what a failure or a hang on one device
+  // does to the run (GPU tests *PeerWaiting*, *Hung*); unset in normal use.
+  struct InjectedFault {
     int64_t device = -1;
     size_t thunk = 0;
   };
-  static std::optional<InjectedFailure> injected_failure();
+  static std::optional<InjectedFault> injected_fault(const char* variable);
+  // Polls the run's progress (iterations issued and finished on every device)
+  // for the stall watch; only the watch's thread calls it.
+  int64_t progress(std::span<const std::atomic<int>> issued, std::vector<int>& finished) const;
 
   CudaOptions options_;
-  std::optional<InjectedFailure> fail_at_;
+  std::optional<InjectedFault> fail_at_;
+  std::optional<InjectedFault> hang_at_;
   std::vector<DeviceContext> devices_;
   std::unique_ptr<cuda::NcclComms> comms_;
   std::unique_ptr<dist::Rendezvous> rendezvous_;
 };
 
-std::optional<CudaBackend::InjectedFailure> CudaBackend::injected_failure() {
-  const char* env = std::getenv("SL_CUDA_FAIL_THUNK");
+std::optional<CudaBackend::InjectedFault> CudaBackend::injected_fault(const char* variable) {
+  const char* env = std::getenv(variable);
   if (env == nullptr) return std::nullopt;
-  InjectedFailure f;
+  InjectedFault f;
   unsigned long long thunk = 0;
   long long device = -1;
   if (std::sscanf(env, "%lld:%llu", &device, &thunk) != 2) return std::nullopt;
   f.device = device;
   f.thunk = static_cast<size_t>(thunk);
   return f;
+}
+
+int64_t CudaBackend::progress(std::span<const std::atomic<int>> issued, std::vector<int>& finished) const {
+  int64_t total = 0;
+  for (size_t d = 0; d < devices_.size(); ++d) {
+    const int recorded = issued[d].load(std::memory_order_acquire);
+    // An event never recorded reads as done: query only recorded ones.
+    while (finished[d] < recorded &&
+           cudaEventQuery(devices_[d].iteration_done.at(static_cast<size_t>(finished[d]))) == cudaSuccess) {
+      ++finished[d];
+    }
+    total += recorded + finished[d];
+  }
+  return total;
 }
 
 std::vector<int64_t> CudaBackend::local_devices(const sched::LoweredProgram& program) const {
@@ -219,6 +244,9 @@ Status CudaBackend::setup(const sched::LoweredProgram& program, const RunOptions
       SL_CUDA(cudaEventCreateWithFlags(&ctx.join_events[s], cudaEventDisableTiming), at);
     }
     SL_CUDA(cudaEventCreateWithFlags(&ctx.boundary_event, cudaEventDisableTiming), at);
+    ctx.iteration_done.resize(
+        static_cast<size_t>(std::max(0, options.warmup) + std::max(1, options.iterations)));
+    for (auto& ev : ctx.iteration_done) SL_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), at);
     SL_ASSIGN_OR_RETURN(ctx.gemm, cuda::GemmRunner::create());
     SL_CUDA(cudaMalloc(&ctx.fallback_workspace, kFallbackWorkspaceBytes), at);
     ctx.fallback_workspace_bytes = kFallbackWorkspaceBytes;
@@ -303,6 +331,12 @@ Status CudaBackend::issue(DeviceContext& ctx, int iteration, bool keep, bool tag
     if (fail_at_ && fail_at_->device == dp.device && fail_at_->thunk == i) {
       return runtime_error(fmt::format("{}: injected failure (SL_CUDA_FAIL_THUNK)", where(t, ctx)));
     }
+    if (hang_at_ && hang_at_->device == dp.device && hang_at_->thunk == i) {
+      while (comms_ != nullptr && !comms_->aborted())
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      return runtime_error(fmt::format("{}: injected hang (SL_CUDA_HANG_THUNK), stopped: {}", where(t, ctx),
+                                       comms_ ? comms_->abort_reason() : "no NCCL to stop"));
+    }
     const uint64_t ext = external_id(iteration, dp.device, i);
     if (collector != nullptr) {
       collector->register_launch(ext, {.device = static_cast<int32_t>(dp.device), .stream = t.stream,
@@ -361,6 +395,9 @@ Status CudaBackend::run_iterations(DeviceContext& ctx, const IterationPlan& plan
       SL_CUDA(cudaStreamWaitEvent(ctx.stream(sched::kMainStream), joined, 0), at);
     }
     SL_CUDA(cudaEventRecord(ctx.boundary_event, ctx.stream(sched::kMainStream)), at);
+    SL_CUDA(cudaEventRecord(ctx.iteration_done.at(static_cast<size_t>(it)), ctx.stream(sched::kMainStream)),
+            at);
+    if (plan.issued != nullptr) plan.issued->store(it + 1, std::memory_order_release);
     // Completed CUPTI buffers go to the collector as the run goes (the last,
     // partly filled one at the forced flush after the run), off this thread
     // and at most every kMinFlushInterval.
@@ -380,6 +417,8 @@ void CudaBackend::teardown() {
     for (cudaEvent_t ev : ctx.events) if (ev) cudaEventDestroy(ev);
     for (auto& [s, ev] : ctx.join_events) if (ev) cudaEventDestroy(ev);
     if (ctx.boundary_event) cudaEventDestroy(ctx.boundary_event);
+    for (cudaEvent_t ev : ctx.iteration_done)
+      if (ev) cudaEventDestroy(ev);
     ctx.gemm.reset();
     if (ctx.fallback_workspace) cudaFree(ctx.fallback_workspace);
     if (ctx.arena) cudaFree(ctx.arena);
@@ -445,13 +484,35 @@ Result<RunOutput> CudaBackend::run(const sched::LoweredProgram& program, const R
       comms_->abort_all(fmt::format("rank {} stopped (its process ended or its run failed)", rank));
     });
   }
+  // A rank or device that hangs (alive, but stuck before a collective) would
+  // leave the others' collective kernels waiting forever: stop NCCL when no
+  // device has issued or finished an iteration for nccl_timeout_s.
+  std::vector<std::atomic<int>> issued(devices_.size());
+  std::vector<int> finished(devices_.size(), 0);
+  std::optional<StallWatch> stall_watch;
+  if (comms_ && options.nccl_timeout_s > 0) {
+    stall_watch.emplace(
+        std::chrono::seconds(options.nccl_timeout_s), [&] { return progress(issued, finished); },
+        [this, &options] {
+          comms_->abort_all(
+              fmt::format("no device issued or finished an iteration for {} s (--nccl-timeout): a "
+                          "device or rank may be hung",
+                          options.nccl_timeout_s));
+        });
+  }
   std::vector<std::thread> threads;
   for (size_t d = 0; d < devices_.size(); ++d) {
     threads.emplace_back([&, d] {
       bool done = false;
-      IterationPlan plan{.warmup = warmup, .recorded = iterations,
+      IterationPlan plan{.warmup = warmup,
+                         .recorded = iterations,
                          .tagged = tag_all ? warmup + iterations : std::max(1, warmup),
-                         .tagging_done = [&] { done = true; tagging_done(); }};
+                         .tagging_done =
+                             [&] {
+                               done = true;
+                               tagging_done();
+                             },
+                         .issued = &issued[d]};
       statuses[d] = run_iterations(devices_[d], plan, collector.get(), flush ? &*flush : nullptr,
                                    d == 0 ? options.progress : nullptr);
       if (!done) tagging_done();  // failed early: do not keep the others' API records on
@@ -473,10 +534,14 @@ Result<RunOutput> CudaBackend::run(const sched::LoweredProgram& program, const R
   }
   for (DeviceContext& ctx : devices_) {
     SL_CUDA(cudaSetDevice(ctx.ordinal), "");
-    SL_CUDA(cudaDeviceSynchronize(), fmt::format("running {} iterations on device {}", warmup + iterations,
-                                                 ctx.program->device));
+    const cudaError_t synced = cudaDeviceSynchronize();
+    if (comms_ && comms_->aborted()) break;  // why NCCL stopped says more than the error of its kernels
+    SL_RETURN_IF_ERROR(cuda::cuda_status(
+        synced, "cudaDeviceSynchronize()",
+        fmt::format("running {} iterations on device {}", warmup + iterations, ctx.program->device)));
   }
   peer_watch.reset();
+  stall_watch.reset();
   if (comms_ && comms_->aborted()) return runtime_error("NCCL stopped: " + comms_->abort_reason());
   // No rank closes its connection while another still runs (PeerWatch).
   if (rendezvous_) SL_RETURN_IF_ERROR(rendezvous_->barrier());

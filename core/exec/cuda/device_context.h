@@ -27,6 +27,9 @@ struct DeviceContext {
   std::vector<cudaEvent_t> events;      // per-device event ids of the program
   std::map<int, cudaEvent_t> join_events;  // per stream: its work of the iteration is done
   cudaEvent_t boundary_event = nullptr;    // on the main stream: the iteration is done
+  // One per iteration (warm-up included), recorded with boundary_event: what
+  // the stall watch queries for the device's progress.
+  std::vector<cudaEvent_t> iteration_done;
   std::unique_ptr<GemmRunner> gemm;
   void* fallback_workspace = nullptr;   // for GEMMs lowered without a workspace slice
   size_t fallback_workspace_bytes = 0;
