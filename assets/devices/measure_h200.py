@@ -16,6 +16,7 @@ import datetime
 import json
 import os
 import statistics
+import tempfile
 
 import torch
 import torch.distributed as dist
@@ -92,6 +93,7 @@ def model_fields(r):
         "contention_factor": (1 - r["gemm_ms"] / r["gemm_beside_all_gather_ms"]) * 132 / 16,
         "comm_rate_under_compute": rate_beside(r["all_gather_512MiB_ms"], r["gemm_and_all_gather_ms"], r["gemm_beside_all_gather_ms"]),
         "concurrent_kernel_efficiency": r["two_gemms_one_stream_ms"] / r["two_gemms_two_streams_ms"],
+        "min_kernel_us": r["tiny_kernel_us"],
     }
 
 
@@ -166,6 +168,7 @@ def work(rank):
         for _ in range(1000):
             t.add_(1)
     r["graph_kernel_us"] = timeit(lambda: graph.replay(), reps=5)  # ms per 1000 kernels == us per kernel
+    r["tiny_kernel_us"] = tiny_kernel_us(t)
     r["device"] = torch.cuda.get_device_name()
     r["torch"] = torch.__version__
     r["nccl"] = ".".join(map(str, torch.cuda.nccl.version()))
@@ -174,6 +177,23 @@ def work(rank):
         r["model"] = model_fields(r)
         print(json.dumps(r, indent=1))
     dist.destroy_process_group()
+
+
+def tiny_kernel_us(t):
+    """The median duration of a kernel that does next to nothing (a 1-element
+    add), as CUPTI reports it through torch.profiler: the shortest a traced
+    kernel takes, which the simulator's min_kernel_us models."""
+    for _ in range(10):
+        t.add_(1)
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        for _ in range(200):
+            t.add_(1)
+        torch.cuda.synchronize()
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        prof.export_chrome_trace(f.name)
+        events = json.load(open(f.name)).get("traceEvents", [])
+    return statistics.median(e["dur"] for e in events if e.get("cat") == "kernel" and "dur" in e)
 
 
 def time_exchange(dev):
