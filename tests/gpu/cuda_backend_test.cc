@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -395,6 +396,16 @@ std::vector<Result<RunOutput>> run_as_two_ranks(const sched::LoweredProgram& pro
   return run_as_two_ranks(program, {o, o}, port);
 }
 
+// After a run stopped on purpose, a fresh backend runs the program again.
+void expect_the_gpus_still_run(const sched::LoweredProgram& lowered) {
+  RunOptions o;
+  o.iterations = 2;
+  auto healthy = make_cuda_backend({});
+  ASSERT_TRUE(healthy.is_ok()) << healthy.status().message();
+  auto again = (*healthy)->run(lowered, o);
+  EXPECT_TRUE(again.is_ok()) << again.status().message();
+}
+
 // Device 1 fails before or after it issues its collective: the run ends
 // with device 1's error, and device 0, which waits for it in a collective, is
 // stopped (its communicators aborted by the failing thread) instead of
@@ -426,12 +437,7 @@ void expect_a_failed_device_stops_its_peer(const char* text) {
     EXPECT_NE(result.status().message().find("device 1"), std::string::npos) << result.status().message();
   }
 
-  RunOptions o;
-  o.iterations = 2;
-  auto healthy = make_cuda_backend({});
-  ASSERT_TRUE(healthy.is_ok()) << healthy.status().message();
-  auto again = (*healthy)->run(*lowered, o);
-  EXPECT_TRUE(again.is_ok()) << again.status().message();
+  expect_the_gpus_still_run(*lowered);
 }
 
 TEST_F(CudaTest, AFailedDeviceDoesNotLeaveItsPeerWaitingInNccl) {
@@ -532,53 +538,56 @@ ENTRY e {
   ROOT n = f32[4096,1024] negate(ar)
 })";
 
+// kAllReduceThenNegate on 2 GPUs, with device 1's thread set to stop before
+// its all-reduce until NCCL is stopped, as a hung rank would (backends made
+// during the test read SL_CUDA_HANG_THUNK; TearDown unsets it).
+class HungDeviceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() < 2) GTEST_SKIP() << "needs 2 GPUs";
+    auto module = hlo::parse_program(kAllReduceThenNegate, "hang.hlo");
+    ASSERT_TRUE(module.is_ok()) << module.status().message();
+    module_ = std::make_unique<hlo::Module>(std::move(*module));
+    auto lowered = sched::lower(*module_, {});
+    ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
+    lowered_ = std::move(*lowered);
+    const size_t collective = last_collective(lowered_.devices.at(1));
+    ASSERT_EQ(setenv("SL_CUDA_HANG_THUNK", ("1:" + std::to_string(collective)).c_str(), 1), 0);
+  }
+  void TearDown() override { unsetenv("SL_CUDA_HANG_THUNK"); }
+
+  std::unique_ptr<hlo::Module> module_;
+  sched::LoweredProgram lowered_;
+};
+
 // Device 1 hangs before its all-reduce, alive, as a stuck rank would
 // (SL_CUDA_HANG_THUNK): device 0's all-reduce kernel waits for it on the GPU,
 // and NCCL never times out. After --nccl-timeout without progress the run
 // stops NCCL and fails naming the timeout; the GPUs stay usable.
-TEST_F(CudaTest, AHungDeviceStopsTheRunAfterTheNcclTimeout) {
-  if (cuda_device_count() < 2) GTEST_SKIP() << "needs 2 GPUs";
-  auto module = hlo::parse_program(kAllReduceThenNegate, "hang.hlo");
-  ASSERT_TRUE(module.is_ok()) << module.status().message();
-  auto lowered = sched::lower(*module, {});
-  ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
-  const size_t collective = last_collective(lowered->devices.at(1));
-  ASSERT_EQ(setenv("SL_CUDA_HANG_THUNK", ("1:" + std::to_string(collective)).c_str(), 1), 0);
+TEST_F(HungDeviceTest, AHungDeviceStopsTheRunAfterTheNcclTimeout) {
   auto hanging = make_cuda_backend({});
   unsetenv("SL_CUDA_HANG_THUNK");
   ASSERT_TRUE(hanging.is_ok()) << hanging.status().message();
   RunOptions o;
   o.iterations = 3;
   o.nccl_timeout_s = 2;
-  auto result = (*hanging)->run(*lowered, o);
+  auto result = (*hanging)->run(lowered_, o);
   ASSERT_FALSE(result.is_ok());
   EXPECT_NE(result.status().message().find("for 2 s (--nccl-timeout)"), std::string::npos)
       << result.status().message();
-
-  auto healthy = make_cuda_backend({});
-  ASSERT_TRUE(healthy.is_ok()) << healthy.status().message();
-  auto again = (*healthy)->run(*lowered, o);
-  EXPECT_TRUE(again.is_ok()) << again.status().message();
+  expect_the_gpus_still_run(lowered_);
 }
 
 // Multi-process: rank 1 hangs before its all-reduce. Rank 0 stops NCCL after
 // its --nccl-timeout and fails naming it; its run ending closes its
 // rendezvous connection, which stops rank 1 too (PeerWatch). Rank 1 waits
 // forever on its own (timeout 0), so only rank 0's watch can end the run.
-TEST_F(CudaTest, AHungRankStopsTheOthersAfterTheNcclTimeout) {
-  if (cuda_device_count() < 2) GTEST_SKIP() << "needs 2 GPUs";
-  auto module = hlo::parse_program(kAllReduceThenNegate, "hang.hlo");
-  ASSERT_TRUE(module.is_ok()) << module.status().message();
-  auto lowered = sched::lower(*module, {});
-  ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
-  const size_t collective = last_collective(lowered->devices.at(1));
-  ASSERT_EQ(setenv("SL_CUDA_HANG_THUNK", ("1:" + std::to_string(collective)).c_str(), 1), 0);
+TEST_F(HungDeviceTest, AHungRankStopsTheOthersAfterTheNcclTimeout) {
   std::array<RunOptions, 2> o;
   o[0].iterations = o[1].iterations = 3;
   o[0].nccl_timeout_s = 2;
   o[1].nccl_timeout_s = 0;
-  auto outs = run_as_two_ranks(*lowered, o, 20000 + static_cast<int>((::getpid() + 13) % 20000));
-  unsetenv("SL_CUDA_HANG_THUNK");
+  auto outs = run_as_two_ranks(lowered_, o, 20000 + static_cast<int>((::getpid() + 13) % 20000));
   ASSERT_FALSE(outs[0].is_ok());
   EXPECT_NE(outs[0].status().message().find("for 2 s (--nccl-timeout)"), std::string::npos)
       << outs[0].status().message();
