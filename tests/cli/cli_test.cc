@@ -76,6 +76,9 @@ TEST_F(Cli, UsageErrorsExitTwo) {
   Outcome o = sl("run " + sample("two_gemms_one_stream.hlo").string() + " --stream gemm1 --db " + db_);
   EXPECT_EQ(o.exit_code, 2) << o.err;
   EXPECT_NE(o.err.find("NAME=N"), std::string::npos) << o.err;
+  Outcome timeout = sl("run " + sample("two_gemms_one_stream.hlo").string() + " --nccl-timeout -1 --db " + db_);
+  EXPECT_EQ(timeout.exit_code, 2) << timeout.err;
+  EXPECT_NE(timeout.err.find("--nccl-timeout"), std::string::npos) << timeout.err;
 }
 
 TEST_F(Cli, CudaWithoutGpuExitsThree) {
