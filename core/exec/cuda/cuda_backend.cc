@@ -58,6 +58,13 @@ constexpr std::chrono::milliseconds kMinFlushInterval{200};
 
 constexpr size_t kFallbackWorkspaceBytes = size_t{32} << 20;
 
+// Iteration-done events per device, reused in turn (DeviceContext::
+// iteration_done). The host stays fewer iterations than this ahead of the
+// GPU (CUDA's launch queue holds about a thousand launches, and an iteration
+// takes two at least), so an event is not recorded again before it
+// completes; if it were, the watch would only see that progress later.
+constexpr int kIterationDoneEvents = 1024;
+
 // External correlation id of one thunk occurrence: iteration, device, index.
 uint64_t external_id(int iteration, int64_t device, size_t thunk) {
   return (static_cast<uint64_t>(iteration + 1) << 44) | (static_cast<uint64_t>(device) << 32) |
@@ -142,10 +149,11 @@ std::optional<CudaBackend::InjectedFault> CudaBackend::injected_fault(const char
 int64_t CudaBackend::progress(std::span<const std::atomic<int>> issued, std::vector<int>& finished) const {
   int64_t total = 0;
   for (size_t d = 0; d < devices_.size(); ++d) {
+    const std::vector<cudaEvent_t>& done = devices_[d].iteration_done;
     const int recorded = issued[d].load(std::memory_order_acquire);
     // An event never recorded reads as done: query only recorded ones.
     while (finished[d] < recorded &&
-           cudaEventQuery(devices_[d].iteration_done.at(static_cast<size_t>(finished[d]))) == cudaSuccess) {
+           cudaEventQuery(done[static_cast<size_t>(finished[d]) % done.size()]) == cudaSuccess) {
       ++finished[d];
     }
     total += recorded + finished[d];
@@ -244,9 +252,6 @@ Status CudaBackend::setup(const sched::LoweredProgram& program, const RunOptions
       SL_CUDA(cudaEventCreateWithFlags(&ctx.join_events[s], cudaEventDisableTiming), at);
     }
     SL_CUDA(cudaEventCreateWithFlags(&ctx.boundary_event, cudaEventDisableTiming), at);
-    ctx.iteration_done.resize(
-        static_cast<size_t>(std::max(0, options.warmup) + std::max(1, options.iterations)));
-    for (auto& ev : ctx.iteration_done) SL_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), at);
     SL_ASSIGN_OR_RETURN(ctx.gemm, cuda::GemmRunner::create());
     SL_CUDA(cudaMalloc(&ctx.fallback_workspace, kFallbackWorkspaceBytes), at);
     ctx.fallback_workspace_bytes = kFallbackWorkspaceBytes;
@@ -264,6 +269,16 @@ Status CudaBackend::setup(const sched::LoweredProgram& program, const RunOptions
       SL_ASSIGN_OR_RETURN(comms_, cuda::NcclComms::create(program, comm_options));
     }
     for (auto& ctx : devices_) ctx.comms = comms_.get();
+    if (options.nccl_timeout_s > 0) {
+      const int total = std::max(0, options.warmup) + std::max(1, options.iterations);
+      const std::string at = "iteration-done events for --nccl-timeout";
+      for (auto& ctx : devices_) {
+        SL_CUDA(cudaSetDevice(ctx.ordinal), at);
+        ctx.iteration_done.resize(static_cast<size_t>(std::min(total, kIterationDoneEvents)));
+        for (auto& ev : ctx.iteration_done)
+          SL_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), at);
+      }
+    }
   }
   return Status::ok();
 }
@@ -395,9 +410,12 @@ Status CudaBackend::run_iterations(DeviceContext& ctx, const IterationPlan& plan
       SL_CUDA(cudaStreamWaitEvent(ctx.stream(sched::kMainStream), joined, 0), at);
     }
     SL_CUDA(cudaEventRecord(ctx.boundary_event, ctx.stream(sched::kMainStream)), at);
-    SL_CUDA(cudaEventRecord(ctx.iteration_done.at(static_cast<size_t>(it)), ctx.stream(sched::kMainStream)),
-            at);
-    if (plan.issued != nullptr) plan.issued->store(it + 1, std::memory_order_release);
+    if (!ctx.iteration_done.empty()) {
+      SL_CUDA(cudaEventRecord(ctx.iteration_done[static_cast<size_t>(it) % ctx.iteration_done.size()],
+                              ctx.stream(sched::kMainStream)),
+              at);
+      if (plan.issued != nullptr) plan.issued->store(it + 1, std::memory_order_release);
+    }
     // Completed CUPTI buffers go to the collector as the run goes (the last,
     // partly filled one at the forced flush after the run), off this thread
     // and at most every kMinFlushInterval.

@@ -27,8 +27,8 @@ struct DeviceContext {
   std::vector<cudaEvent_t> events;      // per-device event ids of the program
   std::map<int, cudaEvent_t> join_events;  // per stream: its work of the iteration is done
   cudaEvent_t boundary_event = nullptr;    // on the main stream: the iteration is done
-  // One per iteration (warm-up included), recorded with boundary_event: what
-  // the stall watch queries for the device's progress.
+  // Recorded with boundary_event, iteration i into [i % size()]: what the
+  // stall watch queries for the device's progress (empty without it).
   std::vector<cudaEvent_t> iteration_done;
   std::unique_ptr<GemmRunner> gemm;
   void* fallback_workspace = nullptr;   // for GEMMs lowered without a workspace slice
