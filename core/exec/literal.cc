@@ -1,5 +1,6 @@
 #include "core/exec/literal.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -12,9 +13,13 @@ using hlo::PrimitiveType;
 // Rounds a finite float to a narrower binary format with `mantissa_bits`
 // explicit fraction bits, round-to-nearest-even, subnormals below
 // 2^min_normal_exp, and overflow to infinity above `max_finite`.
-double round_float_format(float f, int mantissa_bits, int min_normal_exp, double max_finite) {
+enum class Overflow { kInfinity, kNan, kSaturate };
+
+double round_float_format(float f, int mantissa_bits, int min_normal_exp, double max_finite,
+                          Overflow overflow = Overflow::kInfinity) {
   if (std::isnan(f)) return std::numeric_limits<double>::quiet_NaN();
-  if (std::isinf(f) || f == 0.0f) return f;
+  if (std::isinf(f) && overflow == Overflow::kInfinity) return f;
+  if (f == 0.0f) return f;
   double a = std::fabs(static_cast<double>(f));
   int exp = 0;
   std::frexp(a, &exp);  // a = m * 2^exp, m in [0.5, 1): unbiased exponent is exp - 1
@@ -22,8 +27,14 @@ double round_float_format(float f, int mantissa_bits, int min_normal_exp, double
   double quantum = std::ldexp(1.0, e - mantissa_bits);
   // nearbyint rounds half to even in the default rounding mode; the
   // divisions by a power of two are exact.
-  double r = std::nearbyint(a / quantum) * quantum;
-  if (r > max_finite) r = std::numeric_limits<double>::infinity();
+  double r = std::isinf(a) ? a : std::nearbyint(a / quantum) * quantum;
+  if (r > max_finite) {
+    switch (overflow) {
+      case Overflow::kInfinity: r = std::numeric_limits<double>::infinity(); break;
+      case Overflow::kNan: return std::numeric_limits<double>::quiet_NaN();
+      case Overflow::kSaturate: r = max_finite; break;
+    }
+  }
   return std::signbit(f) ? -r : r;
 }
 
@@ -57,7 +68,13 @@ int precision_bits(PrimitiveType type) {
   switch (type) {
     case PrimitiveType::kBF16: return 8;
     case PrimitiveType::kF16: return 11;
-    case PrimitiveType::kF32: return 24;
+    case PrimitiveType::kF32: case PrimitiveType::kC64: return 24;
+    case PrimitiveType::kF8E5M2: case PrimitiveType::kF8E5M2FNUZ: case PrimitiveType::kF6E3M2FN: return 3;
+    case PrimitiveType::kF8E4M3: case PrimitiveType::kF8E4M3FN: case PrimitiveType::kF8E4M3FNUZ:
+    case PrimitiveType::kF8E4M3B11FNUZ: case PrimitiveType::kF6E2M3FN: return 4;
+    case PrimitiveType::kF8E3M4: return 5;
+    case PrimitiveType::kF4E2M1FN: return 2;
+    case PrimitiveType::kF8E8M0FNU: return 1;
     default: return 53;
   }
 }
@@ -65,29 +82,48 @@ int precision_bits(PrimitiveType type) {
 }  // namespace
 
 double round_to_type(double v, hlo::PrimitiveType type) {
+  const float f = static_cast<float>(v);
   switch (type) {
     case PrimitiveType::kPred:
       return v != 0.0 ? 1.0 : 0.0;
-    case PrimitiveType::kS8:
-      return wrap_integer(v, 8, true);
-    case PrimitiveType::kS32:
-      return wrap_integer(v, 32, true);
-    case PrimitiveType::kU32:
-      return wrap_integer(v, 32, false);
-    case PrimitiveType::kS64:
-      return wrap_integer(v, 64, true);
     case PrimitiveType::kF16:
       // Through f32 first, as XLA converts f64 -> f16 (and computes f16 in f32).
-      return round_float_format(static_cast<float>(v), 10, -14, 65504.0);
+      return round_float_format(f, 10, -14, 65504.0);
     case PrimitiveType::kBF16:
-      return round_float_format(static_cast<float>(v), 7, -126, 3.3895313892515355e38);
+      return round_float_format(f, 7, -126, 3.3895313892515355e38);
     case PrimitiveType::kF32:
-      return static_cast<double>(static_cast<float>(v));
+    case PrimitiveType::kC64:  // complex values keep their real part only
+      return static_cast<double>(f);
     case PrimitiveType::kF64:
+    case PrimitiveType::kC128:
       return v;
+    // The small float formats as ml_dtypes defines them: explicit fraction
+    // bits, the smallest normal exponent, the largest finite value, and what
+    // an overflow becomes (the `fn` kinds have no infinity).
+    case PrimitiveType::kF8E5M2: return round_float_format(f, 2, -14, 57344.0);
+    case PrimitiveType::kF8E4M3: return round_float_format(f, 3, -6, 240.0);
+    case PrimitiveType::kF8E4M3FN: return round_float_format(f, 3, -6, 448.0, Overflow::kNan);
+    case PrimitiveType::kF8E4M3FNUZ: return round_float_format(f, 3, -7, 240.0, Overflow::kNan);
+    case PrimitiveType::kF8E4M3B11FNUZ: return round_float_format(f, 3, -10, 30.0, Overflow::kNan);
+    case PrimitiveType::kF8E5M2FNUZ: return round_float_format(f, 2, -15, 57344.0, Overflow::kNan);
+    case PrimitiveType::kF8E3M4: return round_float_format(f, 4, -2, 15.5);
+    case PrimitiveType::kF6E2M3FN: return round_float_format(f, 3, 0, 7.5, Overflow::kSaturate);
+    case PrimitiveType::kF6E3M2FN: return round_float_format(f, 2, -2, 28.0, Overflow::kSaturate);
+    case PrimitiveType::kF4E2M1FN: return round_float_format(f, 1, 0, 6.0, Overflow::kSaturate);
+    case PrimitiveType::kF8E8M0FNU: {
+      // Powers of two only, no zero and no sign: round the exponent.
+      if (!(v > 0.0) || std::isinf(v)) return std::numeric_limits<double>::quiet_NaN();
+      return std::ldexp(1.0, std::clamp(static_cast<int>(std::lround(std::log2(v))), -127, 127));
+    }
     case PrimitiveType::kToken:
     case PrimitiveType::kTuple:
+    case PrimitiveType::kOpaque:
       return 0.0;
+    default:
+      break;
+  }
+  if (hlo::is_integral(type)) {
+    return wrap_integer(v, hlo::primitive_type_bits(type), hlo::is_signed_integral(type));
   }
   return v;
 }

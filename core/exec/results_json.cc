@@ -16,7 +16,7 @@ json value_to_json(double v, hlo::PrimitiveType type) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   if (!hlo::is_floating(type)) {
-    if (type == hlo::PrimitiveType::kU32) return static_cast<uint64_t>(v);
+    if (hlo::is_integral(type) && !hlo::is_signed_integral(type)) return static_cast<uint64_t>(v);
     return static_cast<int64_t>(v);
   }
   return v;

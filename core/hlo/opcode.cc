@@ -6,55 +6,13 @@
 namespace sl::hlo {
 namespace {
 
-constexpr std::array<std::pair<Opcode, std::string_view>, 46> kNames = {{
-    {Opcode::kParameter, "parameter"},
-    {Opcode::kConstant, "constant"},
-    {Opcode::kIota, "iota"},
-    {Opcode::kTuple, "tuple"},
-    {Opcode::kGetTupleElement, "get-tuple-element"},
-    {Opcode::kCopy, "copy"},
-    {Opcode::kConvert, "convert"},
-    {Opcode::kBroadcast, "broadcast"},
-    {Opcode::kReshape, "reshape"},
-    {Opcode::kTranspose, "transpose"},
-    {Opcode::kSlice, "slice"},
-    {Opcode::kDynamicSlice, "dynamic-slice"},
-    {Opcode::kDynamicUpdateSlice, "dynamic-update-slice"},
-    {Opcode::kConcatenate, "concatenate"},
-    {Opcode::kBitcast, "bitcast"},
-    {Opcode::kAdd, "add"},
-    {Opcode::kSubtract, "subtract"},
-    {Opcode::kMultiply, "multiply"},
-    {Opcode::kDivide, "divide"},
-    {Opcode::kMaximum, "maximum"},
-    {Opcode::kMinimum, "minimum"},
-    {Opcode::kNegate, "negate"},
-    {Opcode::kAbs, "abs"},
-    {Opcode::kExp, "exponential"},
-    {Opcode::kCompare, "compare"},
-    {Opcode::kSelect, "select"},
-    {Opcode::kAnd, "and"},
-    {Opcode::kOr, "or"},
-    {Opcode::kRemainder, "remainder"},
-    {Opcode::kReduce, "reduce"},
-    {Opcode::kDot, "dot"},
-    {Opcode::kCustomCall, "custom-call"},
-    {Opcode::kFusion, "fusion"},
-    {Opcode::kReplicaId, "replica-id"},
-    {Opcode::kPartitionId, "partition-id"},
-    {Opcode::kAllGather, "all-gather"},
-    {Opcode::kReduceScatter, "reduce-scatter"},
-    {Opcode::kAllReduce, "all-reduce"},
-    {Opcode::kCollectivePermute, "collective-permute"},
-    {Opcode::kCall, "call"},
-    {Opcode::kWhile, "while"},
-    {Opcode::kConditional, "conditional"},
-    {Opcode::kAsyncStart, "async-start"},
-    {Opcode::kAsyncUpdate, "async-update"},
-    {Opcode::kAsyncDone, "async-done"},
-    // Aliases accepted on input; printing uses the first name above.
+constexpr std::pair<Opcode, std::string_view> kNames[] = {
+#define SL_HLO_OPCODE_NAME(e, text) {Opcode::e, text},
+    SL_HLO_OPCODE_LIST(SL_HLO_OPCODE_NAME)
+#undef SL_HLO_OPCODE_NAME
+    // Aliases accepted on input; printing uses the name above.
     {Opcode::kExp, "exp"},
-}};
+};
 
 }  // namespace
 
@@ -73,20 +31,47 @@ std::optional<Opcode> parse_opcode(std::string_view name) {
 }
 
 bool is_collective(Opcode op) {
-  return op == Opcode::kAllGather || op == Opcode::kReduceScatter || op == Opcode::kAllReduce ||
-         op == Opcode::kCollectivePermute;
-}
-
-bool is_elementwise(Opcode op) {
   switch (op) {
-    case Opcode::kAdd: case Opcode::kSubtract: case Opcode::kMultiply: case Opcode::kDivide:
-    case Opcode::kMaximum: case Opcode::kMinimum: case Opcode::kNegate: case Opcode::kAbs:
-    case Opcode::kExp: case Opcode::kCompare: case Opcode::kSelect: case Opcode::kAnd:
-    case Opcode::kOr: case Opcode::kRemainder: case Opcode::kConvert:
+    case Opcode::kAllGather: case Opcode::kReduceScatter: case Opcode::kAllReduce:
+    case Opcode::kCollectivePermute: case Opcode::kAllToAll: case Opcode::kRaggedAllToAll:
+    case Opcode::kCollectiveBroadcast: case Opcode::kCollectiveReduce:
       return true;
     default:
       return false;
   }
+}
+
+bool is_unary_elementwise(Opcode op) {
+  switch (op) {
+    case Opcode::kNegate: case Opcode::kAbs: case Opcode::kExp: case Opcode::kExpm1: case Opcode::kLog:
+    case Opcode::kLog1p: case Opcode::kLogistic: case Opcode::kSqrt: case Opcode::kRsqrt: case Opcode::kCbrt:
+    case Opcode::kTanh: case Opcode::kTan: case Opcode::kSin: case Opcode::kCos: case Opcode::kSinh:
+    case Opcode::kCosh: case Opcode::kAsin: case Opcode::kAcos: case Opcode::kAtan: case Opcode::kAsinh:
+    case Opcode::kAcosh: case Opcode::kAtanh: case Opcode::kErf: case Opcode::kFloor: case Opcode::kCeil:
+    case Opcode::kRoundNearestAfz: case Opcode::kRoundNearestEven: case Opcode::kSign: case Opcode::kNot:
+    case Opcode::kIsFinite: case Opcode::kClz: case Opcode::kPopulationCount: case Opcode::kReal:
+    case Opcode::kImag: case Opcode::kConvert: case Opcode::kReducePrecision:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_binary_elementwise(Opcode op) {
+  switch (op) {
+    case Opcode::kAdd: case Opcode::kSubtract: case Opcode::kMultiply: case Opcode::kDivide:
+    case Opcode::kMaximum: case Opcode::kMinimum: case Opcode::kRemainder: case Opcode::kPower:
+    case Opcode::kAtan2: case Opcode::kComplex: case Opcode::kMulhi: case Opcode::kAnd: case Opcode::kOr:
+    case Opcode::kXor: case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic:
+    case Opcode::kShiftRightLogical: case Opcode::kCompare: case Opcode::kStochasticConvert:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_elementwise(Opcode op) {
+  return is_unary_elementwise(op) || is_binary_elementwise(op) || op == Opcode::kSelect || op == Opcode::kClamp;
 }
 
 bool is_async(Opcode op) {

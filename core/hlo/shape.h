@@ -1,6 +1,7 @@
 #pragma once
 // HLO shapes: arrays of a primitive type, token[], and nested tuples.
 // Layouts ({1,0}) are parsed and dropped: every array is row-major here.
+// The primitive types are those of XLA's xla_data.proto.
 
 #include <cstdint>
 #include <optional>
@@ -10,12 +11,23 @@
 
 namespace sl::hlo {
 
-enum class PrimitiveType { kPred, kS8, kS32, kU32, kS64, kF16, kBF16, kF32, kF64, kToken, kTuple };
+// The first nine keep their numbers: the CUDA kernels use them as type codes
+// (core/exec/cuda/fast_paths.h).
+enum class PrimitiveType {
+  kPred, kS8, kS32, kU32, kS64, kF16, kBF16, kF32, kF64,
+  kS1, kS2, kS4, kS16, kU1, kU2, kU4, kU8, kU16, kU64,
+  kF8E5M2, kF8E4M3, kF8E4M3FN, kF8E4M3B11FNUZ, kF8E5M2FNUZ, kF8E4M3FNUZ, kF8E3M4, kF8E8M0FNU,
+  kF6E2M3FN, kF6E3M2FN, kF4E2M1FN,
+  kC64, kC128, kOpaque,
+  kToken, kTuple,
+};
 
 std::string_view primitive_type_name(PrimitiveType type);            // "bf16", "(tuple)"...
 std::optional<PrimitiveType> parse_primitive_type(std::string_view name);
-int64_t primitive_type_bytes(PrimitiveType type);                    // 0 for token/tuple
-bool is_floating(PrimitiveType type);
+int64_t primitive_type_bytes(PrimitiveType type);                    // 0 for token/tuple; sub-byte types 1
+int primitive_type_bits(PrimitiveType type);                          // s4 -> 4, c64 -> 64, pred -> 8
+bool is_floating(PrimitiveType type);                                 // real floats incl. f8/f6/f4
+bool is_complex(PrimitiveType type);                                  // c64, c128
 bool is_integral(PrimitiveType type);                                 // pred excluded
 bool is_signed_integral(PrimitiveType type);
 

@@ -35,7 +35,7 @@ TEST(ParserErrors, EmptyFile) {
   expect_error_at("HloModule m\n", 2, 1, "module is empty");
 }
 
-TEST(ParserErrors, UnknownOpcode) { expect_error_at(body("  p = f32[4] sqrt-start(p)"), 3, 14, "unknown opcode 'sqrt-start'"); }
+TEST(ParserErrors, UnknownOpcode) { expect_error_at(body("  p = f32[4] frob-start(p)"), 3, 14, "unknown opcode 'frob-start'"); }
 
 TEST(ParserErrors, UndefinedOperand) {
   expect_error_at(body("  p = f32[4] parameter(0)\n  ROOT n = f32[4] add(p, nope)"), 4, 26, "undefined operand %nope");

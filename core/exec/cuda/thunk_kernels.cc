@@ -9,6 +9,10 @@
 #include "core/exec/cuda/kernels.h"
 #include "core/sched/collective_overlap.h"
 
+// kernels.cu numbers element types as hlo::PrimitiveType numbers its first nine.
+static_assert(static_cast<int>(sl::hlo::PrimitiveType::kPred) == 0 &&
+              static_cast<int>(sl::hlo::PrimitiveType::kF64) == 8);
+
 namespace sl::exec::cuda {
 
 using hlo::Opcode;
