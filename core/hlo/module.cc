@@ -1,5 +1,7 @@
 #include "core/hlo/module.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 
 namespace sl::hlo {
@@ -27,6 +29,29 @@ int Module::find_computation(std::string_view computation_name) const {
     if (computations[i].name == computation_name) return static_cast<int>(i);
   }
   return -1;
+}
+
+std::string Module::source_location(const Instruction& instruction) const {
+  const StackFrameTables& t = stack_frames;
+  const int64_t frame = instruction.metadata.stack_frame_id;
+  if (frame >= 1 && frame <= static_cast<int64_t>(t.frames.size())) {
+    const int64_t loc = t.frames[static_cast<size_t>(frame - 1)].location_id;
+    if (loc >= 1 && loc <= static_cast<int64_t>(t.locations.size())) {
+      const StackFrameTables::Location& l = t.locations[static_cast<size_t>(loc - 1)];
+      std::string file = l.file_id >= 1 && l.file_id <= static_cast<int64_t>(t.file_names.size())
+                             ? t.file_names[static_cast<size_t>(l.file_id - 1)]
+                             : "?";
+      std::string out = fmt::format("{}:{}", file, l.line);
+      if (l.function_id >= 1 && l.function_id <= static_cast<int64_t>(t.function_names.size())) {
+        out += fmt::format(" ({})", t.function_names[static_cast<size_t>(l.function_id - 1)]);
+      }
+      return out;
+    }
+  }
+  if (!instruction.metadata.source_file.empty()) {
+    return fmt::format("{}:{}", instruction.metadata.source_file, instruction.metadata.source_line);
+  }
+  return {};
 }
 
 }  // namespace sl::hlo
