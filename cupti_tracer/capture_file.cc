@@ -84,7 +84,7 @@ Status read_capture(std::istream& in, ActivitySink& sink, int64_t* bad_lines) {
 Result<trace::Trace> import_capture_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) return invalid_input(path + ": cannot open capture file");
-  ActivityCollector collector(CollectorOptions{.keep_unattributed = true});
+  ActivityCollector collector(CollectorOptions{.keep_unattributed = true, .cuda_stream_ids = true});
   int64_t bad = 0;
   SL_RETURN_IF_ERROR(read_capture(in, collector, &bad));
   trace::Trace t = collector.build_trace();
