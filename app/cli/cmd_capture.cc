@@ -102,11 +102,17 @@ int cmd_capture(const StoreArgs& args, const CaptureArgs& capture) {
 
   std::string out = (std::filesystem::temp_directory_path() /
                      ("streamlens-capture-" + std::to_string(getpid()) + ".jsonl")).string();
+  if (!capture.capture_range.empty()) setenv("STREAMLENS_CAPTURE_RANGE", capture.capture_range.c_str(), 1);
   Result<int> child = run_child(command, library, out);
+  unsetenv("STREAMLENS_CAPTURE_RANGE");
   if (had_xla_flags) setenv("XLA_FLAGS", saved_xla_flags.c_str(), 1);
   else unsetenv("XLA_FLAGS");
   if (!child) return fail(child.status());
-  Result<trace::Trace> captured = cupti::import_capture_file(out);
+  cupti::CaptureWindow window;
+  window.delay_ns = static_cast<int64_t>(capture.delay_s * 1e9);
+  window.duration_ns = static_cast<int64_t>(capture.duration_s * 1e9);
+  window.profiler_ranges = capture.capture_range == "cudaProfilerApi";
+  Result<trace::Trace> captured = cupti::import_capture_file(out, window);
   std::filesystem::remove(out);
   if (!captured) return fail(captured.status());
 

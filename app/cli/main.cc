@@ -107,6 +107,13 @@ int main(int argc, char** argv) {
   capture->add_option("--name", capture_args.name, "name of the run");
   capture->add_option("--xla-dump", capture_args.xla_dump,
                       "have XLA dump its modules into DIR (added to XLA_FLAGS) and link the run to the one that ran");
+  capture->add_option("--capture-range", capture_args.capture_range,
+                      "keep only what runs between cudaProfilerStart and cudaProfilerStop")
+      ->check(CLI::IsMember({"cudaProfilerApi"}));
+  capture->add_option("--delay", capture_args.delay_s, "keep records from S seconds after the command starts")
+      ->check(CLI::Range(0.0, 1e6));
+  capture->add_option("--duration", capture_args.duration_s, "keep records for S seconds (after --delay)")
+      ->check(CLI::Range(0.0, 1e6));
   capture->add_option("command", capture_args.command, "the command to record (after --)")->required();
 
   std::vector<std::string> calibrate_runs;
