@@ -209,6 +209,7 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.hbm_bandwidth_gbps = r.number("hbm_bandwidth_gbps");
   m.hbm_efficiency = r.fraction("hbm_efficiency");
   m.kernel_compute_efficiency = r.fraction("kernel_compute_efficiency");
+  m.transcendental_tops = r.optional_number("transcendental_tops", 0, /*allow_zero=*/true);
   m.nvlink_bandwidth_per_link_gbps = r.number("nvlink_bandwidth_per_link_gbps");
   m.nvlink_links = r.integer("nvlink_links");
   m.nccl_bus_bandwidth_gbps = r.number("nccl_bus_bandwidth_gbps");

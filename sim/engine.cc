@@ -155,6 +155,7 @@ class Engine {
   std::pair<uint32_t, EventKind> name_and_kind(const Thunk& thunk);
   uint32_t instruction_id(const Thunk& thunk);
   void mark_dirty(int device);
+  const KernelWork& work_of(const Thunk& thunk);
   Status deadlock_error() const;
   std::string where(int device, int stream, uint32_t thunk) const;
 
@@ -187,7 +188,17 @@ class Engine {
   int64_t thunks_total_ = 0;
   int64_t thunks_done_ = 0;
   int64_t waits_without_record_ = 0;
+  int64_t custom_calls_by_bytes_ = 0;
+  // Content of each kernel instruction (or thunk without one), analysed once.
+  std::unordered_map<const void*, KernelWork> work_;
 };
+
+const KernelWork& Engine::work_of(const Thunk& thunk) {
+  const void* key = thunk.instruction != nullptr ? static_cast<const void*>(thunk.instruction) : &thunk;
+  auto [it, inserted] = work_.try_emplace(key);
+  if (inserted) it->second = kernel_work(options_.module, thunk);
+  return it->second;
+}
 
 std::string Engine::where(int device, int stream, uint32_t thunk) const {
   const Thunk& t = programs_[static_cast<size_t>(device)].thunks[thunk];
@@ -333,13 +344,21 @@ void Engine::mark_dirty(int device) {
 
 void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t index) {
   const int64_t sms = thunk.kind == ThunkKind::kGemm ? gemm_sms(model_, thunk, options_.comm_sms) : 0;
-  KernelCost cost = thunk.kind == ThunkKind::kGemm ? gemm_cost(model_, thunk, options_.allow_tf32, sms)
-                                                   : kernel_cost(model_, thunk);
+  const KernelWork* work = thunk.kind == ThunkKind::kGemm ? nullptr : &work_of(thunk);
+  KernelCost cost = work == nullptr ? gemm_cost(model_, thunk, options_.allow_tf32, sms)
+                                    : content_cost(model_, thunk, *work, options_.allow_tf32);
   auto [name, kind] = name_and_kind(thunk);
   // The launch is a gap on the stream before the kernel, as CUPTI shows it:
   // the kernel starts (and takes its share of the device) after it.
   const double launch_ns = std::min(cost.work_ns, model_.kernel_launch_us * 1e3);
   uint32_t event = emit(device, stream, thunk, index, kind, name, now_ + launch_ns);
+  if (work != nullptr && work->work_class != WorkClass::kThunk) {
+    // The event reports what the content analysis counted.
+    trace::Event& e = trace_.events[event];
+    e.flops = std::llround(work->flops);
+    e.bytes = std::llround(work->bytes());
+    if (work->work_class == WorkClass::kCustomCall) ++custom_calls_by_bytes_;
+  }
   uint32_t id = new_job();
   Job& j = jobs_[id];
   j.collective = false;
@@ -732,6 +751,10 @@ Result<trace::Trace> Engine::run() {
         "collectives launched after a GEMM that held every SM of a member device: each started when "
         "that GEMM ended (launch the collective first)");
     trace_.add_counter(kHeldNsCounter, std::llround(held_ns_), "ns those collectives waited for the GEMMs");
+  }
+  if (custom_calls_by_bytes_ > 0) {
+    trace_.add_counter(kCustomCallsByBytesCounter, custom_calls_by_bytes_,
+                       "custom-calls other than cuBLAS GEMMs, costed by their operand and result bytes alone");
   }
   if (waits_without_record_ > 0) {
     trace_.add_counter("sim.wait_without_record", waits_without_record_,

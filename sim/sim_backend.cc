@@ -18,6 +18,7 @@ class SimBackend : public exec::Backend {
     SimOptions sim_options;
     sim_options.allow_tf32 = options.allow_tf32;
     sim_options.comm_sms = options.comm_sms;
+    sim_options.module = program.module;
     int iterations = options.iterations;
     if (options.progress) {
       // One simulated iteration is the whole work; repeats are copies.
