@@ -126,7 +126,12 @@ struct RendezvousKeyHash {
   }
 };
 
-int64_t to_ns(double t) { return std::llround(t); }
+// The latest simulated time: an int64 of nanoseconds with room for the
+// launch gaps added after a start (2^63 ns is 292 years).
+constexpr double kMaxTimeNs = 9.0e18;
+
+// Times reach here only after the event loop checked them against kMaxTimeNs.
+int64_t to_ns(double t) { return std::llround(std::min(t, kMaxTimeNs)); }
 
 class Engine {
  public:
@@ -730,6 +735,15 @@ Result<trace::Trace> Engine::run() {
     heap_.pop();
     Job& j = jobs_[top.job];
     if (!j.active || j.version != top.version) continue;
+    if (!(top.time <= kMaxTimeNs)) {
+      const std::string at = j.collective || j.members.empty()
+                                 ? std::string("a collective")
+                                 : where(j.members[0].device, j.members[0].stream, j.thunk);
+      return invalid_input(fmt::format(
+          "simulated time passes {:.3g} ns (int64 nanoseconds end at 9.2e18, 292 years) at {}: the device model's "
+          "rates are too small or the program's work too large",
+          top.time, at));
+    }
     now_ = std::max(now_, top.time);
     if (j.launching) {
       begin_after_launch(top.job);
