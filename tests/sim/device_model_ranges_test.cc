@@ -33,6 +33,28 @@ TEST(DeviceModelRanges, ShippedFilesAreInRange) {
   }
 }
 
+// h100.json and a100.json say which numbers are h200.json's (as is, or
+// scaled by the NVLink ratio): they must be what h200.json holds now.
+TEST(DeviceModelRanges, NumbersTakenFromH200MatchIt) {
+  Result<DeviceModel> h200 = load_device_model("h200");
+  Result<DeviceModel> h100 = load_device_model("h100");
+  Result<DeviceModel> a100 = load_device_model("a100");
+  ASSERT_TRUE(h200.is_ok() && h100.is_ok() && a100.is_ok());
+  for (const DeviceModel* m : {&*h100, &*a100}) {
+    EXPECT_DOUBLE_EQ(m->concurrent_kernel_efficiency, h200->concurrent_kernel_efficiency) << m->name;
+    EXPECT_DOUBLE_EQ(m->contention_factor, h200->contention_factor) << m->name;
+    EXPECT_DOUBLE_EQ(m->nccl_launch_us, h200->nccl_launch_us) << m->name;
+    EXPECT_DOUBLE_EQ(m->min_kernel_us, h200->min_kernel_us) << m->name;
+    EXPECT_DOUBLE_EQ(m->reduce_scatter_bandwidth_scale, h200->reduce_scatter_bandwidth_scale) << m->name;
+    // The SFU rate: 16 a clock per SM.
+    EXPECT_NEAR(m->transcendental_tops, m->sm_count * 16 * m->clock_mhz * 1e-6, 0.01) << m->name;
+  }
+  EXPECT_DOUBLE_EQ(h100->nccl_bus_bandwidth_gbps, h200->nccl_bus_bandwidth_gbps);
+  EXPECT_DOUBLE_EQ(h100->p2p_bandwidth_gbps, h200->p2p_bandwidth_gbps);
+  EXPECT_NEAR(a100->nccl_bus_bandwidth_gbps, h200->nccl_bus_bandwidth_gbps * 600 / 900, 0.1);
+  EXPECT_NEAR(a100->p2p_bandwidth_gbps, h200->p2p_bandwidth_gbps * 600 / 900, 0.1);
+}
+
 TEST(DeviceModelRanges, AbsurdLaunchAndBandwidthAreRejected) {
   nlohmann::json j = h200_json();
   j["kernel_launch_us"] = 1e300;
