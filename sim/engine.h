@@ -62,6 +62,11 @@ struct SimOptions {
   // by their content (sim/kernel_content.h). Null: fusions cost by their
   // thunk's bytes. Must outlive simulate().
   const hlo::Module* module = nullptr;
+  // Trace-driven runs (sim/trace_driven.h): per device (in the order of the
+  // programs), per thunk, a duration in ns that replaces the model's cost of
+  // a kernel or collective (the launch gap still comes before it); 0 or
+  // missing: the model's cost. Must outlive simulate().
+  const std::vector<std::vector<int64_t>>* fixed_thunk_ns = nullptr;
   // Called now and then with thunks done / total; may be empty.
   std::function<void(int64_t done, int64_t total)> progress;
 };

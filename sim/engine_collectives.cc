@@ -120,6 +120,9 @@ void Engine::launch_collective(Rendezvous& rv, const std::vector<int>& blocked, 
   for (const Arrival& a : rv.arrivals) {
     const Thunk& thunk = programs_[static_cast<size_t>(a.device)].thunks[a.thunk];
     CollectiveCost cost = collective_cost(model_, thunk.collective, static_cast<int64_t>(rv.expected));
+    if (const int64_t fixed = fixed_ns(static_cast<size_t>(a.device), a.thunk); fixed > 0) {
+      cost.work_ns = static_cast<double>(fixed);
+    }
     work = std::max(work, cost.work_ns);
     if (to_ns(a.time) < to_ns(complete_at)) {
       uint32_t wait = emit(a.device, a.stream, thunk, a.thunk, EventKind::kWait, rendezvous_name_, a.time);

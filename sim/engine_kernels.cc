@@ -51,6 +51,9 @@ void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t i
   const KernelWork* work = thunk.kind == ThunkKind::kGemm ? nullptr : &work_of(thunk);
   KernelCost cost = work == nullptr ? gemm_cost(model_, thunk, options_.allow_tf32, sms)
                                     : content_cost(model_, thunk, *work, options_.allow_tf32);
+  if (const int64_t fixed = fixed_ns(static_cast<size_t>(device), index); fixed > 0) {
+    cost.work_ns = static_cast<double>(fixed) + model_.kernel_launch_us * 1e3;  // measured, after the launch gap
+  }
   auto [name, kind] = name_and_kind(thunk);
   // The launch is a gap on the stream before the kernel, as CUPTI shows it:
   // the kernel starts (and takes its share of the device) after it.

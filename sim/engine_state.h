@@ -173,6 +173,12 @@ class Engine {
   const std::vector<sched::DeviceProgram>& programs_;
   const DeviceModel& model_;
   const SimOptions& options_;
+  // SimOptions::fixed_thunk_ns of (device slot, thunk), or 0.
+  int64_t fixed_ns(size_t device, uint32_t thunk) const {
+    const auto* fixed = options_.fixed_thunk_ns;
+    if (fixed == nullptr || device >= fixed->size() || thunk >= (*fixed)[device].size()) return 0;
+    return (*fixed)[device][thunk];
+  }
 
   trace::Trace trace_;
   std::vector<DeviceState> devices_;

@@ -2,14 +2,19 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <optional>
+
 #include "sim/engine.h"
+#include "sim/trace_driven.h"
 
 namespace sl::sim {
 namespace {
 
 class SimBackend : public exec::Backend {
  public:
-  explicit SimBackend(DeviceModel model) : model_(std::move(model)) {}
+  explicit SimBackend(DeviceModel model, std::optional<MeasuredTimes> measured = std::nullopt)
+      : model_(std::move(model)), measured_(std::move(measured)) {}
 
   std::string name() const override { return "sim"; }
 
@@ -25,6 +30,9 @@ class SimBackend : public exec::Backend {
       sim_options.progress = options.progress;
     }
     SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(program.devices, model_, sim_options));
+    if (measured_) {
+      SL_ASSIGN_OR_RETURN(trace, trace_driven(program, sim_options, trace));
+    }
     trace.normalize_time();
     if (iterations > 1) {
       // Repeats are laid end to end: the last must still end within int64 ns.
@@ -66,13 +74,39 @@ class SimBackend : public exec::Backend {
     }
   }
 
+  // Simulates again with each thunk's measured time (the model's, scaled by
+  // its bias on this program, for the rest) and the launch gap the measured
+  // run paid.
+  Result<trace::Trace> trace_driven(const sched::LoweredProgram& program, SimOptions options,
+                                    const trace::Trace& modelled) const {
+    ThunkTimes times = thunk_times(program.devices, *measured_, modelled);
+    DeviceModel replay = model_;
+    if (measured_->launch_gap_ns > 0) replay.kernel_launch_us = static_cast<double>(measured_->launch_gap_ns) / 1e3;
+    options.fixed_thunk_ns = &times.ns;
+    SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(program.devices, replay, options));
+    trace.add_counter("trace_driven.matched_thunks", times.matched_thunks,
+                      "thunks costed by what their instruction took in the measured run's median step");
+    trace.add_counter("trace_driven.modelled_thunks", times.modelled_thunks,
+                      "thunks the measured run never ran, costed by the model times its bias");
+    trace.add_counter("trace_driven.model_bias_permille", std::llround(times.model_bias * 1000),
+                      "median of measured / modelled kernel time over the matched thunks, x1000");
+    trace.add_counter("trace_driven.launch_gap_ns", measured_->launch_gap_ns,
+                      "median idle time between records of a stream in the measured steps, used as the launch gap");
+    return trace;
+  }
+
   DeviceModel model_;
+  std::optional<MeasuredTimes> measured_;
 };
 
 }  // namespace
 
 std::unique_ptr<exec::Backend> make_sim_backend(DeviceModel model) {
   return std::make_unique<SimBackend>(std::move(model));
+}
+
+std::unique_ptr<exec::Backend> make_trace_driven_sim_backend(DeviceModel model, MeasuredTimes measured) {
+  return std::make_unique<SimBackend>(std::move(model), std::move(measured));
 }
 
 }  // namespace sl::sim

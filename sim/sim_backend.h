@@ -8,6 +8,7 @@
 #include "core/common/status.h"
 #include "core/exec/backend.h"
 #include "sim/device_model.h"
+#include "sim/trace_driven.h"
 
 namespace sl::sim {
 
@@ -17,5 +18,9 @@ namespace sl::sim {
 // iterations are skipped, since every iteration of a deterministic run is the
 // same. allow_tf32 runs f32 GEMMs at the TF32 rate.
 std::unique_ptr<exec::Backend> make_sim_backend(DeviceModel model);
+
+// Trace-driven (sim/trace_driven.h): each instruction costs what it took in
+// the measured run's median step.
+std::unique_ptr<exec::Backend> make_trace_driven_sim_backend(DeviceModel model, MeasuredTimes measured);
 
 }  // namespace sl::sim

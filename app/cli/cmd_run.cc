@@ -8,6 +8,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/kernel_times.h"
 #include "app/cli/program_loader.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_summary.h"
@@ -75,6 +76,13 @@ int cmd_run(const RunArgs& args) {
   Result<app::BackendChoice> choice = app::make_backend(args.backend, args.device, args.allow_tf32);
   if (!choice) return fail(choice.status());
   if (!choice->note.empty()) std::fprintf(stderr, "%s\n", choice->note.c_str());
+  if (!args.kernel_times.empty()) {
+    if (choice->name != "sim") return fail(usage_error("--kernel-times goes with --backend sim"));
+    auto driven = trace_driven_backend(args.db, args.kernel_times, args.device);
+    if (!driven) return fail(driven.status());
+    choice->backend = std::move(driven->backend);
+    choice->device_model = driven->description;
+  }
 
   // Open the database before running, so a bad file fails fast and untouched.
   Result<std::unique_ptr<trace::TraceStore>> store = trace::TraceStore::open(args.db);

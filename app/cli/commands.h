@@ -32,6 +32,7 @@ struct RunArgs {
   bool allow_tf32 = false;
   int comm_sms = exec::kDefaultCommSms;
   int nccl_timeout_s = exec::kDefaultNcclTimeoutS;
+  std::string kernel_times;            // --kernel-times RUN: trace-driven sim from a linked capture in --db
 };
 
 struct StoreArgs {

@@ -1,0 +1,21 @@
+#pragma once
+// `run --backend sim --kernel-times RUN`: the simulator costed by a linked
+// capture's measured kernels (sim/trace_driven.h).
+
+#include <memory>
+#include <string>
+
+#include "core/common/status.h"
+#include "core/exec/backend.h"
+
+namespace sl::cli {
+
+struct TraceDrivenBackend {
+  std::unique_ptr<exec::Backend> backend;
+  std::string description;  // "h200 + kernel times of run 3 (31 steps)"
+};
+
+Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std::string& run,
+                                                const std::string& device);
+
+}  // namespace sl::cli
