@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/cmd_suggest.h"
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 
@@ -123,6 +124,9 @@ int main(int argc, char** argv) {
   merge->add_flag("--allow-overlap", merge_args.allow_overlap,
                   "merge even when two inputs hold the same (device, stream) track");
 
+  sl::cli::SuggestArgs suggest_args;
+  auto* suggest = sl::cli::add_suggest_command(app, suggest_args);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -147,5 +151,6 @@ int main(int argc, char** argv) {
   if (*capture) return sl::cli::cmd_capture(store_args, capture_name, capture_command);
   if (*calibrate) return sl::cli::cmd_calibrate(store_args, calibrate_runs, calibrate_out);
   if (*merge) return sl::cli::cmd_merge(merge_args);
+  if (*suggest) return sl::cli::cmd_suggest(suggest_args);
   return sl::cli::kExitUsage;
 }
