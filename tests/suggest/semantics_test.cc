@@ -162,3 +162,33 @@ TEST(SuggestSemantics, EveryCandidateComputesWhatTheOriginalDoesOnCpu) {
 
 }  // namespace
 }  // namespace sl::sim
+
+namespace sl::sim {
+namespace {
+
+// The new 4-step windowed einsum computes dot(all-gather(x), w), as its comment says.
+TEST(SuggestSamples, WindowedEinsumFourStepsEqualsAllGatherThenDot) {
+  constexpr const char* kPlain = R"(
+HloModule allgather_dot_4, num_partitions=4
+
+ENTRY %main {
+  %x = f32[2,3]{1,0} parameter(0)
+  %w = f32[3,5]{1,0} parameter(1)
+  %x.all = f32[8,3]{1,0} all-gather(%x), channel_id=1, replica_groups={{0,1,2,3}}, dimensions={0}, use_global_device_ids=true
+  ROOT %y = f32[8,5]{1,0} dot(%x.all, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)";
+  Result<hlo::Module> plain = hlo::parse_program(kPlain, "plain.hlo");
+  ASSERT_TRUE(plain.is_ok()) << plain.status().message();
+  const std::vector<exec::DeviceResults> want = cpu_results(*plain, {});
+  const std::vector<exec::DeviceResults> got = cpu_results(load("small/windowed_einsum_4steps.hlo"), {});
+  ASSERT_EQ(want.size(), 4u);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t d = 0; d < got.size(); ++d) {
+    ASSERT_EQ(got[d].outputs.size(), 1u);
+    EXPECT_EQ(got[d].outputs[0].values, want[d].outputs[0].values) << "device " << d;
+  }
+}
+
+}  // namespace
+}  // namespace sl::sim
