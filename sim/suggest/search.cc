@@ -28,6 +28,7 @@ class Searcher {
   Result<SearchResult> run() {
     SearchResult result;
     result.space_size = space_size(space_);
+    space_size_ = result.space_size;
     bool exhaustive = options_.mode == SearchMode::kExhaustive ||
                       (options_.mode == SearchMode::kAuto && result.space_size <= options_.exhaustive_limit);
     if (options_.mode == SearchMode::kExhaustive && result.space_size > kForcedExhaustiveLimit) {
@@ -148,7 +149,9 @@ class Searcher {
     const int64_t patience = std::max<int64_t>(64, options_.budget / 8);
     const int64_t max_proposals = 50 * options_.budget + 1000;
     int64_t since_best = 0;
-    for (int64_t proposals = 0; simulations_ < search_planned && proposals < max_proposals; ++proposals) {
+    // Stops early once every assignment has been seen (a small space searched locally).
+    for (int64_t proposals = 0; simulations_ < search_planned && proposals < max_proposals && seen_.size() < space_size_;
+         ++proposals) {
       Assignment proposal = current;
       mutate(proposal);
       if (draw(4) == 0) mutate(proposal);  // now and then two moves at once, to leave a basin
@@ -229,6 +232,7 @@ class Searcher {
   Assignment best_;
   int64_t best_cost_ = 0;
   int64_t original_makespan_ = 0;
+  uint64_t space_size_ = 0;
   int64_t simulations_ = 0;
   int64_t planned_ = 0;
   int64_t infeasible_ = 0;
