@@ -93,7 +93,9 @@ void suggest_section(const AppState& state, ActionQueue& out) {
     const ImVec4 colour = delta < 0 ? ImVec4(0.5f, 0.9f, 0.5f, 1.0f) : ImVec4(0.9f, 0.6f, 0.5f, 1.0f);
     ImGui::TextColored(colour, "%zu. %.1f us (%+.1f%%)", k + 1, static_cast<double>(c.makespan_ns) / 1e3, delta);
     ImGui::SameLine();
-    ImGui::TextUnformatted(suggestion_flags(c).c_str());
+    const std::string flags = suggestion_flags(c);
+    ImGui::TextUnformatted(flags.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", flags.c_str());  // the panel may cut it
     ImGui::PopID();
   }
 }
