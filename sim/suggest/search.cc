@@ -37,7 +37,8 @@ class Searcher {
     }
     if (!exhaustive && options_.budget < 1) return usage_error("the search budget must be >= 1");
     if (options_.top < 1) return usage_error("--top must be >= 1");
-    planned_ = exhaustive ? static_cast<int64_t>(result.space_size) + 1 : options_.budget + 1;
+    // Enumeration includes the original (canonically numbered): one simulation each.
+    planned_ = exhaustive ? static_cast<int64_t>(result.space_size) : options_.budget + 1;
 
     // The program as written, without overrides: the baseline every candidate is measured against.
     original_ = canonical(space_, original_assignment(space_));
