@@ -1,5 +1,7 @@
 #include "app/gui/model/suggest.h"
 
+#include <fmt/format.h>
+
 #include "app/gui/model/services.h"
 #include "core/exec/backend.h"
 #include "core/hlo/parser.h"
@@ -55,14 +57,12 @@ Result<SuggestOutcome> run_suggest(const SuggestRequest& request, JobProgress& p
 }
 
 std::string suggestion_flags(const Suggestion& suggestion) {
-  std::string out;
+  std::vector<std::string> words;
   for (const auto& [name, stream] : suggestion.overrides) {
-    out += (out.empty() ? "" : " ") + std::string("--stream ") + name + "=" + sim::stream_spelling(stream);
+    words.push_back(fmt::format("--stream {}={}", name, sim::stream_spelling(stream)));
   }
-  if (suggestion.comm_sms != exec::kDefaultCommSms) {
-    out += (out.empty() ? "" : " ") + std::string("--comm-sms ") + std::to_string(suggestion.comm_sms);
-  }
-  return out.empty() ? "(the same streams, renumbered)" : out;
+  if (suggestion.comm_sms != exec::kDefaultCommSms) words.push_back(fmt::format("--comm-sms {}", suggestion.comm_sms));
+  return words.empty() ? "(the same streams, renumbered)" : fmt::format("{}", fmt::join(words, " "));
 }
 
 }  // namespace sl::gui
