@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/cmd_suggest.h"
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 
@@ -141,6 +142,8 @@ int main(int argc, char** argv) {
   link->add_option("--thunks", link_args.thunks, "XLA's thunk dump (default: the one beside the module)");
   link->add_option("--name", link_args.name, "name of the linked run");
   link->add_option("--db", link_args.db, "trace database (SQLite)");
+  sl::cli::SuggestArgs suggest_args;
+  auto* suggest = sl::cli::add_suggest_command(app, suggest_args);
 
   try {
     app.parse(argc, argv);
@@ -174,5 +177,6 @@ int main(int argc, char** argv) {
   if (*calibrate) return sl::cli::cmd_calibrate(store_args, calibrate_runs, calibrate_out);
   if (*merge) return sl::cli::cmd_merge(merge_args);
   if (*link) return sl::cli::cmd_link(link_args);
+  if (*suggest) return sl::cli::cmd_suggest(suggest_args);
   return sl::cli::kExitUsage;
 }

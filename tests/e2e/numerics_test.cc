@@ -101,7 +101,7 @@ TEST_P(SmallSample, RunsOnCpuWithFiniteDeterministicResults) {
 INSTANTIATE_TEST_SUITE_P(Samples, SmallSample, ::testing::ValuesIn(small_samples()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
-TEST(SmallSamples, AllEightAreThere) { EXPECT_EQ(small_samples().size(), 8u); }
+TEST(SmallSamples, AllElevenAreThere) { EXPECT_EQ(small_samples().size(), 11u); }
 
 // dot(all-gather(x), w) written plainly, with the windowed einsum's parameters
 // (same numbers, so --init ramp gives both the same inputs).

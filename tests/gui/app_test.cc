@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "app/gui/layout/colors.h"
 #include "app/gui/model/png_io.h"
@@ -147,6 +148,49 @@ TEST_F(GuiApp, ScriptMovesAnInstructionAndRerunsOnTheSimulator) {
   ASSERT_TRUE(streams);
   bool moved = false;
   for (const auto& s : *streams) moved |= s.instruction == "b" && s.stream == 1 && s.overridden;
+  EXPECT_TRUE(moved);
+}
+
+// Suggest, then apply the best: the new run is the suggestion, simulated.
+TEST_F(GuiApp, ScriptSuggestsAndAppliesTheBestOnTheSimulator) {
+  std::ifstream in(std::string(SL_SOURCE_DIR) + "/samples/two_gemms_two_streams.hlo");
+  std::stringstream text;
+  text << in.rdbuf();
+  save_trace(db_, known_trace(), "", known_streams());
+  RerunRequest first;
+  first.db_path = db_;
+  first.source_run = 1;
+  first.backend = "sim";
+  first.device_model = "h200";
+  first.program_text = text.str();
+  first.program_name = "two_gemms_two_streams";
+  JobProgress progress;
+  Result<int64_t> base = default_services().rerun(first, progress);
+  ASSERT_TRUE(base) << base.status().message();
+
+  std::string script = dir_.file("suggest.txt");
+  std::string shot = dir_.file("suggested.png");
+  std::ofstream(script) << "suggest\napply-suggestion 1\nwait-frames 2\nscreenshot " << shot << "\n";
+  Outcome o = run_gui("--db " + db_ + " --run " + std::to_string(*base) + " --script " + script);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_TRUE(std::filesystem::exists(shot));
+
+  auto store = trace::TraceStore::open(db_, trace::TraceStore::Mode::kReadOnly);
+  ASSERT_TRUE(store);
+  auto runs = (*store)->list_runs();
+  ASSERT_TRUE(runs);
+  ASSERT_EQ(runs->size(), 3u);
+  trace::RunInfo original, applied;
+  for (const auto& r : *runs) {
+    if (r.id == *base) original = r;
+    if (r.id > applied.id) applied = r;
+  }
+  // Both GEMMs on one stream: the best for two saturating GEMMs (samples/README.md).
+  EXPECT_LT(applied.makespan_ns, original.makespan_ns);
+  auto streams = (*store)->stream_assignment(applied.id);
+  ASSERT_TRUE(streams);
+  bool moved = false;
+  for (const auto& s : *streams) moved |= s.instruction == "gemm1" && s.stream == 0 && s.overridden;
   EXPECT_TRUE(moved);
 }
 

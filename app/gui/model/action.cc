@@ -28,6 +28,8 @@ std::string describe(const Action& action) {
         if constexpr (std::is_same_v<A, ExportPng>) return "export-png " + a.path;
         if constexpr (std::is_same_v<A, ScreenshotDone>) return "screenshot-done " + a.path;
         if constexpr (std::is_same_v<A, ClearMessage>) return "clear-message";
+        if constexpr (std::is_same_v<A, Suggest>) return fmt::format("suggest {}", a.budget);
+        if constexpr (std::is_same_v<A, ApplySuggestion>) return fmt::format("apply-suggestion {}", a.index);
       },
       action);
 }

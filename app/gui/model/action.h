@@ -30,10 +30,14 @@ struct SearchNext { int direction = 1; };
 struct ExportPng { std::string path; };    // the frame loop writes the next frame to `path`
 struct ScreenshotDone { std::string path; bool ok = true; std::string error; };
 struct ClearMessage {};
+// Search stream assignments for the open run's program with the simulator (a worker job).
+struct Suggest { int64_t budget = 2000; };
+// Rerun on the simulator with suggestion `index` (1 = the best) and compare with the run it came from.
+struct ApplySuggestion { int index = 1; };
 
 using Action = std::variant<OpenDatabase, RefreshRuns, OpenRun, Compare, CloseCompare, SetStream, ClearEdits, Rerun,
                             PollJob, ZoomTo, ZoomAt, Pan, FitAll, Select, SelectInstruction, Search, SearchNext,
-                            ExportPng, ScreenshotDone, ClearMessage>;
+                            ExportPng, ScreenshotDone, ClearMessage, Suggest, ApplySuggestion>;
 
 // A short human-readable form for logs and tests ("open-run 3").
 std::string describe(const Action& action);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,6 +67,15 @@ struct RerunJob {
   std::chrono::steady_clock::time_point started;
 };
 
+// The simulator's search for the open run's program (Suggest).
+struct SuggestJob {
+  bool active = false;
+  int64_t source_run = 0;
+  std::shared_ptr<JobProgress> progress;
+  std::future<Result<SuggestOutcome>> result;
+  std::chrono::steady_clock::time_point started;
+};
+
 struct Message {
   std::string text;
   bool error = false;
@@ -94,12 +104,15 @@ struct AppState {
   Message message;
   RerunJob job;
   LoadJob load;
+  SuggestJob suggest;
+  std::optional<SuggestOutcome> suggestions;  // the last search's result
+  int64_t compare_after_load = 0;          // ApplySuggestion: compare the next opened run with this one
   std::string pending_screenshot;          // set by ExportPng; the frame loop writes it
   int64_t frames_applied = 0;              // number of PollJob calls (one per frame)
 
   bool has_run() const { return current != nullptr; }
   bool comparing() const { return baseline != nullptr && comparison != nullptr; }
-  bool busy() const { return job.active || load.active; }
+  bool busy() const { return job.active || load.active || suggest.active; }
   bool stats_pending() const { return current != nullptr && current->stats_pending(); }
 };
 

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <filesystem>
 #include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -228,6 +229,10 @@ void finish_load(AppState& s) {
     install_baseline(s, std::move(run).value());
   } else {
     install_current(s, std::move(run).value());
+    // An applied suggestion: its run against the one it was found for.
+    if (const int64_t against = std::exchange(s.compare_after_load, 0); against > 0 && against != s.current->info.id) {
+      start_load(s, against, true);
+    }
   }
 }
 
@@ -253,30 +258,42 @@ int64_t config_int(const std::string& config_json, const char* key) {
   return config[key].get<int64_t>();
 }
 
-void rerun(AppState& s, const Rerun& a) {
-  if (s.job.active) return fail(s, "a rerun is already in progress");
-  if (s.load.active) return fail(s, fmt::format("wait for run {} to finish loading", s.load.run_id));
-  if (!s.current) return fail(s, "open a run first");
-  if (s.current->program_text.empty()) return fail(s, "this run has no program text (imported or captured): nothing to rerun");
-  std::string why = s.services.unavailable_reason ? s.services.unavailable_reason(a.backend) : "";
-  if (!why.empty()) return fail(s, a.backend + " is not available: " + why);
+// The simulator's device model for reruns and suggestions: the run's own when it was simulated.
+std::string sim_device_of(const trace::RunInfo& source) {
+  return source.backend == "sim" && !source.device_model.empty() ? source.device_model : "h200";
+}
+
+// Why the current run cannot be rerun now; empty when it can.
+std::string rerun_blocker(const AppState& s) {
+  if (s.job.active) return "a rerun is already in progress";
+  if (s.load.active) return fmt::format("wait for run {} to finish loading", s.load.run_id);
+  if (!s.current) return "open a run first";
+  if (s.current->program_text.empty()) return "this run has no program text (imported or captured): nothing to rerun";
+  return "";
+}
+
+void start_rerun(AppState& s, const std::string& backend, sched::StreamOverrides overrides, int comm_sms,
+                 const std::string& device_model) {
+  std::string why = s.services.unavailable_reason ? s.services.unavailable_reason(backend) : "";
+  if (!why.empty()) return fail(s, backend + " is not available: " + why);
   if (!s.services.rerun) return fail(s, "reruns are not available");
 
   RerunRequest request;
   request.db_path = s.db_path;
   request.source_run = s.current->info.id;
-  request.backend = a.backend;
+  request.backend = backend;
   const auto& source = s.current->info;
-  request.device_model = source.backend == "sim" && !source.device_model.empty() ? source.device_model : "h200";
+  request.device_model = device_model;
   request.program_text = s.current->program_text;
   request.program_name = source.program_name;
-  request.overrides = rerun_overrides(s);
+  request.overrides = std::move(overrides);
+  request.comm_sms = comm_sms;
   request.replicas = config_int(source.config_json, "replicas");
   request.partitions = config_int(source.config_json, "partitions");
 
   s.job = RerunJob{};
   s.job.active = true;
-  s.job.backend = a.backend;
+  s.job.backend = backend;
   s.job.source_run = request.source_run;
   s.job.progress = std::make_shared<JobProgress>();
   s.job.started = std::chrono::steady_clock::now();
@@ -284,7 +301,81 @@ void rerun(AppState& s, const Rerun& a) {
   s.job.result = std::async(std::launch::async, [fn = s.services.rerun, request, progress = s.job.progress] {
     return fn(request, *progress);
   });
-  info(s, fmt::format("rerunning run {} on {}...", request.source_run, a.backend));
+  info(s, fmt::format("rerunning run {} on {}...", request.source_run, backend));
+}
+
+void rerun(AppState& s, const Rerun& a) {
+  if (std::string why = rerun_blocker(s); !why.empty()) return fail(s, why);
+  start_rerun(s, a.backend, rerun_overrides(s), exec::kDefaultCommSms, sim_device_of(s.current->info));
+}
+
+void suggest(AppState& s, const Suggest& a) {
+  if (s.suggest.active) return fail(s, "a search is already running");
+  if (!s.current) return fail(s, "open a run first");
+  if (s.current->program_text.empty()) return fail(s, "this run has no program text (imported or captured): nothing to search");
+  if (!s.services.suggest) return fail(s, "suggestions are not available");
+  if (a.budget < 1) return fail(s, "the search budget must be >= 1");
+  SuggestRequest request;
+  const auto& source = s.current->info;
+  request.source_run = source.id;
+  request.program_text = s.current->program_text;
+  request.program_name = source.program_name;
+  request.device_model = sim_device_of(source);
+  request.replicas = config_int(source.config_json, "replicas");
+  request.partitions = config_int(source.config_json, "partitions");
+  request.budget = a.budget;
+  for (const auto& e : s.current->streams) {
+    if (e.overridden) request.saved_overrides.push_back(e.instruction);
+  }
+  s.suggestions.reset();
+  s.suggest = SuggestJob{};
+  s.suggest.active = true;
+  s.suggest.source_run = source.id;
+  s.suggest.progress = std::make_shared<JobProgress>();
+  s.suggest.started = std::chrono::steady_clock::now();
+  s.suggest.result = std::async(std::launch::async, [fn = s.services.suggest, request, progress = s.suggest.progress] {
+    return fn(request, *progress);
+  });
+  info(s, fmt::format("searching stream assignments for run {} on the {} model...", source.id, request.device_model));
+}
+
+void finish_suggest(AppState& s) {
+  if (!s.suggest.active) return;
+  if (s.suggest.result.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+  Result<SuggestOutcome> outcome = s.suggest.result.get();
+  const int64_t source = s.suggest.source_run;
+  s.suggest = SuggestJob{};
+  if (!outcome) return fail(s, fmt::format("suggest for run {} failed: {}", source, outcome.status().message()));
+  s.suggestions = std::move(outcome).value();
+  const SuggestOutcome& o = *s.suggestions;
+  if (o.candidates.empty() || o.candidates.front().makespan_ns >= o.original_makespan_ns) {
+    return info(s, fmt::format("{} simulations: nothing beats run {}'s program ({:.1f} us predicted)", o.simulations,
+                               source, static_cast<double>(o.original_makespan_ns) / 1e3));
+  }
+  const Suggestion& best = o.candidates.front();
+  info(s, fmt::format("{} simulations: best {:.1f} us predicted against {:.1f} us ({:+.1f}%): {}", o.simulations,
+                      static_cast<double>(best.makespan_ns) / 1e3, static_cast<double>(o.original_makespan_ns) / 1e3,
+                      100.0 * static_cast<double>(best.makespan_ns - o.original_makespan_ns) /
+                          static_cast<double>(o.original_makespan_ns),
+                      suggestion_flags(best)));
+}
+
+void apply_suggestion(AppState& s, const ApplySuggestion& a) {
+  if (!s.suggestions) return fail(s, s.suggest.active ? "the search is still running" : "no suggestions yet: Suggest first");
+  const SuggestOutcome& o = *s.suggestions;
+  if (!s.current || s.current->info.id != o.source_run) {
+    return fail(s, fmt::format("the suggestions are for run {}: open it first", o.source_run));
+  }
+  if (a.index < 1 || a.index > static_cast<int>(o.candidates.size())) {
+    return fail(s, fmt::format("no suggestion {} (there are {})", a.index, o.candidates.size()));
+  }
+  if (std::string why = rerun_blocker(s); !why.empty()) return fail(s, why);
+  const Suggestion& chosen = o.candidates[static_cast<size_t>(a.index - 1)];
+  // Exactly the suggestion: the run's own overrides it does not name go back to the program's streams.
+  s.edits = chosen.overrides;
+  for (const auto& [name, stream] : o.program_streams) s.edits.emplace(name, stream);
+  start_rerun(s, "sim", rerun_overrides(s), chosen.comm_sms, o.device_model);
+  if (s.job.active) s.compare_after_load = o.source_run;
 }
 
 void poll_stats(AppState& s) {
@@ -297,6 +388,7 @@ void poll_job(AppState& s) {
   ++s.frames_applied;
   finish_load(s);
   poll_stats(s);
+  finish_suggest(s);
   if (!s.job.active) return;
   if (s.job.result.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
   Result<int64_t> result = s.job.result.get();
@@ -412,6 +504,10 @@ void apply(AppState& s, const Action& action) {
           }
         } else if constexpr (std::is_same_v<A, ClearMessage>) {
           s.message = {};
+        } else if constexpr (std::is_same_v<A, Suggest>) {
+          suggest(s, a);
+        } else if constexpr (std::is_same_v<A, ApplySuggestion>) {
+          apply_suggestion(s, a);
         }
       },
       action);
@@ -422,6 +518,7 @@ void wait_for_job(AppState& state) {
   while (state.busy() || state.stats_pending()) {
     if (state.job.active && state.job.result.valid()) state.job.result.wait();
     if (state.load.active && state.load.result.valid()) state.load.result.wait();
+    if (state.suggest.active && state.suggest.result.valid()) state.suggest.result.wait();
     if (state.stats_pending()) state.current->pending_stats.wait();
     apply(state, PollJob{});
   }

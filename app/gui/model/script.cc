@@ -108,13 +108,24 @@ Result<std::vector<ScriptLine>> parse_script(std::string_view text, std::string_
     } else if (cmd == "close-compare") {
       SL_RETURN_IF_ERROR(need(0, "close-compare"));
       entry.step = Action{CloseCompare{}};
+    } else if (cmd == "suggest") {
+      if (w.size() > 2) return error("'suggest' takes at most one argument: suggest [BUDGET]");
+      Suggest suggest;
+      if (w.size() == 2 && (!parse_int(w[1], &suggest.budget) || suggest.budget < 1)) {
+        return error("the budget must be a positive number of simulations, not '" + w[1] + "'");
+      }
+      entry.step = Action{suggest};
+    } else if (cmd == "apply-suggestion") {
+      SL_RETURN_IF_ERROR(need(1, "apply-suggestion K"));
+      if (!parse_int(w[1], &n) || n < 1 || n > 1000) return error("K must be 1 (the best) or more, not '" + w[1] + "'");
+      entry.step = Action{ApplySuggestion{static_cast<int>(n)}};
     } else if (cmd == "search") {
       if (w.size() < 2) return error("'search' takes the text to look for");
       entry.step = Action{Search{rest_of(line, cmd)}};
     } else {
       return error("unknown command '" + cmd +
                    "' (open-run, set-stream, rerun, compare, zoom, select, wait-frames, screenshot, fit, search, "
-                   "close-compare)");
+                   "close-compare, suggest, apply-suggestion)");
     }
     out.push_back(std::move(entry));
   }

@@ -7,6 +7,7 @@
 //   open-run N | set-stream INSTR N|comm | rerun sim|cpu|cuda | compare N
 //   zoom START_US END_US | select INSTR | wait-frames N | screenshot FILE
 //   fit | search TEXT | close-compare
+//   suggest [BUDGET] | apply-suggestion K   (K = 1 is the best suggestion)
 
 #include <string>
 #include <string_view>

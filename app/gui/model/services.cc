@@ -60,6 +60,7 @@ std::string config_json(const RerunRequest& request, const sched::LoweredProgram
       {"replicas", lowered.replica_count},
       {"partitions", lowered.num_partitions},
       {"stream_overrides", request.overrides},
+      {"comm_sms", request.comm_sms},
       {"source", "streamlens-gui"},
   };
   return config.dump();
@@ -90,6 +91,7 @@ Result<int64_t> run_pipeline(const RerunRequest& request, JobProgress& progress)
   progress.phase = JobProgress::kRunning;
   exec::RunOptions run_options;
   run_options.device_model = request.device_model;
+  run_options.comm_sms = request.comm_sms;
   run_options.progress = [&progress](int64_t done, int64_t total) {
     progress.done = done;
     progress.total = total;
@@ -117,6 +119,7 @@ Services default_services() {
   };
   services.unavailable_reason = unavailable;
   services.rerun = run_pipeline;
+  services.suggest = run_suggest;
   return services;
 }
 

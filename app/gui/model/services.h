@@ -10,7 +10,9 @@
 #include <memory>
 #include <string>
 
+#include "app/gui/model/suggest.h"
 #include "core/common/status.h"
+#include "core/exec/backend.h"
 #include "core/sched/streams.h"
 #include "core/trace/store/trace_store.h"
 
@@ -35,6 +37,7 @@ struct RerunRequest {
   sched::StreamOverrides overrides;
   int64_t replicas = 0;           // 0: the module's own (as `streamlens run`)
   int64_t partitions = 0;
+  int comm_sms = exec::kDefaultCommSms;  // as `streamlens run --comm-sms`
 };
 
 struct Services {
@@ -43,6 +46,8 @@ struct Services {
   std::function<std::string(const std::string& backend)> unavailable_reason;
   // Runs on a worker thread: must not touch AppState. Returns the new run id.
   std::function<Result<int64_t>(const RerunRequest& request, JobProgress& progress)> rerun;
+  // Runs on a worker thread: the simulator's search for a better stream assignment.
+  std::function<Result<SuggestOutcome>(const SuggestRequest& request, JobProgress& progress)> suggest;
 };
 
 // The real store (existing files only), sim and cpu backends (cuda when built

@@ -47,6 +47,59 @@ void rerun_buttons(const AppState& state, ActionQueue& out) {
   }
 }
 
+// Suggest: the simulator's search, its progress, and the candidates with an apply button each.
+void suggest_section(const AppState& state, ActionQueue& out) {
+  const bool has_program = state.current && !state.current->program_text.empty();
+  ImGui::BeginDisabled(!has_program || state.suggest.active);
+  if (ImGui::Button("Suggest")) out.push_back(Suggest{});
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+    ImGui::SetTooltip("%s", !has_program ? "this run has no program to search"
+                            : state.suggest.active
+                                ? "a search is running"
+                                : "search stream assignments (and --comm-sms) with the simulator for a shorter makespan");
+  }
+  if (state.suggest.active) {
+    const JobProgress& p = *state.suggest.progress;
+    const int64_t total = p.total.load(), done = p.done.load();
+    const float fraction = total > 0 ? static_cast<float>(done) / static_cast<float>(total) : 0.0f;
+    std::string overlay = fmt::format("{} simulations of {}", done, total);
+    ImGui::SameLine();
+    ImGui::ProgressBar(fraction, ImVec2(-1, 0), overlay.c_str());
+    return;
+  }
+  if (!state.suggestions || !state.current || state.suggestions->source_run != state.current->info.id) return;
+  const SuggestOutcome& o = *state.suggestions;
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s, %lld simulations; original %.1f us", o.exhaustive ? "exhaustive" : "local search",
+                      static_cast<long long>(o.simulations), static_cast<double>(o.original_makespan_ns) / 1e3);
+  if (o.candidates.empty()) {
+    ImGui::TextDisabled("no assignment changes the predicted makespan");
+    return;
+  }
+  const bool can_apply = !state.busy();
+  for (size_t k = 0; k < o.candidates.size(); ++k) {
+    const Suggestion& c = o.candidates[k];
+    ImGui::PushID(static_cast<int>(k));
+    ImGui::BeginDisabled(!can_apply);
+    if (ImGui::SmallButton("apply")) out.push_back(ApplySuggestion{static_cast<int>(k + 1)});
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+      ImGui::SetTooltip("rerun on the simulator (%s) with these streams and compare with this run", o.device_model.c_str());
+    }
+    ImGui::SameLine();
+    const double delta = 100.0 * static_cast<double>(c.makespan_ns - o.original_makespan_ns) /
+                         static_cast<double>(std::max<int64_t>(o.original_makespan_ns, 1));
+    const ImVec4 colour = delta < 0 ? ImVec4(0.5f, 0.9f, 0.5f, 1.0f) : ImVec4(0.9f, 0.6f, 0.5f, 1.0f);
+    ImGui::TextColored(colour, "%zu. %.1f us (%+.1f%%)", k + 1, static_cast<double>(c.makespan_ns) / 1e3, delta);
+    ImGui::SameLine();
+    const std::string flags = suggestion_flags(c);
+    ImGui::TextUnformatted(flags.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", flags.c_str());  // the panel may cut it
+    ImGui::PopID();
+  }
+}
+
 }  // namespace
 
 void show_program_panel(const AppState& state, UiState& ui, ActionQueue& out) {
@@ -58,6 +111,7 @@ void show_program_panel(const AppState& state, UiState& ui, ActionQueue& out) {
   const LoadedRun& run = *state.current;
   ImGui::Text("program %s", run.info.program_name.c_str());
   rerun_buttons(state, out);
+  suggest_section(state, out);
   if (!state.edits.empty()) {
     ImGui::Text("%zu stream edit(s) pending", state.edits.size());
     ImGui::SameLine();
