@@ -12,6 +12,7 @@
 
 #include "app/cli/cmd_suggest.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/kernel_times.h"
 #include "app/cli/program_loader.h"
 #include "app/cli/progress.h"
 #include "app/cli/suggest_verify.h"
@@ -202,8 +203,14 @@ int cmd_suggest(const SuggestArgs& args) {
   options.seed = args.seed;
   std::optional<ProgressBar> progress(std::in_place, "searching");
   options.progress = [&progress](int64_t done, int64_t total) { progress->update(done, total); };
-  const sim::Evaluator evaluate = sim::make_sim_evaluator(
-      *module, *model, {.replicas = args.replicas, .partitions = args.partitions, .allow_tf32 = args.allow_tf32});
+  sim::SimEvaluatorOptions evaluator_options{
+      .replicas = args.replicas, .partitions = args.partitions, .allow_tf32 = args.allow_tf32, .measured = {}};
+  if (!args.kernel_times.empty()) {
+    auto measured = measured_kernel_times(args.db, args.kernel_times);
+    if (!measured) return fail(measured.status());
+    evaluator_options.measured = std::move(*measured);
+  }
+  const sim::Evaluator evaluate = sim::make_sim_evaluator(*module, *model, std::move(evaluator_options));
   Result<sim::SearchResult> result = sim::search(*space, evaluate, options);
   progress.reset();  // clears its line before anything is printed
   if (!result) return fail(result.status());

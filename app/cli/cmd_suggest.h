@@ -27,6 +27,7 @@ struct SuggestArgs {
   bool allow_tf32 = false;
   bool json = false;
   std::string db = "streamlens.db";
+  std::string kernel_times;    // --kernel-times RUN: a linked capture in --db costs the instructions
   // --verify cuda: run the original and every candidate on the GPU.
   std::string verify;
   int repeats = 3;

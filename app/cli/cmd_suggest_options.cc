@@ -29,6 +29,8 @@ CLI::App* add_suggest_command(CLI::App& app, SuggestArgs& args) {
       ->check(CLI::Range(1, 4096));
   cmd->add_flag("--allow-tf32", args.allow_tf32, "let f32 GEMMs use TF32");
   cmd->add_flag("--json", args.json, "print one JSON object");
+  cmd->add_option("--kernel-times", args.kernel_times,
+                    "cost instructions as they ran in this linked capture's median step (run in --db)");
   cmd->add_option("--db", args.db, "trace database (SQLite) for --verify runs");
   cmd->add_option("--verify", args.verify, "measure the original and each candidate on this backend")
       ->check(CLI::IsMember({"cuda"}));

@@ -9,18 +9,21 @@
 
 namespace sl::cli {
 
-Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std::string& run,
-                                                const std::string& device) {
+Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const std::string& run) {
   SL_ASSIGN_OR_RETURN(auto store, trace::TraceStore::open(db, trace::TraceStore::Mode::kReadOnly));
   SL_ASSIGN_OR_RETURN(StoredRun measured_run, load_stored_run(*store, run));
   auto measured = sim::measured_times(measured_run.trace);
-  if (!measured) {
-    return invalid_input(fmt::format("--kernel-times {}: {}", run, measured.status().message()));
-  }
+  if (!measured) return invalid_input(fmt::format("--kernel-times {}: {}", run, measured.status().message()));
+  return measured;
+}
+
+Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std::string& run,
+                                                const std::string& device) {
+  SL_ASSIGN_OR_RETURN(sim::MeasuredTimes measured, measured_kernel_times(db, run));
   SL_ASSIGN_OR_RETURN(sim::DeviceModel model, sim::load_device_model(device));
   TraceDrivenBackend out;
-  out.description = fmt::format("{} + kernel times of run {} ({} steps)", device, measured_run.id, measured->steps);
-  out.backend = sim::make_trace_driven_sim_backend(std::move(model), std::move(*measured));
+  out.description = fmt::format("{} + kernel times of run {} ({} steps)", device, run, measured.steps);
+  out.backend = sim::make_trace_driven_sim_backend(std::move(model), std::move(measured));
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/common/status.h"
 #include "core/exec/backend.h"
+#include "sim/trace_driven.h"
 
 namespace sl::cli {
 
@@ -14,6 +15,9 @@ struct TraceDrivenBackend {
   std::unique_ptr<exec::Backend> backend;
   std::string description;  // "h200 + kernel times of run 3 (31 steps)"
 };
+
+// The measured times of a linked capture (`run` in the database `db`).
+Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const std::string& run);
 
 Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std::string& run,
                                                 const std::string& device);
