@@ -439,11 +439,13 @@ bool Parser::finish_computation(Computation& computation, const std::unordered_m
 }
 
 bool Parser::record_calls(Instruction& instruction, CalledRefs& refs, int computation, int instruction_index) {
-  // Order: condition, body (while); true, false, branches (conditional); then
-  // to_apply and calls / called_computations. The printer writes them back
+  // Order: condition, body (while); true, false, branches (conditional);
+  // select, scatter (select-and-scatter); then to_apply and calls /
+  // called_computations. The printer writes them back
   // in an order that reads back to the same list.
-  std::vector<CalledRefs::Ref>* groups[] = {&refs.condition, &refs.body,     &refs.true_branch, &refs.false_branch,
-                                             &refs.branches,  &refs.to_apply, &refs.calls};
+  std::vector<CalledRefs::Ref>* groups[] = {&refs.condition,    &refs.body,     &refs.true_branch,
+                                             &refs.false_branch, &refs.branches, &refs.select,
+                                             &refs.scatter,      &refs.to_apply, &refs.calls};
   for (auto* group : groups) {
     for (CalledRefs::Ref& ref : *group) {
       PendingCall call;

@@ -15,7 +15,7 @@ namespace {
 
 // XLA attributes that do not change what the program computes or where it
 // runs here: kept verbatim in Instruction::attributes without a warning.
-constexpr std::array<std::string_view, 24> kKeptQuietly = {
+constexpr std::array<std::string_view, 36> kKeptQuietly = {
     "sharding",           "origin",
     "statistics",         "output_to_operand_aliasing",
     "api_version",        "operand_layout_constraints",
@@ -28,6 +28,12 @@ constexpr std::array<std::string_view, 24> kKeptQuietly = {
     "cross_program_prefetch_index", "infeed_config",
     "outfeed_config",     "outfeed_shape",
     "is_composite",       "inferred_dimension",
+    "domain",             "epsilon",
+    "feature_index",      "fft_type",
+    "fft_length",         "lower",
+    "left_side",          "unit_diagonal",
+    "transpose_a",        "literal",
+    "conv_kind",          "mode",
 };
 
 std::optional<ComparisonDirection> parse_direction(std::string_view text) {
@@ -97,6 +103,8 @@ bool Parser::parse_attribute(Instruction& inst, CalledRefs& refs) {
   if (name == "true_computation") return parse_computation_ref(refs.true_branch, false);
   if (name == "false_computation") return parse_computation_ref(refs.false_branch, false);
   if (name == "branch_computations") return parse_computation_ref(refs.branches, true);
+  if (name == "select") return parse_computation_ref(refs.select, false);
+  if (name == "scatter") return parse_computation_ref(refs.scatter, false);
   if (name == "kind") {
     if (!is(TokenKind::kIdent)) return fail_expected("a fusion kind such as kLoop");
     inst.fusion_kind = std::string(cur_.text);
@@ -184,6 +192,7 @@ bool Parser::parse_frontend_attributes(Instruction& inst) {
   if (accept(TokenKind::kRbrace)) return true;
   for (;;) {
     std::string key;
+    bool continue_after_value = false;  // the value was read past already
     if (is(TokenKind::kIdent)) {
       key = std::string(cur_.text);
     } else if (is(TokenKind::kString)) {
@@ -195,12 +204,18 @@ bool Parser::parse_frontend_attributes(Instruction& inst) {
     if (!expect(TokenKind::kEquals, "'=' after the frontend attribute name")) return false;
     if (is(TokenKind::kString)) {
       inst.frontend_attributes[key] = cur_.value;
+    } else if (is(TokenKind::kLbrace)) {
+      // composite.attributes={n = 1 : i32, ...}: a dictionary, kept as written.
+      size_t begin = cur_.begin;
+      if (!skip_balanced()) return false;
+      inst.frontend_attributes[key] = std::string(text_.substr(begin, prev_.end - begin));
+      continue_after_value = true;
     } else if (is(TokenKind::kIdent) || is(TokenKind::kInt)) {
       inst.frontend_attributes[key] = std::string(cur_.text);
     } else {
       return fail_expected("a quoted frontend attribute value");
     }
-    advance();
+    if (!continue_after_value) advance();
     if (accept(TokenKind::kComma)) continue;
     return expect(TokenKind::kRbrace, "',' or '}' in frontend_attributes");
   }

@@ -42,7 +42,7 @@ struct CalledRefs {
     std::string name;
     SourceLoc loc;
   };
-  std::vector<Ref> to_apply, calls, condition, body, branches, true_branch, false_branch;
+  std::vector<Ref> to_apply, calls, condition, body, branches, true_branch, false_branch, select, scatter;
 };
 
 // Reads backend_config JSON text into the typed fields of `instruction`

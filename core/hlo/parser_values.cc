@@ -253,10 +253,14 @@ bool Parser::skip_one_value() {
 
 bool Parser::parse_literal(Instruction& instruction) {
   const Shape& shape = instruction.shape;
-  if (shape.is_tuple()) return fail(instruction.opcode_loc, "tuple constants are not supported");
   if (shape.is_token()) return fail(instruction.opcode_loc, "token constants are not supported");
   size_t begin = cur_.begin;
-  if (is(TokenKind::kLbrace) && peek_next().kind == TokenKind::kEllipsis) {
+  if (shape.is_tuple()) {
+    // `constant(( {1, 2}, {3} ))`: kept as written, values not read (no
+    // backend evaluates tuple constants; XLA itself rarely prints them).
+    if (!is(TokenKind::kLparen)) return fail_expected("'(' to open a tuple constant");
+    if (!skip_balanced()) return false;
+  } else if (is(TokenKind::kLbrace) && peek_next().kind == TokenKind::kEllipsis) {
     // A large constant elided by the dump (`constant({...})`): no values.
     advance();
     advance();

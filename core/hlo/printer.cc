@@ -106,6 +106,8 @@ void print_called(const Module& module, const Instruction& inst, Opcode op, std:
   if (op == Opcode::kWhile && called.size() >= 2) {
     out += ", condition=" + computation_name(module, called[0]) + ", body=" + computation_name(module, called[1]);
     if (called.size() > 2) out += ", called_computations=" + computation_list(module, called, 2);
+  } else if (op == Opcode::kSelectAndScatter && called.size() == 2) {
+    out += ", select=" + computation_name(module, called[0]) + ", scatter=" + computation_name(module, called[1]);
   } else if (op == Opcode::kConditional) {
     out += ", branch_computations=" + computation_list(module, called, 0);
   } else if (explicit_async || op == Opcode::kFusion) {
