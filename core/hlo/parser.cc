@@ -68,11 +68,15 @@ void Parser::warn(SourceLoc loc, std::string message) {
 }
 
 void Parser::warn_unknown_attribute(SourceLoc loc, std::string_view name) {
-  auto [it, inserted] = warned_attributes_.emplace(std::string(name), warnings_.size());
-  if (!inserted) {
-    ++warning_counts_[it->second];
-    return;
+  // Few distinct names per module: a linear scan, and no allocation for the
+  // repeats that make up most calls.
+  for (const auto& [seen, index] : warned_attributes_) {
+    if (seen == name) {
+      ++warning_counts_[index];
+      return;
+    }
   }
+  warned_attributes_.emplace_back(std::string(name), warnings_.size());
   warn(loc, fmt::format("unknown attribute '{}' kept as written", name));
 }
 

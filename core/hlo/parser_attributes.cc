@@ -55,6 +55,8 @@ bool Parser::parse_attribute(Instruction& inst, CalledRefs& refs) {
   advance();
   if (!accept(TokenKind::kEquals)) return fail_expected(fmt::format("'=' after attribute {}", name));
 
+  // Most frequent first: nearly every instruction of a dump has metadata.
+  if (name == "metadata") return parse_metadata(inst);
   if (name == "dimensions") return parse_int_list(inst.dimensions);
   if (name == "slice") return parse_slice(inst.slice);
   if (name == "dynamic_slice_sizes") return parse_int_list(inst.dynamic_slice_sizes);
@@ -119,7 +121,6 @@ bool Parser::parse_attribute(Instruction& inst, CalledRefs& refs) {
   }
   if (name == "backend_config") return parse_backend_config(inst);
   if (name == "frontend_attributes") return parse_frontend_attributes(inst);
-  if (name == "metadata") return parse_metadata(inst);
   if (name == "control-predecessors") return parse_control_predecessors();
   if (name == "async_execution_thread") {
     if (!is(TokenKind::kString)) return fail_expected("a quoted async_execution_thread");

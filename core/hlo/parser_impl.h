@@ -183,7 +183,7 @@ class Parser {
   // Unknown attributes warn once per name (first place, then a count), so a
   // large dump cannot flood the warnings.
   std::vector<Diagnostic> warnings_;
-  std::unordered_map<std::string, size_t> warned_attributes_;  // name -> index in warnings_
+  std::vector<std::pair<std::string, size_t>> warned_attributes_;  // name -> index in warnings_
   std::vector<int64_t> warning_counts_;                        // parallel to warnings_
   SourceLoc backend_config_loc_;
   // control-predecessors of the computation being read, resolved when it ends
