@@ -13,9 +13,10 @@
 namespace sl::hlo::parser_internal {
 namespace {
 
-// XLA attributes that do not change what the program computes or where it
-// runs here: kept verbatim in Instruction::attributes without a warning.
-constexpr std::array<std::string_view, 36> kKeptQuietly = {
+// XLA attributes the tool has no typed field for but knows to be ordinary
+// (sharding and layout constraints, provenance, options of ops no backend
+// here evaluates): kept verbatim in Instruction::attributes, no warning.
+constexpr std::array<std::string_view, 37> kKeptQuietly = {
     "sharding",           "origin",
     "statistics",         "output_to_operand_aliasing",
     "api_version",        "operand_layout_constraints",
@@ -34,6 +35,7 @@ constexpr std::array<std::string_view, 36> kKeptQuietly = {
     "left_side",          "unit_diagonal",
     "transpose_a",        "literal",
     "conv_kind",          "mode",
+    "algorithm",
 };
 
 std::optional<ComparisonDirection> parse_direction(std::string_view text) {
