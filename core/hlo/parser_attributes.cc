@@ -143,7 +143,7 @@ bool Parser::parse_attribute(Instruction& inst, CalledRefs& refs) {
 bool Parser::keep_attribute(Instruction& inst, std::string_view name) {
   size_t begin = cur_.begin;
   if (!skip_value()) return false;
-  inst.attributes.insert_or_assign(std::string(name), std::string(text_.substr(begin, prev_.end - begin)));
+  inst.attributes.insert_or_assign(std::string(name), one_line(text_.substr(begin, prev_.end - begin)));
   return true;
 }
 
@@ -211,7 +211,7 @@ bool Parser::parse_frontend_attributes(Instruction& inst) {
       // composite.attributes={n = 1 : i32, ...}: a dictionary, kept as written.
       size_t begin = cur_.begin;
       if (!skip_balanced()) return false;
-      inst.frontend_attributes[key] = std::string(text_.substr(begin, prev_.end - begin));
+      inst.frontend_attributes[key] = one_line(text_.substr(begin, prev_.end - begin));
       continue_after_value = true;
     } else if (is(TokenKind::kIdent) || is(TokenKind::kInt)) {
       inst.frontend_attributes[key] = std::string(cur_.text);

@@ -144,8 +144,8 @@ bool Parser::parse_op_attribute(Instruction& inst, std::string_view name, bool& 
     size_t begin = cur_.begin;
     if (!skip_value()) return false;
     inst.dim_labels.clear();
-    for (char c : text_.substr(begin, prev_.end - begin)) {
-      if (c != ' ' && c != '\t') inst.dim_labels += c;
+    for (char c : one_line(text_.substr(begin, prev_.end - begin))) {
+      if (c != ' ') inst.dim_labels += c;
     }
     return true;
   }

@@ -71,6 +71,10 @@ struct MeshGroups {
 std::string expand_mesh_groups(const MeshGroups& mesh, std::vector<std::vector<int64_t>>& groups,
                                SourceLoc& where);
 
+// Source text kept for printing back on one line: comments and line breaks
+// become single spaces (so a `//` comment cannot swallow what follows).
+std::string one_line(std::string_view text);
+
 // Expands `[G,S]<=[d0,d1,...]T(perm)` into groups; empty string or a message.
 std::string expand_iota_groups(const std::vector<int64_t>& group_dims, const std::vector<int64_t>& reshape_dims,
                                const std::vector<int64_t>& perm, std::vector<std::vector<int64_t>>& groups);

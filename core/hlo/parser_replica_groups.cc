@@ -220,11 +220,7 @@ bool Parser::parse_mesh_groups(ReplicaGroups& groups) {
       break;
     }
   }
-  std::string written(text_.substr(begin, prev_.end - begin));
-  groups.mesh_text.clear();
-  for (char c : written) {
-    if (c != '\n' && c != '\r') groups.mesh_text += c;
-  }
+  groups.mesh_text = one_line(text_.substr(begin, prev_.end - begin));
   SourceLoc problem_loc = loc;
   std::string problem = expand_mesh_groups(mesh, groups.groups, problem_loc);
   if (!problem.empty()) return fail(problem_loc, problem);

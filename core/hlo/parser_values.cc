@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -243,6 +244,39 @@ bool Parser::skip_value() {
   }
 }
 
+std::string one_line(std::string_view text) {
+  // Comments and runs of white space become one space; strings are copied
+  // as they are, so a `//` inside quotes survives.
+  std::string out;
+  out.reserve(text.size());
+  auto space = [&] {
+    if (!out.empty() && out.back() != ' ') out += ' ';
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"' || c == '\'') {
+      size_t j = i + 1;
+      while (j < text.size() && text[j] != c && text[j] != '\n') j += text[j] == '\\' ? 2 : 1;
+      j = std::min(j, text.size() - 1);
+      out.append(text.substr(i, j - i + 1));
+      i = j;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i < text.size() && text[i] != '\n') ++i;
+      space();
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      size_t close = text.find("*/", i + 2);
+      i = close == std::string_view::npos ? text.size() : close + 1;
+      space();
+    } else if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      space();
+    } else {
+      out += c;
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 bool Parser::skip_one_value() {
   if (is(TokenKind::kError)) return fail_here(std::string(cur_.value));
   if (is_opener(cur_.kind)) return skip_balanced();
@@ -272,8 +306,11 @@ bool Parser::parse_literal(Instruction& instruction) {
   }
   std::string_view written = trim(text_.substr(begin, prev_.end - begin));
   // A comment inside the literal could swallow the closing ')' when printed
-  // on one line; leave the text empty so the printer writes the values.
-  if (written.find("//") == std::string_view::npos && written.find("/*") == std::string_view::npos) {
+  // on one line; leave the text empty so the printer writes the values
+  // (tuple constants, whose values are not read, keep a one-line copy).
+  if (shape.is_tuple()) {
+    instruction.literal_text = one_line(written);
+  } else if (written.find("//") == std::string_view::npos && written.find("/*") == std::string_view::npos) {
     instruction.literal_text = std::string(written);
   }
   return expect(TokenKind::kRparen, "')' after the constant value");

@@ -54,6 +54,18 @@ TEST(ParserForms, MeshReplicaGroups) {
   EXPECT_EQ(mesh_groups("maximal_mesh[device_id=5] {}"), (Groups{{5}}));
 }
 
+TEST(ParserForms, KeptTextIsOneLineWithoutComments) {
+  // A `//` comment inside a kept value must not swallow the rest of the line
+  // when the printer writes it back.
+  Module m = parse_ok("HloModule m\nENTRY e {\n  p = f32[4] parameter(0), sharding={devices=[2]0,1 // c\n }, "
+                      "mystery={1, /* two */ \"a//b\"}\n  ROOT r = f32[4] all-gather(p), dimensions={0}, "
+                      "replica_groups=mesh['x'=2] // axis\n {'x'}\n}\n");
+  EXPECT_EQ(instr(m, "e", "p").attributes.at("sharding"), "{devices=[2]0,1 }");
+  EXPECT_EQ(instr(m, "e", "p").attributes.at("mystery"), "{1, \"a//b\"}");
+  EXPECT_EQ(instr(m, "e", "r").replica_groups->mesh_text, "mesh['x'=2] {'x'}");
+  testing::expect_round_trip(m);
+}
+
 TEST(ParserForms, BadMeshGroupsAreErrors) {
   std::string head = "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] all-gather(p), dimensions={0}, "
                      "replica_groups=";
