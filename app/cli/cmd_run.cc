@@ -58,7 +58,7 @@ Status write_text_file(const std::string& path, const std::string& text) {
 }  // namespace
 
 int cmd_run(const RunArgs& args) {
-  Result<hlo::Module> module = load_program(args.program.program);
+  Result<hlo::Module> module = load_program(args.program.program, args.program.replicas, args.program.partitions);
   if (!module) return fail(module.status());
   Result<sched::LowerOptions> options =
       lower_options(args.program.streams, args.program.replicas, args.program.partitions);

@@ -8,8 +8,9 @@
 
 namespace sl::cli {
 
-Result<hlo::Module> load_program(const std::string& path) {
+Result<hlo::Module> load_program(const std::string& path, int64_t replicas, int64_t partitions) {
   SL_ASSIGN_OR_RETURN(hlo::Module module, hlo::parse_program_file(path));
+  hlo::settle_device_counts(module, replicas, partitions);
   for (const std::string& warning : module.warnings) std::fprintf(stderr, "%s\n", warning.c_str());
   SL_RETURN_IF_ERROR(hlo::verify_status(module));
   return module;

@@ -10,8 +10,10 @@
 
 namespace sl::cli {
 
-// Parses and verifies; warnings (unknown attributes) go to stderr.
-Result<hlo::Module> load_program(const std::string& path);
+// Parses, settles the device counts (`replicas`/`partitions` from the command
+// line, 0 = the module's; inferred where nothing declares them), verifies.
+// Warnings (unknown attributes) and notes (inferred counts) go to stderr.
+Result<hlo::Module> load_program(const std::string& path, int64_t replicas = 0, int64_t partitions = 0);
 
 // "NAME=N" or "NAME=comm" -> overrides; malformed entries are usage errors.
 Result<sched::StreamOverrides> parse_stream_overrides(const std::vector<std::string>& specs);

@@ -196,6 +196,50 @@ TEST_F(Cli, ForeignOrCorruptDatabaseExitsOneAndIsNotTouched) {
   EXPECT_FALSE(fs::exists(dir_ / "nope.db"));
 }
 
+// A module without device counts whose groups need four replicas.
+constexpr const char* kFourReplicaGather =
+    "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
+    "  ROOT g = f32[8] all-gather(p), replica_groups={{0,1,2,3}}, dimensions={0}\n}\n";
+
+TEST_F(Cli, MissingDeviceCountsAreInferredWithANote) {
+  std::string program = write("gather.hlo", kFourReplicaGather);
+  Outcome o = sl("check " + program);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("4 replicas x 1 partitions"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("gather.hlo:4:8: note:"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("replica_count is taken as 4"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("error"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, DeviceCountFlagsApplyBeforeVerificationOnEverySubcommand) {
+  std::string declared = write("declared.hlo", std::string(kFourReplicaGather).replace(0, 11, "HloModule m, replica_count=2"));
+  // The header's two replicas are too few for the group ...
+  Outcome bad = sl("check " + declared);
+  EXPECT_EQ(bad.exit_code, 1) << bad.err;
+  EXPECT_NE(bad.err.find("replica_count is 2"), std::string::npos) << bad.err;
+  // ... and --replicas replaces them before the verifier looks.
+  for (const std::string& command : {std::string("check "), std::string("lower "),
+                                     std::string("run --backend sim --db " + db_ + " ")}) {
+    Outcome o = sl(command + declared + " --replicas 4");
+    EXPECT_EQ(o.exit_code, 0) << command << "\n" << o.err;
+  }
+  Outcome lowered = sl("lower " + declared + " --replicas 4 --device-id 3");
+  EXPECT_EQ(lowered.exit_code, 0) << lowered.err;
+  // A flag smaller than the groups need is an error, not an inference.
+  Outcome small = sl("check " + write("gather.hlo", kFourReplicaGather) + " --replicas 2");
+  EXPECT_EQ(small.exit_code, 1) << small.err;
+}
+
+TEST_F(Cli, RealTwoDeviceDumpsDeclareTwoPartitions) {
+  for (const char* program : {"fsdp_step/module_0000.jit_fsdp_step", "dp_allreduce_step/module_0000.jit_dp_step"}) {
+    fs::path path = fs::path(SL_SOURCE_DIR) / "tests/corpus/jax/small" /
+                    (std::string(program) + ".sm_9.0a_gpu_after_optimizations.txt");
+    Outcome o = sl("check " + path.string());
+    EXPECT_EQ(o.exit_code, 0) << path << "\n" << o.err;
+    EXPECT_NE(o.out.find("1 replicas x 2 partitions"), std::string::npos) << o.out;
+  }
+}
+
 TEST_F(Cli, CaptureWithoutGpuExitsThree) {
   if (fs::exists("/dev/nvidia0")) GTEST_SKIP() << "a GPU is present";
   Outcome o = sl("capture --db " + db_ + " -- /bin/true");
