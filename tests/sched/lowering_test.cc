@@ -31,8 +31,8 @@ expo {
 }
 ENTRY e {
   x = f32[8] parameter(0)
-  s1 = ((f32[8]), f32[8], s32[]) async-start(x), calls=neg
-  s2 = ((f32[8]), f32[8], s32[]) async-start(x), calls=expo
+  s1 = ((f32[8]), f32[8], s32[]) async-start(x), calls=neg, frontend_attributes={_xla_stream_annotation="1"}
+  s2 = ((f32[8]), f32[8], s32[]) async-start(x), calls=expo, frontend_attributes={_xla_stream_annotation="1"}
   d2 = f32[8] async-done(s2)
   c = f32[8] add(d2, d2)
   d1 = f32[8] async-done(s1)
@@ -40,6 +40,7 @@ ENTRY e {
 }
 )");
   ASSERT_TRUE(l);
+  // Both annotated onto stream 1 (unannotated, XLA's round robin would split them).
   // d2 waits on the event recorded right after s2's own work (e3), not on
   // "everything on stream 1", so c does not wait for s1's work.
   EXPECT_EQ(signature(l->thunks()),
