@@ -61,7 +61,8 @@ int cmd_run(const RunArgs& args) {
   Result<hlo::Module> module = load_program(args.program.program, args.program.replicas, args.program.partitions);
   if (!module) return fail(module.status());
   Result<sched::LowerOptions> options =
-      lower_options(args.program.streams, args.program.replicas, args.program.partitions);
+      lower_options(args.program.streams, args.program.replicas, args.program.partitions,
+                    args.program.max_unroll);
   if (!options) return fail(options.status());
   Result<sched::LoweredProgram> lowered = sched::lower(*module, *options);
   if (!lowered) return fail(lowered.status());

@@ -30,6 +30,9 @@ void add_program_options(CLI::App* cmd, ProgramArgs* args) {
   cmd->add_option("--stream", args->streams, "run instruction NAME on stream N (N or 'comm'), repeatable")
       ->type_name("NAME=N");
   add_device_options(cmd, args);
+  cmd->add_option("--max-unroll", args->max_unroll,
+                  "most thunks a program may unroll to (while loops), default 1000000")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
 }
 
 }  // namespace

@@ -43,11 +43,12 @@ Result<sched::StreamOverrides> parse_stream_overrides(const std::vector<std::str
 }
 
 Result<sched::LowerOptions> lower_options(const std::vector<std::string>& stream_specs, int64_t replicas,
-                                          int64_t partitions) {
+                                          int64_t partitions, int64_t max_unroll) {
   sched::LowerOptions options;
   SL_ASSIGN_OR_RETURN(options.overrides, parse_stream_overrides(stream_specs));
   options.replica_count = replicas;
   options.num_partitions = partitions;
+  if (max_unroll > 0) options.max_thunks = max_unroll;
   return options;
 }
 

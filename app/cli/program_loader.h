@@ -18,8 +18,9 @@ Result<hlo::Module> load_program(const std::string& path, int64_t replicas = 0, 
 // "NAME=N" or "NAME=comm" -> overrides; malformed entries are usage errors.
 Result<sched::StreamOverrides> parse_stream_overrides(const std::vector<std::string>& specs);
 
-// Lower options from the command line (overrides, replica/partition counts).
+// Lower options from the command line (overrides, replica/partition counts,
+// the unrolling cap; 0 = the default).
 Result<sched::LowerOptions> lower_options(const std::vector<std::string>& stream_specs, int64_t replicas,
-                                          int64_t partitions);
+                                          int64_t partitions, int64_t max_unroll = 0);
 
 }  // namespace sl::cli

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <queue>
 
 #include "core/common/huge_pages.h"
 #include "core/sched/gemm.h"
+#include "core/sched/trip_count.h"
 
 namespace sl::sched::detail {
 namespace {
@@ -111,6 +113,21 @@ Status Emitter::emit_computation(const hlo::Computation& computation, int stream
       flush(i);
     }
     const hlo::Instruction& instruction = computation.instructions[static_cast<size_t>(i)];
+    // wait_on_operation_queues: the work moved to those streams finishes first.
+    if (!instruction.wait_on_operation_queues.empty()) {
+      for (auto& [at, dones] : pending) {
+        for (auto it = dones.begin(); it != dones.end();) {
+          const auto& queues = instruction.wait_on_operation_queues;
+          if (std::find(queues.begin(), queues.end(), it->async_stream) == queues.end()) {
+            ++it;
+            continue;
+          }
+          int64_t position = push_event_thunk(ThunkKind::kWaitEvent, it->stream, it->event, it->name);
+          close_region(it->region, position);
+          it = dones.erase(it);
+        }
+      }
+    }
     if (instruction.opcode == Opcode::kParameter) {
       const int64_t number = instruction.parameter_number;
       if (number < 0 || number >= static_cast<int64_t>(arguments.size())) {
@@ -154,10 +171,13 @@ std::vector<Emitter::EmitStep> Emitter::emission_order(const hlo::Computation& c
       default:
         break;
     }
+    // A scheduled module's text order is XLA's issue order: nothing moves.
+    if (module_.is_scheduled) break;
     std::optional<int> target = policy_.stream_of(instruction);
     if (!target || *target == stream) continue;
     int last_operand = -1;
     for (int operand : instruction.operands) last_operand = std::max(last_operand, operand);
+    for (int predecessor : instruction.control_predecessors) last_operand = std::max(last_operand, predecessor);
     if (last_operand + 1 >= i) continue;  // already right after its operands
     hoisted[static_cast<size_t>(i)] = true;
     hoisted_after[static_cast<size_t>(last_operand + 1)].push_back(i);
@@ -169,7 +189,49 @@ std::vector<Emitter::EmitStep> Emitter::emission_order(const hlo::Computation& c
     if (slot > 0 && !hoisted[static_cast<size_t>(slot - 1)]) order.push_back({slot - 1, false});
     for (int i : hoisted_after[static_cast<size_t>(slot)]) order.push_back({i, true});
   }
-  return order;
+  return after_control_predecessors(computation, std::move(order));
+}
+
+std::vector<Emitter::EmitStep> Emitter::after_control_predecessors(const hlo::Computation& computation,
+                                                                   std::vector<EmitStep> order) {
+  // Control predecessors written after their successor (an unscheduled module)
+  // would be issued late: a stable topological order keeps everything else in
+  // place and never issues an instruction before its predecessors.
+  const size_t n = computation.instructions.size();
+  bool any = false;
+  for (const hlo::Instruction& instruction : computation.instructions) any = any || !instruction.control_predecessors.empty();
+  if (!any || order.size() != n) return order;
+  std::vector<size_t> rank(n, 0);
+  for (size_t k = 0; k < order.size(); ++k) rank[static_cast<size_t>(order[k].index)] = k;
+  std::vector<std::vector<int>> successors(n);
+  std::vector<int> waiting(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const hlo::Instruction& instruction = computation.instructions[i];
+    auto edge = [&](int from) {
+      if (from < 0 || static_cast<size_t>(from) >= n || static_cast<size_t>(from) == i) return;
+      successors[static_cast<size_t>(from)].push_back(static_cast<int>(i));
+      ++waiting[i];
+    };
+    for (int operand : instruction.operands) edge(operand);
+    for (int predecessor : instruction.control_predecessors) edge(predecessor);
+  }
+  auto later = [&](int a, int b) { return rank[static_cast<size_t>(a)] > rank[static_cast<size_t>(b)]; };
+  std::priority_queue<int, std::vector<int>, decltype(later)> ready(later);
+  for (size_t i = 0; i < n; ++i) {
+    if (waiting[i] == 0) ready.push(static_cast<int>(i));
+  }
+  std::vector<EmitStep> sorted;
+  sorted.reserve(n);
+  while (!ready.empty()) {
+    const int i = ready.top();
+    ready.pop();
+    sorted.push_back(order[rank[static_cast<size_t>(i)]]);
+    for (int next : successors[static_cast<size_t>(i)]) {
+      if (--waiting[static_cast<size_t>(next)] == 0) ready.push(next);
+    }
+  }
+  // A cycle (the verifier rejects it) leaves the text order as it was.
+  return sorted.size() == n ? sorted : order;
 }
 
 Status Emitter::emit_instruction(const hlo::Computation& computation, int index, int stream,
@@ -257,7 +319,7 @@ Status Emitter::emit_instruction(const hlo::Computation& computation, int index,
   push_event_thunk(ThunkKind::kRecordEvent, async_stream, finished, name);
   int at = info(computation).first_user[static_cast<size_t>(index)];
   if (at < 0) at = static_cast<int>(computation.instructions.size());
-  pending[at].push_back(PendingDone{stream, finished, std::move(region), name});
+  pending[at].push_back(PendingDone{stream, async_stream, finished, std::move(region), name});
   return Status::ok();
 }
 
@@ -291,18 +353,17 @@ Result<Leaves> Emitter::emit_op(const hlo::Computation& computation, const hlo::
     case Opcode::kWhile: {
       const hlo::Computation* body = callee(1);
       if (!body || arguments.size() != 1) return missing("body");
-      int64_t trips = options_.default_trip_count;
-      if (instruction.known_trip_count) {
-        trips = *instruction.known_trip_count;
-      } else if (warned_.insert(&instruction).second && warnings_) {
-        warnings_->push_back(fmt::format("while '{}' has no known_trip_count: unrolled {} time(s)",
-                                         instruction.name, trips));
-      }
+      SL_ASSIGN_OR_RETURN(const int64_t trips, trip_count(computation, instruction));
       Leaves state = arguments[0];
       for (int64_t t = 0; t < trips; ++t) {
         Leaves next;
         SL_RETURN_IF_ERROR(emit_computation(*body, stream, attribution, {state}, &next));
         state = std::move(next);
+        if (static_cast<int64_t>(out_.thunks.size()) > options_.max_thunks) {
+          return invalid_input(fmt::format("{}: error: while %{} unrolls past {} thunks at trip {} of {}; "
+                                           "raise the cap with --max-unroll",
+                                           where(instruction), instruction.name, options_.max_thunks, t + 1, trips));
+        }
       }
       return state;
     }
@@ -321,6 +382,37 @@ Result<Leaves> Emitter::emit_op(const hlo::Computation& computation, const hlo::
     default:
       return emit_work(computation, instruction, instruction.opcode, instruction.shape, stream, attribution, env);
   }
+}
+
+Result<int64_t> Emitter::trip_count(const hlo::Computation& computation, const hlo::Instruction& instruction) {
+  const int64_t cap = std::max<int64_t>(options_.max_thunks, 0);
+  std::optional<int64_t> trips = instruction.known_trip_count;
+  if (!trips) {
+    trips = infer_trip_count(module_, computation, instruction, cap);
+    if (trips && *trips <= cap && warned_.insert(&instruction).second && warnings_) {
+      warnings_->push_back(fmt::format("while '{}' has no known_trip_count: its condition's constant bound gives {} "
+                                       "trip(s)",
+                                       instruction.name, *trips));
+    }
+  }
+  if (!trips) {
+    trips = options_.default_trip_count;
+    if (warned_.insert(&instruction).second && warnings_) {
+      warnings_->push_back(fmt::format("while '{}' has no known_trip_count and no constant bound: unrolled {} time(s)",
+                                       instruction.name, *trips));
+    }
+  }
+  if (*trips > cap) {
+    return invalid_input(fmt::format("{}: error: while %{} runs {} trips, more than the unrolling cap of {}; raise "
+                                     "the cap with --max-unroll",
+                                     where(instruction), instruction.name, *trips, cap));
+  }
+  return std::max<int64_t>(*trips, 0);
+}
+
+std::string Emitter::where(const hlo::Instruction& instruction) const {
+  return fmt::format("{}:{}:{}", module_.file_name.empty() ? "<program>" : module_.file_name, instruction.loc.line,
+                     instruction.loc.col);
 }
 
 Leaves Emitter::emit_work(const hlo::Computation& computation, const hlo::Instruction& instruction, Opcode op,
@@ -560,9 +652,12 @@ const Emitter::ComputationInfo& Emitter::info(const hlo::Computation& computatio
   info.done_of.assign(n, -1);
   for (size_t i = 0; i < n; ++i) {
     const hlo::Instruction& instruction = computation.instructions[i];
-    for (int operand : instruction.operands) {
-      if (operand >= 0 && static_cast<size_t>(operand) < n && info.first_user[static_cast<size_t>(operand)] < 0) {
-        info.first_user[static_cast<size_t>(operand)] = static_cast<int>(i);
+    // Control successors count as users: they wait for the work's done too.
+    for (const auto* list : {&instruction.operands, &instruction.control_predecessors}) {
+      for (int operand : *list) {
+        if (operand < 0 || static_cast<size_t>(operand) >= n) continue;
+        int& first = info.first_user[static_cast<size_t>(operand)];
+        if (first < 0 || first > static_cast<int>(i)) first = static_cast<int>(i);
       }
     }
     if (instruction.opcode == Opcode::kAsyncDone && !instruction.operands.empty()) {

@@ -69,6 +69,7 @@ class Emitter {
   };
   struct PendingDone {
     int stream = 0;   // the parent stream that waits
+    int async_stream = 0;  // where the work runs (wait_on_operation_queues names it)
     int event = -1;
     Region region;
     const std::string* name = nullptr;
@@ -84,8 +85,11 @@ class Emitter {
     int index = 0;
     bool hoisted = false;  // moved up to just after its last operand
   };
-  // Text order, except that implicit async pairs start right after their operands.
+  // Text order, except that implicit async pairs start right after their
+  // operands (never in a scheduled module), and never before a control predecessor.
   std::vector<EmitStep> emission_order(const hlo::Computation& computation, int stream) const;
+  static std::vector<EmitStep> after_control_predecessors(const hlo::Computation& computation,
+                                                          std::vector<EmitStep> order);
 
   Status emit_computation(const hlo::Computation& computation, int stream, const std::string* attribution,
                           const std::vector<Leaves>& arguments, Leaves* result);
@@ -96,6 +100,10 @@ class Emitter {
   // The instruction's own work on `stream` (call/while/conditional recurse).
   Result<Leaves> emit_op(const hlo::Computation& computation, const hlo::Instruction& instruction, int stream,
                          const std::string* attribution, std::vector<Leaves>& env);
+  // A while's trips: known_trip_count, else the condition's constant bound,
+  // else the default; more than the cap is an error at the while's location.
+  Result<int64_t> trip_count(const hlo::Computation& computation, const hlo::Instruction& instruction);
+  std::string where(const hlo::Instruction& instruction) const;  // "file:line:col"
   // One kernel/GEMM/collective thunk computing `op` into a `result` shape.
   Leaves emit_work(const hlo::Computation& computation, const hlo::Instruction& instruction, hlo::Opcode op,
                    const hlo::Shape& result, int stream, const std::string* attribution,

@@ -240,6 +240,26 @@ TEST_F(Cli, RealTwoDeviceDumpsDeclareTwoPartitions) {
   }
 }
 
+TEST_F(Cli, HugeTripCountsStopAtTheUnrollCap) {
+  const std::string text =
+      "HloModule m\nbody {\n  p = (s32[], f32[8]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+      "  v = f32[8] get-tuple-element(p), index=1\n  n = f32[8] negate(v)\n  ROOT t = (s32[], f32[8]) tuple(i, n)\n}\n"
+      "cond {\n  p = (s32[], f32[8]) parameter(0)\n  ROOT c = pred[] constant(true)\n}\nENTRY e {\n"
+      "  x = f32[8] parameter(0)\n  z = s32[] constant(0)\n  init = (s32[], f32[8]) tuple(z, x)\n"
+      "  w = (s32[], f32[8]) while(init), condition=cond, body=body, "
+      "backend_config={\"known_trip_count\":{\"n\":\"1000000000000\"}}\n"
+      "  ROOT r = f32[8] get-tuple-element(w), index=1\n}\n";
+  std::string program = write("huge.hlo", text);
+  for (const std::string& command : {std::string("lower "), std::string("run --backend sim --db " + db_ + " ")}) {
+    Outcome o = sl(command + program);
+    EXPECT_EQ(o.exit_code, 1) << command << o.err;
+    EXPECT_NE(o.err.find("huge.hlo:17:3: error: while %w runs 1000000000000 trips"), std::string::npos) << o.err;
+  }
+  std::string small = write("small.hlo", std::string(text).replace(text.find("1000000000000"), 13, "2000"));
+  EXPECT_EQ(sl("lower " + small + " --max-unroll 1000").exit_code, 1);
+  EXPECT_EQ(sl("lower " + small + " --max-unroll 3000").exit_code, 0);
+}
+
 TEST_F(Cli, CaptureWithoutGpuExitsThree) {
   if (fs::exists("/dev/nvidia0")) GTEST_SKIP() << "a GPU is present";
   Outcome o = sl("capture --db " + db_ + " -- /bin/true");
