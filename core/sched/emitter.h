@@ -4,7 +4,10 @@
 // pairs turned into record/wait events, and every value given a logical
 // buffer with its live range. lower() then allocates the buffers and copies
 // the sequence per device, filling in each device's collective peers.
-// Internal to core/sched.
+// Internal to core/sched. One concept per file: emitter.cc (driver),
+// emitter_order.cc (emission order), emitter_async.cc (async pairs and
+// regions), emitter_control.cc (control flow), emitter_work.cc (work thunks
+// and buffers).
 
 #include <cstdint>
 #include <map>
@@ -23,6 +26,13 @@
 namespace sl::sched::detail {
 
 using Leaves = std::vector<int32_t>;  // buffer id per shape leaf; -1 = no buffer
+
+// Calls nest at most this deep (a computation calling itself never ends).
+constexpr int kMaxCallDepth = 512;
+// Reservation cap: a huge trip count must not reserve gigabytes up front.
+constexpr size_t kMaxReservedThunks = size_t{1} << 20;
+
+inline void append(Leaves& to, const Leaves& from) { to.insert(to.end(), from.begin(), from.end()); }
 
 // Buffer ids a thunk reads and writes, turned into slices after allocation:
 // `operands` ids then `results` ids from FlatProgram::buffer_ids[first]. One
@@ -108,6 +118,11 @@ class Emitter {
   Leaves emit_work(const hlo::Computation& computation, const hlo::Instruction& instruction, hlo::Opcode op,
                    const hlo::Shape& result, int stream, const std::string* attribution,
                    const std::vector<Leaves>& env);
+  // An instruction moved to `async_stream` (operation_queue_id, annotation,
+  // override): an implicit async pair, its done just before the first user.
+  Status emit_moved(const hlo::Computation& computation, int index, int stream, int async_stream,
+                    const std::string* attribution, std::vector<Leaves>& env,
+                    std::map<int, std::vector<PendingDone>>& pending);
   Status emit_async_start(const hlo::Computation& computation, int index, int stream,
                           const std::string* attribution, std::vector<Leaves>& env,
                           std::unordered_map<int, AsyncState>& async);

@@ -61,6 +61,62 @@ ENTRY %e (x: f32[8]) -> f32[8] {{
                      fmt::arg("init", init), fmt::arg("config", backend_config));
 }
 
+// A loop whose condition is constant: no bound to read, only known_trip_count.
+constexpr std::string_view kLoop = R"(
+HloModule loop
+body {
+  p = (s32[], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  v = f32[8] get-tuple-element(p), index=1
+  n = f32[8] negate(v)
+  ROOT t = (s32[], f32[8]) tuple(i, n)
+}
+cond {
+  p = (s32[], f32[8]) parameter(0)
+  ROOT c = pred[] constant(true)
+}
+ENTRY e {
+  x = f32[8] parameter(0)
+  z = s32[] constant(0)
+  init = (s32[], f32[8]) tuple(z, x)
+  w = (s32[], f32[8]) while(init), condition=cond, body=body TRIP
+  ROOT r = f32[8] get-tuple-element(w), index=1
+}
+)";
+
+std::string loop_text(std::string_view trip) {
+  std::string text(kLoop);
+  text.replace(text.find("TRIP"), 4, trip);
+  return text;
+}
+
+TEST(WhileLoops, WhileUnrollsKnownTripCount) {
+  auto l = testing::lower_text(loop_text(R"(, backend_config={"known_trip_count":{"n":"3"}})"));
+  ASSERT_TRUE(l);
+  const auto& thunks = l->thunks();
+  ASSERT_EQ(thunks.size(), 3u);  // parameters, tuples, gte and constants make no thunk
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(thunks[k].instruction->name, "n");
+    EXPECT_EQ(thunks[k].occurrence, k);
+  }
+  // Each iteration reads the previous one's result.
+  for (int k = 0; k < 3; ++k) ASSERT_TRUE(thunks[k].operands.size() == 1 && thunks[k].results.size() == 1);
+  EXPECT_EQ(thunks[1].operands[0].offset, thunks[0].results[0].offset);
+  EXPECT_EQ(thunks[2].operands[0].offset, thunks[1].results[0].offset);
+  EXPECT_EQ(l->program.buffers.outputs.at(0).offset, thunks[2].results[0].offset);
+  EXPECT_TRUE(l->program.warnings.empty());
+}
+
+TEST(WhileLoops, WhileWithoutTripCountUsesDefaultAndWarns) {
+  LowerOptions options;
+  options.default_trip_count = 2;
+  auto l = testing::lower_text(loop_text(""), options);
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->thunks().size(), 2u);
+  ASSERT_EQ(l->program.warnings.size(), 1u);
+  EXPECT_NE(l->program.warnings[0].find("known_trip_count"), std::string::npos);
+}
+
 int negates(const testing::Lowered& l) {
   int n = 0;
   for (const Thunk& t : l.thunks()) n += t.instruction && t.instruction->name == "n" ? 1 : 0;
