@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "core/hlo/parser.h"
 #include "core/sched/trip_count.h"
@@ -211,6 +212,21 @@ TEST(WhileLoops, TheCapCountsThunksAndCanBeRaised) {
   ASSERT_FALSE(trips.is_ok());
   EXPECT_NE(trips.status().message().find("more than the unrolling cap of 30"), std::string::npos)
       << trips.status().message();
+}
+
+TEST(WhileLoops, TheRealScanLoopsBoundMatchesItsKnownTripCount) {
+  // XLA wrote known_trip_count 6 on the scan_rnn dump's while; without it the
+  // condition's constant bound must give the same.
+  const std::filesystem::path path = std::filesystem::path(SL_SOURCE_DIR) /
+                                     "tests/corpus/jax/small/scan_rnn/module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt";
+  auto parsed = hlo::parse_program_file(path.string());
+  ASSERT_TRUE(parsed.is_ok()) << parsed.status().message();
+  const hlo::Computation& entry = parsed->entry_computation();
+  const int w = entry.find("while.6");
+  ASSERT_GE(w, 0);
+  const hlo::Instruction& loop = entry.instructions[static_cast<size_t>(w)];
+  ASSERT_EQ(loop.known_trip_count, 6);
+  EXPECT_EQ(infer_trip_count(*parsed, entry, loop, 1000), 6);
 }
 
 }  // namespace
