@@ -55,8 +55,6 @@ Result<LoadedRun> load_run(trace::TraceStore& store, const std::string& ref) {
   }
   const std::string file_name = fmt::format("run {} program", id);
   SL_ASSIGN_OR_RETURN(hlo::Module module, hlo::parse_program(text, file_name));
-  SL_RETURN_IF_ERROR(hlo::verify_status(module));
-  run.module = std::make_unique<hlo::Module>(std::move(module));
 
   sched::LowerOptions options;
   SL_ASSIGN_OR_RETURN(std::vector<sched::StreamAssignmentEntry> streams, store.stream_assignment(id));
@@ -78,6 +76,10 @@ Result<LoadedRun> load_run(trace::TraceStore& store, const std::string& ref) {
       run.comm_sms = config["comm_sms"].get<int>();
     }
   }
+  // The run's device counts apply before verification, as they did when it ran.
+  hlo::settle_device_counts(module, options.replica_count, options.num_partitions);
+  SL_RETURN_IF_ERROR(hlo::verify_status(module));
+  run.module = std::make_unique<hlo::Module>(std::move(module));
   SL_ASSIGN_OR_RETURN(run.program, sched::lower(*run.module, options));
   return run;
 }

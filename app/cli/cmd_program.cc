@@ -10,7 +10,7 @@
 namespace sl::cli {
 
 int cmd_check(const ProgramArgs& args) {
-  Result<hlo::Module> module = load_program(args.program);
+  Result<hlo::Module> module = load_program(args.program, args.replicas, args.partitions);
   if (!module) return fail(module.status());
   size_t instructions = 0;
   for (const hlo::Computation& c : module->computations) instructions += c.instructions.size();
@@ -21,9 +21,9 @@ int cmd_check(const ProgramArgs& args) {
 }
 
 int cmd_lower(const ProgramArgs& args, int64_t device) {
-  Result<hlo::Module> module = load_program(args.program);
+  Result<hlo::Module> module = load_program(args.program, args.replicas, args.partitions);
   if (!module) return fail(module.status());
-  Result<sched::LowerOptions> options = lower_options(args.streams, args.replicas, args.partitions);
+  Result<sched::LowerOptions> options = lower_options(args.streams, args.replicas, args.partitions, args.max_unroll);
   if (!options) return fail(options.status());
   Result<sched::LoweredProgram> lowered = sched::lower(*module, *options);
   if (!lowered) return fail(lowered.status());

@@ -59,10 +59,11 @@ Status write_text_file(const std::string& path, const std::string& text) {
 }  // namespace
 
 int cmd_run(const RunArgs& args) {
-  Result<hlo::Module> module = load_program(args.program.program);
+  Result<hlo::Module> module = load_program(args.program.program, args.program.replicas, args.program.partitions);
   if (!module) return fail(module.status());
   Result<sched::LowerOptions> options =
-      lower_options(args.program.streams, args.program.replicas, args.program.partitions);
+      lower_options(args.program.streams, args.program.replicas, args.program.partitions,
+                    args.program.max_unroll);
   if (!options) return fail(options.status());
   Result<sched::LoweredProgram> lowered = sched::lower(*module, *options);
   if (!lowered) return fail(lowered.status());

@@ -15,6 +15,7 @@ struct ProgramArgs {
   std::vector<std::string> streams;    // --stream NAME=N
   int64_t replicas = 0;                // 0: the module's replica_count
   int64_t partitions = 0;              // 0: the module's num_partitions
+  int64_t max_unroll = 0;              // --max-unroll; 0: sched::LowerOptions' default cap
 };
 
 struct RunArgs {

@@ -15,16 +15,25 @@ namespace {
 
 using sl::cli::ProgramArgs;
 
-void add_program_options(CLI::App* cmd, ProgramArgs* args, bool with_devices) {
+// Every subcommand that reads a program takes the device counts; they apply
+// before verification, so replica groups are checked against them.
+void add_device_options(CLI::App* cmd, ProgramArgs* args) {
+  cmd->add_option("--replicas", args->replicas,
+                  "number of replicas (default: the module's replica_count, else what its collectives need)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--partitions", args->partitions,
+                  "number of partitions (default: the module's num_partitions, else what its collectives need)")
+      ->check(CLI::Range(1, 4096));
+}
+
+void add_program_options(CLI::App* cmd, ProgramArgs* args) {
   cmd->add_option("program", args->program, "program in HLO text (.hlo)")->required();
   cmd->add_option("--stream", args->streams, "run instruction NAME on stream N (N or 'comm'), repeatable")
       ->type_name("NAME=N");
-  if (with_devices) {
-    cmd->add_option("--replicas", args->replicas, "number of replicas (default: the module's replica_count)")
-        ->check(CLI::Range(1, 4096));
-    cmd->add_option("--partitions", args->partitions, "number of partitions (default: the module's num_partitions)")
-        ->check(CLI::Range(1, 4096));
-  }
+  add_device_options(cmd, args);
+  cmd->add_option("--max-unroll", args->max_unroll,
+                  "most thunks a program may unroll to (while loops), default 1000000")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
 }
 
 }  // namespace
@@ -37,16 +46,17 @@ int main(int argc, char** argv) {
   ProgramArgs check_args;
   auto* check = app.add_subcommand("check", "parse and verify a program");
   check->add_option("program", check_args.program, "program in HLO text (.hlo)")->required();
+  add_device_options(check, &check_args);
 
   ProgramArgs lower_args;
   int64_t lower_device = -1;
   auto* lower = app.add_subcommand("lower", "print the per-device thunk sequence and buffer assignment");
-  add_program_options(lower, &lower_args, true);
+  add_program_options(lower, &lower_args);
   lower->add_option("--device-id", lower_device, "print only this device (global id)");
 
   sl::cli::RunArgs run_args;
   auto* run = app.add_subcommand("run", "run a program on a backend and record it in the database");
-  add_program_options(run, &run_args.program, true);
+  add_program_options(run, &run_args.program);
   run->add_option("--backend", run_args.backend, "auto (cuda when a GPU is present, else sim), sim, cpu or cuda")
       ->check(CLI::IsMember({"auto", "sim", "cpu", "cuda"}));
   run->add_option("--device", run_args.device, "simulated device: h200, h100, a100 or a device .json");

@@ -8,8 +8,9 @@
 
 namespace sl::cli {
 
-Result<hlo::Module> load_program(const std::string& path) {
+Result<hlo::Module> load_program(const std::string& path, int64_t replicas, int64_t partitions) {
   SL_ASSIGN_OR_RETURN(hlo::Module module, hlo::parse_program_file(path));
+  hlo::settle_device_counts(module, replicas, partitions);
   for (const std::string& warning : module.warnings) std::fprintf(stderr, "%s\n", warning.c_str());
   SL_RETURN_IF_ERROR(hlo::verify_status(module));
   return module;
@@ -42,11 +43,12 @@ Result<sched::StreamOverrides> parse_stream_overrides(const std::vector<std::str
 }
 
 Result<sched::LowerOptions> lower_options(const std::vector<std::string>& stream_specs, int64_t replicas,
-                                          int64_t partitions) {
+                                          int64_t partitions, int64_t max_unroll) {
   sched::LowerOptions options;
   SL_ASSIGN_OR_RETURN(options.overrides, parse_stream_overrides(stream_specs));
   options.replica_count = replicas;
   options.num_partitions = partitions;
+  if (max_unroll > 0) options.max_thunks = max_unroll;
   return options;
 }
 

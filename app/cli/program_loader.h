@@ -10,14 +10,17 @@
 
 namespace sl::cli {
 
-// Parses and verifies; warnings (unknown attributes) go to stderr.
-Result<hlo::Module> load_program(const std::string& path);
+// Parses, settles the device counts (`replicas`/`partitions` from the command
+// line, 0 = the module's; inferred where nothing declares them), verifies.
+// Warnings (unknown attributes) and notes (inferred counts) go to stderr.
+Result<hlo::Module> load_program(const std::string& path, int64_t replicas = 0, int64_t partitions = 0);
 
 // "NAME=N" or "NAME=comm" -> overrides; malformed entries are usage errors.
 Result<sched::StreamOverrides> parse_stream_overrides(const std::vector<std::string>& specs);
 
-// Lower options from the command line (overrides, replica/partition counts).
+// Lower options from the command line (overrides, replica/partition counts,
+// the unrolling cap; 0 = the default).
 Result<sched::LowerOptions> lower_options(const std::vector<std::string>& stream_specs, int64_t replicas,
-                                          int64_t partitions);
+                                          int64_t partitions, int64_t max_unroll = 0);
 
 }  // namespace sl::cli

@@ -28,6 +28,18 @@ Result<Shape> infer_all_reduce_shape(const std::vector<const Shape*>& operands);
 Result<Shape> infer_dot_shape(const Shape& lhs, const Shape& rhs, const DotDims& dims,
                               PrimitiveType result_type);
 
+// gather (XLA's InferGatherShape): batch dimensions of the start indices
+// (all but index_vector_dim) interleaved with the slice's offset dimensions,
+// which sit at `offset_dims`.
+Result<Shape> infer_gather_shape(const Shape& operand, const Shape& start_indices, const GatherDims& dims);
+
+// pad: low + high + size + (size - 1) * interior per dimension (low/high may be negative).
+Result<Shape> infer_pad_shape(const Shape& operand, const std::vector<PadDim>& padding);
+
+// reduce-window / the spatial part of a window: per dimension the dilated,
+// padded base, strided by the dilated window.
+Result<std::vector<int64_t>> infer_window_dims(const std::vector<int64_t>& base, const std::vector<WindowDim>& window);
+
 // The number of devices in each group of a collective (all-gather shard count,
 // reduce-scatter split count): XLA's GetSubgroupSize for the group mode.
 // Assumes the replica groups were checked; empty groups mean "all ids".

@@ -194,10 +194,22 @@ void dispatch(const Site& site) {
     case Opcode::kConditional:
       verify_detail::verify_control(site);
       return;
+    case Opcode::kGather: case Opcode::kScatter: case Opcode::kPad: case Opcode::kReverse:
+    case Opcode::kReduceWindow: case Opcode::kSelectAndScatter: case Opcode::kMap: case Opcode::kSort:
+    case Opcode::kTopK:
+      verify_detail::verify_indexing(site);
+      return;
+    case Opcode::kSend: case Opcode::kRecv: case Opcode::kSendDone: case Opcode::kRecvDone:
+    case Opcode::kAfterAll: case Opcode::kAddDependency: case Opcode::kOptimizationBarrier:
+    case Opcode::kRngBitGenerator: case Opcode::kRng: case Opcode::kInfeed: case Opcode::kOutfeed:
+    case Opcode::kDomain: case Opcode::kRngGetAndUpdateState:
+      verify_detail::verify_side_effects(site);
+      return;
     default:
       break;
   }
-  if (is_elementwise(op) && op != Opcode::kConvert) {
+  // convert and stochastic-convert change the element type freely: data rules.
+  if (is_elementwise(op) && op != Opcode::kConvert && op != Opcode::kStochasticConvert) {
     verify_detail::verify_elementwise(site);
   } else {
     verify_detail::verify_data(site);
@@ -297,6 +309,7 @@ void verify_computation(const Module& module, const Computation& computation, st
     if (operands_ok) dispatch(site);
   }
   verify_detail::verify_async_pairs(module, computation, out);
+  verify_detail::verify_ordering(module, computation, out);
 }
 
 }  // namespace

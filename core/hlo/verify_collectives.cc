@@ -216,6 +216,19 @@ void verify_collective(const Site& site, Opcode op, const Shape* result) {
     if (!dimension) return;
   }
   if (!arrays || !group_size || result == nullptr) return;
+  if (op == Opcode::kRaggedAllToAll) {
+    // (input, output, input_offsets, send_sizes, output_offsets, recv_sizes) -> output.
+    if (site.operand_count() != 6) {
+      site.error(fmt::format("{} takes 6 operands (input, output, input_offsets, send_sizes, output_offsets, "
+                             "recv_sizes), but has {}",
+                             what, site.operand_count()));
+    } else if (*result != site.operand_shape(1)) {
+      site.error(fmt::format("{} result shape {} must equal its output operand {}", what, str(*result),
+                             str(site.operand_shape(1))));
+    }
+    return;
+  }
+  if (op == Opcode::kCollectiveReduce) return;  // no shape rule in XLA's verifier to follow here
 
   const std::vector<const Shape*> in = site.operand_shapes();
   Result<Shape> expected = op == Opcode::kAllGather        ? infer_all_gather_shape(in, *dimension, *group_size)

@@ -59,6 +59,11 @@ void verify_elementwise(const Site& site);    // verify_elementwise.cc
 void verify_compute(const Site& site);        // verify_compute.cc: reduce, dot, fusion, custom-call
 void verify_control(const Site& site);        // verify_control.cc: call, while, conditional
 void verify_async(const Site& site);          // verify_async.cc
+void verify_indexing(const Site& site);       // verify_indexing.cc: gather, scatter, pad, windows, sort, topk
+void verify_side_effects(const Site& site);   // verify_side_effects.cc: send/recv, tokens, barriers, rng
+// Control predecessors name instructions of the computation and, with the
+// operand edges, form no cycle (verify_ordering.cc).
+void verify_ordering(const Module& module, const Computation& computation, std::vector<Diagnostic>& out);
 // Every async start has exactly one done in its computation.
 void verify_async_pairs(const Module& module, const Computation& computation, std::vector<Diagnostic>& out);
 // A collective `op` whose operands are the site's operands. `result` is the

@@ -1,7 +1,8 @@
 // Data movement ops: shapes of parameter, constant, iota, tuple,
 // get-tuple-element, copy, convert, bitcast, broadcast, reshape, transpose,
 // slice, dynamic-slice, dynamic-update-slice, concatenate, replica-id,
-// partition-id.
+// partition-id, bitcast-convert, stochastic-convert, get/set-dimension-size.
+// Others (dynamic-reshape, iota-like bookkeeping) are accepted as written.
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -81,6 +82,44 @@ void verify_bitcast(const Site& site) {
     site.error(fmt::format("bitcast from {} ({} bytes) to {} ({} bytes) changes the size",
                            str(site.operand_shape(0)), site.operand_shape(0).byte_size(), str(site.inst.shape),
                            site.inst.shape.byte_size()));
+  }
+}
+
+// XLA: equal bit widths keep the dimensions; a wider input gains a minor
+// dimension of in_bits / out_bits, a narrower one loses its minor dimension.
+void verify_bitcast_convert(const Site& site) {
+  if (!expect_operand_count(site, 1) || !expect_array_operand(site, 0) || !expect_array_result(site)) return;
+  const Shape& in = site.operand_shape(0);
+  const Shape& out = site.inst.shape;
+  const int in_bits = primitive_type_bits(in.type);
+  const int out_bits = primitive_type_bits(out.type);
+  std::vector<int64_t> expected = in.dims;
+  if (in_bits > out_bits && out_bits > 0) {
+    expected.push_back(in_bits / out_bits);
+  } else if (in_bits < out_bits && in_bits > 0) {
+    if (in.dims.empty() || in.dims.back() != out_bits / in_bits) {
+      site.error(fmt::format("bitcast-convert from {} to the wider {} needs a minor dimension of size {}", str(in),
+                             primitive_type_name(out.type), out_bits / in_bits));
+      return;
+    }
+    expected.pop_back();
+  }
+  if (out.dims != expected) {
+    site.error(fmt::format("bitcast-convert from {} to {} must give dimensions [{}]", str(in), str(out),
+                           fmt::join(expected, ",")));
+  }
+}
+
+// stochastic-convert(operand, random bits): same dimensions throughout.
+void verify_stochastic_convert(const Site& site) {
+  if (!expect_operand_count(site, 2) || !expect_array_operand(site, 0) || !expect_array_operand(site, 1) ||
+      !expect_array_result(site)) {
+    return;
+  }
+  const Shape& in = site.operand_shape(0);
+  if (site.operand_shape(1).dims != in.dims || site.inst.shape.dims != in.dims) {
+    site.error(fmt::format("stochastic-convert operand {}, random bits {} and result {} must have one shape",
+                           str(in), str(site.operand_shape(1)), str(site.inst.shape)));
   }
 }
 
@@ -280,6 +319,14 @@ void verify_data(const Site& site) {
       return;
     case Opcode::kConvert: verify_convert(site); return;
     case Opcode::kBitcast: verify_bitcast(site); return;
+    case Opcode::kBitcastConvert: verify_bitcast_convert(site); return;
+    case Opcode::kStochasticConvert: verify_stochastic_convert(site); return;
+    case Opcode::kGetDimensionSize:
+      if (expect_operand_count(site, 1)) expect_shape(site, Shape::array(PrimitiveType::kS32, {}));
+      return;
+    case Opcode::kSetDimensionSize:
+      if (expect_operand_count(site, 2)) expect_shape(site, site.operand_shape(0));
+      return;
     case Opcode::kBroadcast: verify_broadcast(site); return;
     case Opcode::kReshape: verify_reshape(site); return;
     case Opcode::kTranspose: verify_transpose(site); return;

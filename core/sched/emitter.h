@@ -4,7 +4,10 @@
 // pairs turned into record/wait events, and every value given a logical
 // buffer with its live range. lower() then allocates the buffers and copies
 // the sequence per device, filling in each device's collective peers.
-// Internal to core/sched.
+// Internal to core/sched. One concept per file: emitter.cc (driver),
+// emitter_order.cc (emission order), emitter_async.cc (async pairs and
+// regions), emitter_control.cc (control flow), emitter_work.cc (work thunks
+// and buffers).
 
 #include <cstdint>
 #include <map>
@@ -23,6 +26,13 @@
 namespace sl::sched::detail {
 
 using Leaves = std::vector<int32_t>;  // buffer id per shape leaf; -1 = no buffer
+
+// Calls nest at most this deep (a computation calling itself never ends).
+constexpr int kMaxCallDepth = 512;
+// Reservation cap: a huge trip count must not reserve gigabytes up front.
+constexpr size_t kMaxReservedThunks = size_t{1} << 20;
+
+inline void append(Leaves& to, const Leaves& from) { to.insert(to.end(), from.begin(), from.end()); }
 
 // Buffer ids a thunk reads and writes, turned into slices after allocation:
 // `operands` ids then `results` ids from FlatProgram::buffer_ids[first]. One
@@ -69,6 +79,7 @@ class Emitter {
   };
   struct PendingDone {
     int stream = 0;   // the parent stream that waits
+    int async_stream = 0;  // where the work runs (wait_on_operation_queues names it)
     int event = -1;
     Region region;
     const std::string* name = nullptr;
@@ -84,8 +95,11 @@ class Emitter {
     int index = 0;
     bool hoisted = false;  // moved up to just after its last operand
   };
-  // Text order, except that implicit async pairs start right after their operands.
+  // Text order, except that implicit async pairs start right after their
+  // operands (never in a scheduled module), and never before a control predecessor.
   std::vector<EmitStep> emission_order(const hlo::Computation& computation, int stream) const;
+  static std::vector<EmitStep> after_control_predecessors(const hlo::Computation& computation,
+                                                          std::vector<EmitStep> order);
 
   Status emit_computation(const hlo::Computation& computation, int stream, const std::string* attribution,
                           const std::vector<Leaves>& arguments, Leaves* result);
@@ -96,10 +110,19 @@ class Emitter {
   // The instruction's own work on `stream` (call/while/conditional recurse).
   Result<Leaves> emit_op(const hlo::Computation& computation, const hlo::Instruction& instruction, int stream,
                          const std::string* attribution, std::vector<Leaves>& env);
+  // A while's trips: known_trip_count, else the condition's constant bound,
+  // else the default; more than the cap is an error at the while's location.
+  Result<int64_t> trip_count(const hlo::Computation& computation, const hlo::Instruction& instruction);
+  std::string where(const hlo::Instruction& instruction) const;  // "file:line:col"
   // One kernel/GEMM/collective thunk computing `op` into a `result` shape.
   Leaves emit_work(const hlo::Computation& computation, const hlo::Instruction& instruction, hlo::Opcode op,
                    const hlo::Shape& result, int stream, const std::string* attribution,
                    const std::vector<Leaves>& env);
+  // An instruction moved to `async_stream` (operation_queue_id, annotation,
+  // override): an implicit async pair, its done just before the first user.
+  Status emit_moved(const hlo::Computation& computation, int index, int stream, int async_stream,
+                    const std::string* attribution, std::vector<Leaves>& env,
+                    std::map<int, std::vector<PendingDone>>& pending);
   Status emit_async_start(const hlo::Computation& computation, int index, int stream,
                           const std::string* attribution, std::vector<Leaves>& env,
                           std::unordered_map<int, AsyncState>& async);

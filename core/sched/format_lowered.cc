@@ -95,7 +95,9 @@ std::string format_lowered(const LoweredProgram& program, int64_t device) {
   out += "streams:\n";
   for (const StreamAssignmentEntry& entry : program.streams) {
     if (!entry.async_capable && !entry.overridden) continue;  // aliases and dones follow their producers
-    out += fmt::format("  {:<32} {:<6} {}{}\n", entry.instruction, stream_label(entry.stream),
+    // XLA's name for the stream, as thunk_sequence.txt prints it.
+    const std::string xla = entry.stream == kMainStream ? std::string() : xla_stream_name(entry.stream);
+    out += fmt::format("  {:<32} {:<6} {:<24} {}{}\n", entry.instruction, stream_label(entry.stream), xla,
                        entry.overridden ? "overridden" : "", entry.async_capable ? "" : " (fixed)");
   }
   const BufferAssignment& b = program.buffers;

@@ -17,9 +17,15 @@ struct LowerOptions {
   StreamOverrides overrides;
   int64_t replica_count = 0;    // 0: take the module's
   int64_t num_partitions = 0;   // 0: take the module's
-  // A while without known_trip_count runs this many times in sim/cuda.
-  // (The cpu backend evaluates the condition instead.)
+  // A while without known_trip_count whose condition gives no constant bound
+  // (trip_count.h) runs this many times in sim/cuda. (The cpu backend
+  // evaluates the condition instead.)
   int64_t default_trip_count = 1;
+  // Unrolling cap (DESIGN section 14): lowering refuses a trip count, or a
+  // flattened program, larger than this many thunks, naming the while's
+  // location (`--max-unroll` raises it).
+  int64_t max_thunks = kDefaultMaxThunks;
+  static constexpr int64_t kDefaultMaxThunks = 1'000'000;
 };
 
 // The stream every instruction of the entry (and called) computations runs on,

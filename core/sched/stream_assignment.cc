@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/sched/execution_streams.h"
+
 namespace sl::sched {
 namespace {
 
@@ -61,6 +63,7 @@ Result<StreamPolicy> StreamPolicy::create(const hlo::Module& module, const Strea
                                           std::vector<std::string>* warnings) {
   StreamPolicy policy;
   policy.module_ = &module;
+  policy.xla_streams_ = assign_execution_streams(module);
   if (overrides.empty()) return policy;
 
   std::unordered_map<std::string_view, const hlo::Instruction*> by_name;
@@ -94,7 +97,14 @@ Result<StreamPolicy> StreamPolicy::create(const hlo::Module& module, const Strea
 std::optional<int> StreamPolicy::stream_of(const hlo::Instruction& instruction) const {
   auto it = overrides_.find(&instruction);
   if (it != overrides_.end()) return it->second;
+  if (std::optional<int> xla = xla_stream_of(instruction)) return xla;
   return program_stream(*module_, instruction);
+}
+
+std::optional<int> StreamPolicy::xla_stream_of(const hlo::Instruction& instruction) const {
+  auto it = xla_streams_.find(&instruction);
+  if (it == xla_streams_.end()) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace sl::sched

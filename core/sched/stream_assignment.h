@@ -2,8 +2,9 @@
 // Where instructions run (DESIGN section 3), before lowering places them:
 //   - operation_queue_id / _xla_stream_annotation N != 0: compute stream N,
 //     as an implicit async pair (start in place, done before the first user);
-//   - async-start: its requested stream, or the communication stream when it
-//     wraps a collective, or stream 1;
+//   - async-start: XLA's own assignment (execution_streams.h): its annotated
+//     stream, else XLA's round robin over compute streams 1..4 or the
+//     communication stream when it wraps a collective;
 //   - everything else (sync collectives included) runs on its parent's stream
 //     (stream 0 at top level);
 //   - user overrides win over all of that. Moving a sync instruction to
@@ -41,11 +42,15 @@ class StreamPolicy {
 
   // Stream the instruction runs on after overrides; nullopt = its parent's.
   std::optional<int> stream_of(const hlo::Instruction& instruction) const;
+  // XLA's stream for an async-start, before overrides; nullopt when XLA's walk
+  // does not reach it (a start nested in an async computation).
+  std::optional<int> xla_stream_of(const hlo::Instruction& instruction) const;
   bool is_overridden(const hlo::Instruction& instruction) const { return overrides_.count(&instruction) > 0; }
 
  private:
   const hlo::Module* module_ = nullptr;
   std::unordered_map<const hlo::Instruction*, int> overrides_;
+  std::unordered_map<const hlo::Instruction*, int> xla_streams_;
 };
 
 }  // namespace sl::sched

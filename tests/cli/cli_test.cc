@@ -196,6 +196,70 @@ TEST_F(Cli, ForeignOrCorruptDatabaseExitsOneAndIsNotTouched) {
   EXPECT_FALSE(fs::exists(dir_ / "nope.db"));
 }
 
+// A module without device counts whose groups need four replicas.
+constexpr const char* kFourReplicaGather =
+    "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
+    "  ROOT g = f32[8] all-gather(p), replica_groups={{0,1,2,3}}, dimensions={0}\n}\n";
+
+TEST_F(Cli, MissingDeviceCountsAreInferredWithANote) {
+  std::string program = write("gather.hlo", kFourReplicaGather);
+  Outcome o = sl("check " + program);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("4 replicas x 1 partitions"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("gather.hlo:4:8: note:"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("replica_count is taken as 4"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("error"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, DeviceCountFlagsApplyBeforeVerificationOnEverySubcommand) {
+  std::string declared = write("declared.hlo", std::string(kFourReplicaGather).replace(0, 11, "HloModule m, replica_count=2"));
+  // The header's two replicas are too few for the group ...
+  Outcome bad = sl("check " + declared);
+  EXPECT_EQ(bad.exit_code, 1) << bad.err;
+  EXPECT_NE(bad.err.find("replica_count is 2"), std::string::npos) << bad.err;
+  // ... and --replicas replaces them before the verifier looks.
+  for (const std::string& command : {std::string("check "), std::string("lower "),
+                                     std::string("run --backend sim --db " + db_ + " ")}) {
+    Outcome o = sl(command + declared + " --replicas 4");
+    EXPECT_EQ(o.exit_code, 0) << command << "\n" << o.err;
+  }
+  Outcome lowered = sl("lower " + declared + " --replicas 4 --device-id 3");
+  EXPECT_EQ(lowered.exit_code, 0) << lowered.err;
+  // A flag smaller than the groups need is an error, not an inference.
+  Outcome small = sl("check " + write("gather.hlo", kFourReplicaGather) + " --replicas 2");
+  EXPECT_EQ(small.exit_code, 1) << small.err;
+}
+
+TEST_F(Cli, RealTwoDeviceDumpsDeclareTwoPartitions) {
+  for (const char* program : {"fsdp_step/module_0000.jit_fsdp_step", "dp_allreduce_step/module_0000.jit_dp_step"}) {
+    fs::path path = fs::path(SL_SOURCE_DIR) / "tests/corpus/jax/small" /
+                    (std::string(program) + ".sm_9.0a_gpu_after_optimizations.txt");
+    Outcome o = sl("check " + path.string());
+    EXPECT_EQ(o.exit_code, 0) << path << "\n" << o.err;
+    EXPECT_NE(o.out.find("1 replicas x 2 partitions"), std::string::npos) << o.out;
+  }
+}
+
+TEST_F(Cli, HugeTripCountsStopAtTheUnrollCap) {
+  const std::string text =
+      "HloModule m\nbody {\n  p = (s32[], f32[8]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+      "  v = f32[8] get-tuple-element(p), index=1\n  n = f32[8] negate(v)\n  ROOT t = (s32[], f32[8]) tuple(i, n)\n}\n"
+      "cond {\n  p = (s32[], f32[8]) parameter(0)\n  ROOT c = pred[] constant(true)\n}\nENTRY e {\n"
+      "  x = f32[8] parameter(0)\n  z = s32[] constant(0)\n  init = (s32[], f32[8]) tuple(z, x)\n"
+      "  w = (s32[], f32[8]) while(init), condition=cond, body=body, "
+      "backend_config={\"known_trip_count\":{\"n\":\"1000000000000\"}}\n"
+      "  ROOT r = f32[8] get-tuple-element(w), index=1\n}\n";
+  std::string program = write("huge.hlo", text);
+  for (const std::string& command : {std::string("lower "), std::string("run --backend sim --db " + db_ + " ")}) {
+    Outcome o = sl(command + program);
+    EXPECT_EQ(o.exit_code, 1) << command << o.err;
+    EXPECT_NE(o.err.find("huge.hlo:17:3: error: while %w runs 1000000000000 trips"), std::string::npos) << o.err;
+  }
+  std::string small = write("small.hlo", std::string(text).replace(text.find("1000000000000"), 13, "2000"));
+  EXPECT_EQ(sl("lower " + small + " --max-unroll 1000").exit_code, 1);
+  EXPECT_EQ(sl("lower " + small + " --max-unroll 3000").exit_code, 0);
+}
+
 TEST_F(Cli, CaptureWithoutGpuExitsThree) {
   if (fs::exists("/dev/nvidia0")) GTEST_SKIP() << "a GPU is present";
   Outcome o = sl("capture --db " + db_ + " -- /bin/true");

@@ -110,7 +110,7 @@ TEST(VerifyOps, ExpNeedsFloats) {
   std::string text = entry(R"(  %a = s32[4] parameter(0)
   ROOT %e = s32[4] exponential(%a)
 )");
-  expect_error(text, "%e =", "exponential needs a floating-point type, but its operands are s32");
+  expect_error(text, "%e =", "exponential needs a floating-point or complex type, but its operands are s32");
 }
 
 TEST(VerifyOps, CompareProducesPred) {

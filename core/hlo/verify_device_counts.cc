@@ -1,0 +1,120 @@
+// settle_device_counts (verifier.h): command-line counts first, then the
+// smallest counts the collectives' device groups need where nothing declared them.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/hlo/replica_groups.h"
+#include "core/hlo/verifier.h"
+
+namespace sl::hlo {
+namespace {
+
+// Devices the collectives name, by the kind of id their group mode uses.
+struct Needs {
+  int64_t replicas = 1;    // replica ids + 1
+  int64_t partitions = 1;  // partition ids + 1
+  int64_t devices = 1;     // flattened (global) ids + 1
+  const Instruction* replicas_from = nullptr;
+  const Instruction* partitions_from = nullptr;
+  const Instruction* devices_from = nullptr;
+};
+
+bool names_devices(const Instruction& inst) {
+  const Opcode op = inst.async_wrapped.value_or(inst.opcode);
+  return is_collective(op) && (inst.opcode == op || inst.opcode == Opcode::kAsyncStart);
+}
+
+void need(int64_t id, int64_t& count, const Instruction*& from, const Instruction& inst) {
+  if (id >= 0 && id < (int64_t{1} << 24) && id + 1 > count) {
+    count = id + 1;
+    from = &inst;
+  }
+}
+
+Needs collect(const Module& module) {
+  Needs needs;
+  for (const Computation& computation : module.computations) {
+    for (const Instruction& inst : computation.instructions) {
+      if (!names_devices(inst)) continue;
+      Result<GroupMode> mode = group_mode(inst);
+      if (!mode) continue;  // the verifier reports it
+      std::vector<int64_t> ids;
+      if (inst.replica_groups) {
+        for (const auto& group : inst.replica_groups->groups) ids.insert(ids.end(), group.begin(), group.end());
+      }
+      for (const auto& [source, target] : inst.source_target_pairs) {
+        ids.push_back(source);
+        ids.push_back(target);
+      }
+      for (int64_t id : ids) {
+        switch (*mode) {
+          case GroupMode::kCrossReplica:
+          case GroupMode::kCrossReplicaAndPartition:
+            need(id, needs.replicas, needs.replicas_from, inst);
+            break;
+          case GroupMode::kCrossPartition:
+            need(id, needs.partitions, needs.partitions_from, inst);
+            break;
+          case GroupMode::kFlattenedId:
+            need(id, needs.devices, needs.devices_from, inst);
+            break;
+        }
+      }
+    }
+  }
+  return needs;
+}
+
+std::string note(const Module& module, const Instruction& inst, std::string message) {
+  return fmt::format("{}:{}:{}: note: {}", module.file_name, inst.loc.line, inst.loc.col, message);
+}
+
+}  // namespace
+
+std::vector<std::string> settle_device_counts(Module& module, int64_t replicas, int64_t partitions) {
+  if (replicas > 0) {
+    module.replica_count = replicas;
+    module.replica_count_declared = true;
+  }
+  if (partitions > 0) {
+    module.num_partitions = partitions;
+    module.num_partitions_declared = true;
+  }
+  std::vector<std::string> notes;
+  if (module.replica_count_declared && module.num_partitions_declared) return notes;
+  const Needs needs = collect(module);
+  if (!module.replica_count_declared && needs.replicas > module.replica_count) {
+    module.replica_count = needs.replicas;
+    notes.push_back(note(module, *needs.replicas_from,
+                         fmt::format("the module declares no replica_count; %{} names replica {}, so replica_count "
+                                     "is taken as {} (--replicas sets it)",
+                                     needs.replicas_from->name, needs.replicas - 1, needs.replicas)));
+  }
+  if (!module.num_partitions_declared && needs.partitions > module.num_partitions) {
+    module.num_partitions = needs.partitions;
+    notes.push_back(note(module, *needs.partitions_from,
+                         fmt::format("the module declares no num_partitions; %{} names partition {}, so "
+                                     "num_partitions is taken as {} (--partitions sets it)",
+                                     needs.partitions_from->name, needs.partitions - 1, needs.partitions)));
+  }
+  const int64_t devices = module.replica_count * module.num_partitions;
+  if (needs.devices > devices && (!module.num_partitions_declared || !module.replica_count_declared)) {
+    const bool grow_partitions = !module.num_partitions_declared;
+    int64_t& count = grow_partitions ? module.num_partitions : module.replica_count;
+    const int64_t other = grow_partitions ? module.replica_count : module.num_partitions;
+    count = (needs.devices + other - 1) / other;
+    notes.push_back(note(module, *needs.devices_from,
+                         fmt::format("the module declares no {}; %{} names device {}, so {} is taken as {} "
+                                     "({} devices; {} sets it)",
+                                     grow_partitions ? "num_partitions" : "replica_count", needs.devices_from->name,
+                                     needs.devices - 1, grow_partitions ? "num_partitions" : "replica_count", count,
+                                     module.replica_count * module.num_partitions,
+                                     grow_partitions ? "--partitions" : "--replicas")));
+  }
+  module.warnings.insert(module.warnings.end(), notes.begin(), notes.end());
+  return notes;
+}
+
+}  // namespace sl::hlo
