@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/exec/cpu/array_util.h"
+#include "core/exec/cpu/element_bits.h"
 #include "core/exec/event_kind.h"
 #include "core/sched/streams.h"
 
@@ -252,6 +253,12 @@ Result<Value> Evaluator::evaluate_op(const hlo::Instruction& inst, const hlo::In
     return Value::of(std::move(out).value());
   }
   switch (op) {
+    case Opcode::kBitcastConvert: {
+      if (arrays.size() != 1) return op_error(inst, "takes one operand");
+      auto out = eval_bitcast_convert(inst.shape, *arrays[0]);
+      if (!out) return op_error(inst, out.status().message());
+      return Value::of(std::move(out).value());
+    }
     case Opcode::kConstant: case Opcode::kIota: case Opcode::kCopy: case Opcode::kBroadcast:
     case Opcode::kReshape: case Opcode::kBitcast: case Opcode::kTranspose: case Opcode::kSlice:
     case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kConcatenate: {
