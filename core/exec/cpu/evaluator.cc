@@ -274,10 +274,11 @@ Result<Value> Evaluator::evaluate_op(const hlo::Instruction& inst, const hlo::In
 }
 
 Result<Value> Evaluator::evaluate_custom_call(const hlo::Instruction& inst, const std::vector<const Value*>& operands) {
-  if (inst.custom_call_target != "__cublas$gemm") {
+  const std::string& target = inst.custom_call_target;
+  if (target != "__cublas$gemm" && target != "__cublas$lt$matmul") {
     return op_error(inst, fmt::format("custom_call_target=\"{}\" is an opaque kernel the cpu backend cannot "
-                                      "evaluate (only \"__cublas$gemm\" is supported)",
-                                      inst.custom_call_target));
+                                      "evaluate (it evaluates \"__cublas$gemm\" and \"__cublas$lt$matmul\"; "
+                                      "use --backend sim or cuda)", target));
   }
   Operands arrays;
   for (const Value* v : operands) {
@@ -286,9 +287,14 @@ Result<Value> Evaluator::evaluate_custom_call(const hlo::Instruction& inst, cons
   }
   const bool tuple = inst.shape.is_tuple();
   if (tuple && inst.shape.elements.empty()) return op_error(inst, "empty result tuple");
-  const hlo::Shape& output = tuple ? inst.shape.elements[0] : inst.shape;
+  std::vector<hlo::Shape> outputs;
+  if (tuple) {
+    for (const hlo::Shape& e : inst.shape.elements) outputs.push_back(e);
+  } else {
+    outputs.push_back(inst.shape);
+  }
   if (arrays.size() >= 2) {
-    const double out_elems = std::max<double>(1.0, static_cast<double>(output.element_count()));
+    const double out_elems = std::max<double>(1.0, static_cast<double>(outputs[0].element_count()));
     const double flops = 2.0 * out_elems *
                          std::sqrt(static_cast<double>(arrays[0]->shape.element_count()) *
                                    static_cast<double>(arrays[1]->shape.element_count()) / out_elems);
@@ -297,12 +303,16 @@ Result<Value> Evaluator::evaluate_custom_call(const hlo::Instruction& inst, cons
                                         "use --backend sim or cuda)", flops / 1e9, kMaxDotFlops / 1e9));
     }
   }
-  auto out = eval_gemm(inst, arrays, output);
+  auto out = eval_gemm(inst, arrays, outputs);
   if (!out) return op_error(inst, out.status().message());
-  if (!tuple) return Value::of(std::move(out).value());
-  // (output, s8[...] workspace): the workspace holds nothing meaningful.
-  std::vector<Value> elements{Value::of(std::move(out).value())};
-  for (size_t i = 1; i < inst.shape.elements.size(); ++i) elements.push_back(zeros_value(inst.shape.elements[i]));
+  std::vector<Literal> results = std::move(out).value();
+  if (!tuple) return Value::of(std::move(results[0]));
+  // (output, [aux], [amax], s8[...] workspace): what the gemm did not fill
+  // holds nothing meaningful.
+  std::vector<Value> elements;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    elements.push_back(i < results.size() ? Value::of(std::move(results[i])) : zeros_value(outputs[i]));
+  }
   return Value::tuple(std::move(elements));
 }
 

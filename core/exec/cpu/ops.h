@@ -36,9 +36,11 @@ Result<Literal> eval_data_op(const hlo::Instruction& instruction, const Operands
 Result<Literal> eval_dot(const hlo::DotDims& dims, const Literal& lhs, const Literal& rhs,
                          const hlo::Shape& result_shape);
 
-// custom-call __cublas$gemm: alpha * dot(lhs, rhs) [+ beta * bias].
-Result<Literal> eval_gemm(const hlo::Instruction& custom_call, const Operands& operands,
-                          const hlo::Shape& output_shape);
+// custom-calls __cublas$gemm and __cublas$lt$matmul:
+// epilogue(alpha * dot(a, b) [+ beta * c] [+ bias]). Returns the output and,
+// for the *_AUX epilogues, the pre-activation auxiliary output.
+Result<std::vector<Literal>> eval_gemm(const hlo::Instruction& custom_call, const Operands& operands,
+                                       const std::vector<hlo::Shape>& output_shapes);
 
 // A reduction function over N scalars per side: acc = f(acc, x), each rounded
 // to its element type. N = 1 for plain reduce and all-reduce.
