@@ -229,6 +229,7 @@ Result<Value> Evaluator::evaluate_op(const hlo::Instruction& inst, const hlo::In
     default:
       break;
   }
+  if (is_extended(op)) return evaluate_extended(inst, operands);
   Operands arrays;
   for (const Value* v : operands) {
     if (v->is_tuple()) return op_error(inst, "operands must be arrays, got a tuple");
@@ -329,9 +330,10 @@ Result<Value> Evaluator::evaluate_reduce(const hlo::Instruction& inst, const std
   return value_from_leaves(inst.shape, out, &next);
 }
 
-Result<Combiner> Evaluator::make_combiner(const hlo::Instruction& inst, const std::vector<hlo::PrimitiveType>& types) {
-  if (inst.called.empty()) return op_error(inst, "needs to_apply=");
-  const int index = inst.called[0];
+Result<Combiner> Evaluator::make_combiner(const hlo::Instruction& inst, const std::vector<hlo::PrimitiveType>& types,
+                                          size_t which) {
+  if (inst.called.size() <= which) return op_error(inst, "needs to_apply=");
+  const int index = inst.called[which];
   if (index < 0 || static_cast<size_t>(index) >= module_.computations.size()) {
     return op_error(inst, "to_apply computation does not exist");
   }
@@ -360,26 +362,38 @@ Result<Combiner> Evaluator::make_combiner(const hlo::Instruction& inst, const st
     }
   }
   // General path: evaluate the computation on scalars (accumulators first).
-  std::vector<hlo::Shape> param_shapes;
-  for (int p : comp.parameters) param_shapes.push_back(comp.instructions[static_cast<size_t>(p)].shape);
-  return Combiner([this, index, param_shapes, n](std::vector<double>& a, const std::vector<double>& x) -> Status {
-    std::vector<Value> args;
-    for (size_t i = 0; i < 2 * n; ++i) {
-      double v = i < n ? a[i] : x[i - n];
-      args.push_back(Value::of(Literal{param_shapes[i], {round_to_type(v, param_shapes[i].type)}}));
-    }
-    Scope inner;
-    inner.traced = false;
-    SL_ASSIGN_OR_RETURN(Value result, evaluate(index, args, inner));
-    std::vector<const Literal*> leaves;
-    result.collect_leaves(&leaves);
-    if (leaves.size() != n) return invalid_input("reduction computation returned the wrong number of values");
-    for (size_t i = 0; i < n; ++i) {
-      if (leaves[i]->values.size() != 1) return invalid_input("reduction computation must return scalars");
-      a[i] = leaves[i]->values[0];
-    }
+  return Combiner([this, index, n](std::vector<double>& a, const std::vector<double>& x) -> Status {
+    std::vector<double> args(a);
+    args.insert(args.end(), x.begin(), x.end());
+    SL_ASSIGN_OR_RETURN(std::vector<double> result, call_on_scalars(index, args));
+    if (result.size() != n) return invalid_input("reduction computation returned the wrong number of values");
+    a = std::move(result);
     return Status::ok();
   });
+}
+
+Result<std::vector<double>> Evaluator::call_on_scalars(int index, const std::vector<double>& args) {
+  const hlo::Computation& comp = module_.computations[static_cast<size_t>(index)];
+  if (comp.parameters.size() != args.size()) {
+    return invalid_input(fmt::format("computation '{}' takes {} parameters, got {}", comp.name,
+                                     comp.parameters.size(), args.size()));
+  }
+  std::vector<Value> values;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const hlo::Shape& shape = comp.instructions[static_cast<size_t>(comp.parameters[i])].shape;
+    values.push_back(Value::of(Literal{shape, {round_to_type(args[i], shape.type)}}));
+  }
+  Scope inner;
+  inner.traced = false;
+  SL_ASSIGN_OR_RETURN(Value result, evaluate(index, values, inner));
+  std::vector<const Literal*> leaves;
+  result.collect_leaves(&leaves);
+  std::vector<double> out;
+  for (const Literal* l : leaves) {
+    if (l->values.size() != 1) return invalid_input(fmt::format("computation '{}' must return scalars", comp.name));
+    out.push_back(l->values[0]);
+  }
+  return out;
 }
 
 Result<Value> Evaluator::evaluate_control(const hlo::Instruction& inst, const std::vector<const Value*>& operands,

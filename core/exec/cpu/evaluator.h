@@ -79,8 +79,18 @@ class Evaluator {
   Result<Value> evaluate_custom_call(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
   Result<Value> evaluate_reduce(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
 
-  // acc = to_apply(acc, x) with a fast path for single binary ops.
-  Result<Combiner> make_combiner(const hlo::Instruction& inst, const std::vector<hlo::PrimitiveType>& types);
+  // acc = called[which](acc, x) with a fast path for single binary ops.
+  Result<Combiner> make_combiner(const hlo::Instruction& inst, const std::vector<hlo::PrimitiveType>& types,
+                                 size_t which = 0);
+  // sort's comparator: called[0](lhs0, rhs0, lhs1, rhs1, ...) -> pred.
+  Result<Comparator> make_comparator(const hlo::Instruction& inst);
+  // Evaluates computation `index` on scalars (rounded to its parameters' types).
+  Result<std::vector<double>> call_on_scalars(int index, const std::vector<double>& args);
+
+  // Ops of evaluator_ops.cc: gather, scatter, pad, reverse, sort, topk,
+  // reduce-window, select-and-scatter, rng-bit-generator, tokens, barriers.
+  static bool is_extended(hlo::Opcode op);
+  Result<Value> evaluate_extended(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
 
   Status located(const hlo::Instruction& inst, const Status& status) const;
   int stream_for(const hlo::Instruction& inst, const Scope& scope) const;
