@@ -80,8 +80,9 @@ Result<Value> value_from_leaves(const hlo::Shape& shape, std::vector<Literal>& l
   return Value::tuple(std::move(elements));
 }
 
-Evaluator::Evaluator(const hlo::Module& module, DeviceContext context, Rendezvous* rendezvous)
-    : module_(module), context_(context), rendezvous_(rendezvous) {}
+Evaluator::Evaluator(const hlo::Module& module, DeviceContext context, Rendezvous* rendezvous,
+                     EvaluatorOptions options)
+    : module_(module), context_(context), rendezvous_(rendezvous), options_(options) {}
 
 Result<Value> Evaluator::run_entry(const std::vector<Value>& parameters, bool record) {
   record_ = record;
@@ -416,7 +417,12 @@ Result<Value> Evaluator::evaluate_control(const hlo::Instruction& inst, const st
       if (inst.called.size() < 2) return op_error(inst, "while needs condition= and body=");
       if (args.size() != 1) return op_error(inst, "while takes one operand");
       Value state = std::move(args[0]);
-      for (;;) {
+      for (int64_t iteration = 0;; ++iteration) {
+        if (iteration >= options_.max_while_iterations) {
+          return op_error(inst, fmt::format("ran {} iterations without its condition becoming false (the cpu "
+                                            "backend's limit; raise it to run longer loops)",
+                                            options_.max_while_iterations));
+        }
         SL_ASSIGN_OR_RETURN(Value cond, evaluate(inst.called[0], {state}, scope));
         if (cond.is_tuple() || cond.literal().values.size() != 1) {
           return op_error(inst, "condition must return a pred[] scalar");

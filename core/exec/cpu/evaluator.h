@@ -27,6 +27,13 @@ struct DeviceContext {
   int64_t num_partitions = 1;
 };
 
+// Limits of one device's interpretation.
+struct EvaluatorOptions {
+  // A while loop that runs more iterations fails (with its location) rather
+  // than hanging on a condition that never becomes false.
+  int64_t max_while_iterations = 10'000'000;
+};
+
 // One executed instruction, before names are interned into a trace::Trace.
 struct RawEvent {
   int stream = 0;
@@ -40,7 +47,8 @@ struct RawEvent {
 
 class Evaluator {
  public:
-  Evaluator(const hlo::Module& module, DeviceContext context, Rendezvous* rendezvous);
+  Evaluator(const hlo::Module& module, DeviceContext context, Rendezvous* rendezvous,
+            EvaluatorOptions options = {});
 
   // Runs the entry computation. Events are appended to events() when
   // `record` is set (warmup iterations pass false).
@@ -99,6 +107,7 @@ class Evaluator {
   const hlo::Module& module_;
   DeviceContext context_;
   Rendezvous* rendezvous_;
+  EvaluatorOptions options_;
   std::map<const hlo::Instruction*, int64_t> occurrences_;
   std::vector<RawEvent> events_;
   bool record_ = true;
