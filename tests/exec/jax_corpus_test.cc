@@ -40,6 +40,11 @@ const fs::path kCorpus = std::getenv("SL_JAX_CORPUS") ? fs::path(std::getenv("SL
 
 // "program/stage" -> why it cannot evaluate (or match) yet.
 const std::map<std::string, std::string> kKnownGaps = {
+    {"misc_ops/before", "the scan opcode (jnp.cumsum before optimization) is not evaluated yet"},
+    {"transformer_train_step/after",
+     "bitcasts between layouts ({1,0} -> {0,1}) are logical transposes, but hlo::Shape drops layouts"},
+    {"transformer_train_step_bf16/after",
+     "bitcasts between layouts ({1,0} -> {0,1}) are logical transposes, but hlo::Shape drops layouts"},
 };
 
 struct Case {
