@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "core/exec/cpu/array_util.h"
 #include "core/exec/cpu/ops.h"
 #include "tests/exec/cpu_test_util.h"
 
@@ -237,6 +238,23 @@ ENTRY main {
   ROOT s = f32[4] sort(x), dimensions={0}, to_apply=lt
 })");
   EXPECT_EQ(testing::values_of(r), (V{4, 3, 2, 1}));
+}
+
+}  // namespace
+}  // namespace sl::exec
+
+namespace sl::exec {
+namespace {
+
+TEST(DataMovement, BitcastBetweenLayoutsMovesElements) {
+  // f32[3,2]{0,1} holds [[1,2],[3,4],[5,6]] column-major: buffer 1 3 5 2 4 6,
+  // which f32[2,3]{1,0} reads as its transpose.
+  Literal x = lit(PrimitiveType::kF32, {3, 2}, {1, 2, 3, 4, 5, 6});
+  Literal t = cpu::bitcast_between_layouts(x, {0, 1}, Shape::array(PrimitiveType::kF32, {2, 3}), {1, 0});
+  EXPECT_EQ(t.values, (V{1, 3, 5, 2, 4, 6}));
+  // Row-major on both sides is a reshape.
+  Literal r = cpu::bitcast_between_layouts(x, {}, Shape::array(PrimitiveType::kF32, {6}), {});
+  EXPECT_EQ(r.values, (V{1, 2, 3, 4, 5, 6}));
 }
 
 }  // namespace
