@@ -43,6 +43,8 @@ struct RunOptions {
   // cuda: see kDefaultNcclTimeoutS; 0 waits forever.
   int nccl_timeout_s = kDefaultNcclTimeoutS;
   bool collect_results = false;        // fill RunOutput::results (cpu, cuda)
+  // cpu: a while loop running more iterations fails instead of hanging.
+  int64_t cpu_max_while_iterations = 10'000'000;
   // Called now and then with work done / total; may be empty.
   std::function<void(int64_t done, int64_t total)> progress;
 };

@@ -184,3 +184,22 @@ TEST(Collectives, InsideAWhileLoopMeetPerOccurrence) {
 
 }  // namespace
 }  // namespace sl::exec
+
+namespace sl::exec {
+namespace {
+
+TEST(AllToAll, ArrayFormSplitsAndConcatenates) {
+  // Cross-replica groups {g0, g2} and {g1, g3}: chunk i of member j goes to member i.
+  auto r = run_hlo(module("  ROOT a = f32[2] all-to-all(x), dimensions={0}, replica_groups={}"));
+  expect_devices(r, {{-5, -2}, {2, 5}, {-4, -1}, {3, -5}});
+}
+
+TEST(AllToAll, TupleFormSendsOperandIToMemberI) {
+  auto r = run_hlo(module("  y = f32[2] add(x, x)\n"
+                          "  ROOT a = (f32[2], f32[2]) all-to-all(x, y), replica_groups={}"));
+  expect_devices(r, {{-5, -4}, {2, 3}, {-10, -8}, {4, 6}}, 0);
+  expect_devices(r, {{-2, -1}, {5, -5}, {-4, -2}, {10, -10}}, 1);
+}
+
+}  // namespace
+}  // namespace sl::exec

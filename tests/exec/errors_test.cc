@@ -88,6 +88,31 @@ ENTRY main {
   r = run_hlo("HloModule e\nENTRY main {\n  ROOT p = bf16[8192,16384] parameter(0)\n}\n");
   ASSERT_FALSE(r.status.is_ok());
   EXPECT_NE(r.status.message().find("too large for the cpu backend"), std::string::npos) << r.status.message();
+  EXPECT_NE(r.status.message().find("test.hlo:3:8: error: parameter(0) 'p'"), std::string::npos)
+      << r.status.message();
+}
+
+TEST(Errors, EndlessWhileStopsAtTheIterationLimit) {
+  const char* text = R"(HloModule e
+cond {
+  p = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  p = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT n = s32[] add(p, one)
+}
+ENTRY main {
+  z = s32[] constant(0)
+  ROOT w = s32[] while(z), condition=cond, body=body
+})";
+  RunOptions options;
+  options.cpu_max_while_iterations = 1000;
+  auto r = run_hlo(text, 0, 0, options);
+  ASSERT_FALSE(r.status.is_ok());
+  EXPECT_NE(r.status.message().find("test.hlo:13:8: error:"), std::string::npos) << r.status.message();
+  EXPECT_NE(r.status.message().find("1000 iterations"), std::string::npos) << r.status.message();
 }
 
 TEST(Errors, BadDeviceCount) {

@@ -32,3 +32,46 @@ Value zeros_value(const hlo::Shape& shape) {
 }
 
 }  // namespace sl::exec::cpu
+
+namespace sl::exec::cpu {
+namespace {
+
+// Offset of each logical (row-major) element in a buffer laid out with
+// `minor_to_major` (empty: row-major).
+std::vector<int64_t> physical_offsets(const std::vector<int64_t>& dims, const std::vector<int64_t>& minor_to_major) {
+  std::vector<int64_t> strides = row_major_strides(dims);
+  if (minor_to_major.size() == dims.size()) {
+    int64_t stride = 1;
+    for (int64_t d : minor_to_major) {
+      strides[static_cast<size_t>(d)] = stride;
+      stride *= dims[static_cast<size_t>(d)];
+    }
+  }
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(count));
+  if (count == 0) return out;
+  std::vector<int64_t> index(dims.size(), 0);
+  do {
+    int64_t off = 0;
+    for (size_t d = 0; d < dims.size(); ++d) off += index[d] * strides[d];
+    out.push_back(off);
+  } while (next_index(index, dims));
+  return out;
+}
+
+}  // namespace
+
+Literal bitcast_between_layouts(const Literal& operand, const std::vector<int64_t>& operand_minor_to_major,
+                                const hlo::Shape& result, const std::vector<int64_t>& result_minor_to_major) {
+  const auto from = physical_offsets(operand.shape.dims, operand_minor_to_major);
+  std::vector<double> buffer(operand.values.size());
+  for (size_t i = 0; i < from.size(); ++i) buffer[static_cast<size_t>(from[i])] = operand.values[i];
+  const auto to = physical_offsets(result.dims, result_minor_to_major);
+  Literal out{result, std::vector<double>(to.size())};
+  for (size_t i = 0; i < to.size(); ++i) out.values[i] = buffer[static_cast<size_t>(to[i])];
+  return out;
+}
+
+}  // namespace sl::exec::cpu

@@ -16,6 +16,13 @@ bool next_index(std::vector<int64_t>& index, const std::vector<int64_t>& dims);
 
 Literal zeros_literal(const hlo::Shape& shape);
 
+// A bitcast is a reinterpretation of the buffer: with layouts other than
+// row-major ({0,1} after XLA's layout assignment) it moves elements, e.g.
+// f32[64,16]{0,1} -> f32[16,64]{1,0} is a transpose. Layouts are
+// minor_to_major lists; empty means row-major. Element counts must match.
+Literal bitcast_between_layouts(const Literal& operand, const std::vector<int64_t>& operand_minor_to_major,
+                                const hlo::Shape& result, const std::vector<int64_t>& result_minor_to_major);
+
 // Largest array the CPU backend materialises (elements), to fail cleanly
 // instead of exhausting memory.
 constexpr int64_t kMaxElements = int64_t{1} << 26;

@@ -140,3 +140,53 @@ Result<std::vector<Literal>> reduce_scatter_result(const hlo::Instruction& inst,
 }
 
 }  // namespace sl::exec::cpu
+
+namespace sl::exec::cpu {
+
+Result<std::vector<Literal>> all_to_all_result(const hlo::Instruction& inst, const std::vector<Contribution>& inputs,
+                                               int64_t rank, const std::vector<hlo::Shape>& result_shapes) {
+  const size_t g = inputs.size();
+  const auto me = static_cast<size_t>(rank);
+  std::vector<Literal> out;
+  if (inst.dimensions.empty()) {
+    // Tuple form: operand j of every member goes to member j, in group order.
+    if (result_shapes.size() != g) {
+      return error(inst, fmt::format("a tuple all-to-all over {} devices needs {} operands", g, g));
+    }
+    for (size_t i = 0; i < g; ++i) {
+      if (inputs[i]->size() != g) return error(inst, "members contribute different operand counts");
+      out.push_back((*inputs[i])[me]);
+      out.back().shape = result_shapes[i];
+    }
+    return out;
+  }
+  // Array form: each operand splits into g chunks along the dimension; chunk
+  // `rank` of member i becomes chunk i of the result.
+  for (size_t leaf = 0; leaf < result_shapes.size(); ++leaf) {
+    const Literal& mine = (*inputs[me])[leaf];
+    SL_ASSIGN_OR_RETURN(int64_t dim, collective_dimension(inst, mine.shape));
+    const auto d = static_cast<size_t>(dim);
+    if (mine.shape.dims[d] % static_cast<int64_t>(g) != 0 || result_shapes[leaf].dims != mine.shape.dims) {
+      return error(inst, fmt::format("dimension {} of {} does not split into {} equal chunks", dim,
+                                     hlo::to_string(mine.shape), g));
+    }
+    int64_t outer = 1, inner = 1;
+    for (size_t k = 0; k < d; ++k) outer *= mine.shape.dims[k];
+    for (size_t k = d + 1; k < mine.shape.dims.size(); ++k) inner *= mine.shape.dims[k];
+    const int64_t chunk = mine.shape.dims[d] / static_cast<int64_t>(g) * inner;  // elements per chunk row
+    const int64_t row = mine.shape.dims[d] * inner;
+    Literal result{result_shapes[leaf], std::vector<double>(mine.values.size())};
+    for (size_t i = 0; i < g; ++i) {
+      const Literal& from = (*inputs[i])[leaf];
+      if (from.values.size() != mine.values.size()) return error(inst, "members contribute different shapes");
+      for (int64_t o = 0; o < outer; ++o) {
+        const auto src = from.values.begin() + o * row + static_cast<int64_t>(me) * chunk;
+        std::copy(src, src + chunk, result.values.begin() + o * row + static_cast<int64_t>(i) * chunk);
+      }
+    }
+    out.push_back(std::move(result));
+  }
+  return out;
+}
+
+}  // namespace sl::exec::cpu

@@ -30,4 +30,11 @@ Result<std::vector<Literal>> reduce_scatter_result(const hlo::Instruction& instr
                                                    const std::vector<hlo::Shape>& result_shapes,
                                                    const std::vector<Combiner>& combine);
 
+// all-to-all: with dimensions={d}, each operand splits into equal chunks
+// along d and member i's chunk `rank` becomes chunk i of the result; without
+// it (tuple form), result i is operand `rank` of member i.
+Result<std::vector<Literal>> all_to_all_result(const hlo::Instruction& instruction,
+                                               const std::vector<Contribution>& inputs, int64_t rank,
+                                               const std::vector<hlo::Shape>& result_shapes);
+
 }  // namespace sl::exec::cpu

@@ -40,7 +40,9 @@ Result<Value> make_parameter(const hlo::Shape& shape, const RunOptions& options,
 
 void run_device(const hlo::Module& module, cpu::DeviceContext context, const RunOptions& options,
                 cpu::Rendezvous* rendezvous, DeviceOutcome* outcome) {
-  cpu::Evaluator evaluator(module, context, rendezvous);
+  cpu::EvaluatorOptions evaluator_options;
+  evaluator_options.max_while_iterations = options.cpu_max_while_iterations;
+  cpu::Evaluator evaluator(module, context, rendezvous, evaluator_options);
   const hlo::Computation& entry = module.entry_computation();
   std::vector<Value> parameters(entry.parameters.size());
   for (size_t p = 0; p < entry.parameters.size(); ++p) {
@@ -48,9 +50,12 @@ void run_device(const hlo::Module& module, cpu::DeviceContext context, const Run
     if (index >= 0) {
       for (const hlo::Shape* leaf : entry.instructions[static_cast<size_t>(index)].shape.leaves()) {
         if (leaf->element_count() > cpu::kMaxElements) {
+          const hlo::Instruction& inst = entry.instructions[static_cast<size_t>(index)];
+          std::string where = module.file_name.empty() ? std::string("<program>") : module.file_name;
+          if (inst.loc.line > 0) where += fmt::format(":{}:{}", inst.loc.line, inst.loc.col);
           outcome->status = invalid_input(fmt::format(
-              "parameter({}) {} has more than {} elements, too large for the cpu backend (use --backend sim or "
-              "cuda)", p, hlo::to_string(*leaf), cpu::kMaxElements));
+              "{}: error: parameter({}) '{}' {} has more than {} elements, too large for the cpu backend (use "
+              "--backend sim or cuda)", where, p, inst.name, hlo::to_string(*leaf), cpu::kMaxElements));
           return;
         }
       }

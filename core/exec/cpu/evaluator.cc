@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/exec/cpu/array_util.h"
+#include "core/exec/cpu/element_bits.h"
 #include "core/exec/event_kind.h"
 #include "core/sched/streams.h"
 
@@ -79,8 +80,9 @@ Result<Value> value_from_leaves(const hlo::Shape& shape, std::vector<Literal>& l
   return Value::tuple(std::move(elements));
 }
 
-Evaluator::Evaluator(const hlo::Module& module, DeviceContext context, Rendezvous* rendezvous)
-    : module_(module), context_(context), rendezvous_(rendezvous) {}
+Evaluator::Evaluator(const hlo::Module& module, DeviceContext context, Rendezvous* rendezvous,
+                     EvaluatorOptions options)
+    : module_(module), context_(context), rendezvous_(rendezvous), options_(options) {}
 
 Result<Value> Evaluator::run_entry(const std::vector<Value>& parameters, bool record) {
   record_ = record;
@@ -228,6 +230,7 @@ Result<Value> Evaluator::evaluate_op(const hlo::Instruction& inst, const hlo::In
     default:
       break;
   }
+  if (is_extended(op)) return evaluate_extended(inst, operands);
   Operands arrays;
   for (const Value* v : operands) {
     if (v->is_tuple()) return op_error(inst, "operands must be arrays, got a tuple");
@@ -252,6 +255,12 @@ Result<Value> Evaluator::evaluate_op(const hlo::Instruction& inst, const hlo::In
     return Value::of(std::move(out).value());
   }
   switch (op) {
+    case Opcode::kBitcastConvert: {
+      if (arrays.size() != 1) return op_error(inst, "takes one operand");
+      auto out = eval_bitcast_convert(inst.shape, *arrays[0]);
+      if (!out) return op_error(inst, out.status().message());
+      return Value::of(std::move(out).value());
+    }
     case Opcode::kConstant: case Opcode::kIota: case Opcode::kCopy: case Opcode::kBroadcast:
     case Opcode::kReshape: case Opcode::kBitcast: case Opcode::kTranspose: case Opcode::kSlice:
     case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kConcatenate: {
@@ -267,10 +276,11 @@ Result<Value> Evaluator::evaluate_op(const hlo::Instruction& inst, const hlo::In
 }
 
 Result<Value> Evaluator::evaluate_custom_call(const hlo::Instruction& inst, const std::vector<const Value*>& operands) {
-  if (inst.custom_call_target != "__cublas$gemm") {
+  const std::string& target = inst.custom_call_target;
+  if (target != "__cublas$gemm" && target != "__cublas$lt$matmul") {
     return op_error(inst, fmt::format("custom_call_target=\"{}\" is an opaque kernel the cpu backend cannot "
-                                      "evaluate (only \"__cublas$gemm\" is supported)",
-                                      inst.custom_call_target));
+                                      "evaluate (it evaluates \"__cublas$gemm\" and \"__cublas$lt$matmul\"; "
+                                      "use --backend sim or cuda)", target));
   }
   Operands arrays;
   for (const Value* v : operands) {
@@ -279,9 +289,14 @@ Result<Value> Evaluator::evaluate_custom_call(const hlo::Instruction& inst, cons
   }
   const bool tuple = inst.shape.is_tuple();
   if (tuple && inst.shape.elements.empty()) return op_error(inst, "empty result tuple");
-  const hlo::Shape& output = tuple ? inst.shape.elements[0] : inst.shape;
+  std::vector<hlo::Shape> outputs;
+  if (tuple) {
+    for (const hlo::Shape& e : inst.shape.elements) outputs.push_back(e);
+  } else {
+    outputs.push_back(inst.shape);
+  }
   if (arrays.size() >= 2) {
-    const double out_elems = std::max<double>(1.0, static_cast<double>(output.element_count()));
+    const double out_elems = std::max<double>(1.0, static_cast<double>(outputs[0].element_count()));
     const double flops = 2.0 * out_elems *
                          std::sqrt(static_cast<double>(arrays[0]->shape.element_count()) *
                                    static_cast<double>(arrays[1]->shape.element_count()) / out_elems);
@@ -290,12 +305,16 @@ Result<Value> Evaluator::evaluate_custom_call(const hlo::Instruction& inst, cons
                                         "use --backend sim or cuda)", flops / 1e9, kMaxDotFlops / 1e9));
     }
   }
-  auto out = eval_gemm(inst, arrays, output);
+  auto out = eval_gemm(inst, arrays, outputs);
   if (!out) return op_error(inst, out.status().message());
-  if (!tuple) return Value::of(std::move(out).value());
-  // (output, s8[...] workspace): the workspace holds nothing meaningful.
-  std::vector<Value> elements{Value::of(std::move(out).value())};
-  for (size_t i = 1; i < inst.shape.elements.size(); ++i) elements.push_back(zeros_value(inst.shape.elements[i]));
+  std::vector<Literal> results = std::move(out).value();
+  if (!tuple) return Value::of(std::move(results[0]));
+  // (output, [aux], [amax], s8[...] workspace): what the gemm did not fill
+  // holds nothing meaningful.
+  std::vector<Value> elements;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    elements.push_back(i < results.size() ? Value::of(std::move(results[i])) : zeros_value(outputs[i]));
+  }
   return Value::tuple(std::move(elements));
 }
 
@@ -312,9 +331,10 @@ Result<Value> Evaluator::evaluate_reduce(const hlo::Instruction& inst, const std
   return value_from_leaves(inst.shape, out, &next);
 }
 
-Result<Combiner> Evaluator::make_combiner(const hlo::Instruction& inst, const std::vector<hlo::PrimitiveType>& types) {
-  if (inst.called.empty()) return op_error(inst, "needs to_apply=");
-  const int index = inst.called[0];
+Result<Combiner> Evaluator::make_combiner(const hlo::Instruction& inst, const std::vector<hlo::PrimitiveType>& types,
+                                          size_t which) {
+  if (inst.called.size() <= which) return op_error(inst, "needs to_apply=");
+  const int index = inst.called[which];
   if (index < 0 || static_cast<size_t>(index) >= module_.computations.size()) {
     return op_error(inst, "to_apply computation does not exist");
   }
@@ -343,26 +363,38 @@ Result<Combiner> Evaluator::make_combiner(const hlo::Instruction& inst, const st
     }
   }
   // General path: evaluate the computation on scalars (accumulators first).
-  std::vector<hlo::Shape> param_shapes;
-  for (int p : comp.parameters) param_shapes.push_back(comp.instructions[static_cast<size_t>(p)].shape);
-  return Combiner([this, index, param_shapes, n](std::vector<double>& a, const std::vector<double>& x) -> Status {
-    std::vector<Value> args;
-    for (size_t i = 0; i < 2 * n; ++i) {
-      double v = i < n ? a[i] : x[i - n];
-      args.push_back(Value::of(Literal{param_shapes[i], {round_to_type(v, param_shapes[i].type)}}));
-    }
-    Scope inner;
-    inner.traced = false;
-    SL_ASSIGN_OR_RETURN(Value result, evaluate(index, args, inner));
-    std::vector<const Literal*> leaves;
-    result.collect_leaves(&leaves);
-    if (leaves.size() != n) return invalid_input("reduction computation returned the wrong number of values");
-    for (size_t i = 0; i < n; ++i) {
-      if (leaves[i]->values.size() != 1) return invalid_input("reduction computation must return scalars");
-      a[i] = leaves[i]->values[0];
-    }
+  return Combiner([this, index, n](std::vector<double>& a, const std::vector<double>& x) -> Status {
+    std::vector<double> args(a);
+    args.insert(args.end(), x.begin(), x.end());
+    SL_ASSIGN_OR_RETURN(std::vector<double> result, call_on_scalars(index, args));
+    if (result.size() != n) return invalid_input("reduction computation returned the wrong number of values");
+    a = std::move(result);
     return Status::ok();
   });
+}
+
+Result<std::vector<double>> Evaluator::call_on_scalars(int index, const std::vector<double>& args) {
+  const hlo::Computation& comp = module_.computations[static_cast<size_t>(index)];
+  if (comp.parameters.size() != args.size()) {
+    return invalid_input(fmt::format("computation '{}' takes {} parameters, got {}", comp.name,
+                                     comp.parameters.size(), args.size()));
+  }
+  std::vector<Value> values;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const hlo::Shape& shape = comp.instructions[static_cast<size_t>(comp.parameters[i])].shape;
+    values.push_back(Value::of(Literal{shape, {round_to_type(args[i], shape.type)}}));
+  }
+  Scope inner;
+  inner.traced = false;
+  SL_ASSIGN_OR_RETURN(Value result, evaluate(index, values, inner));
+  std::vector<const Literal*> leaves;
+  result.collect_leaves(&leaves);
+  std::vector<double> out;
+  for (const Literal* l : leaves) {
+    if (l->values.size() != 1) return invalid_input(fmt::format("computation '{}' must return scalars", comp.name));
+    out.push_back(l->values[0]);
+  }
+  return out;
 }
 
 Result<Value> Evaluator::evaluate_control(const hlo::Instruction& inst, const std::vector<const Value*>& operands,
@@ -385,7 +417,12 @@ Result<Value> Evaluator::evaluate_control(const hlo::Instruction& inst, const st
       if (inst.called.size() < 2) return op_error(inst, "while needs condition= and body=");
       if (args.size() != 1) return op_error(inst, "while takes one operand");
       Value state = std::move(args[0]);
-      for (;;) {
+      for (int64_t iteration = 0;; ++iteration) {
+        if (iteration >= options_.max_while_iterations) {
+          return op_error(inst, fmt::format("ran {} iterations without its condition becoming false (the cpu "
+                                            "backend's limit; raise it to run longer loops)",
+                                            options_.max_while_iterations));
+        }
         SL_ASSIGN_OR_RETURN(Value cond, evaluate(inst.called[0], {state}, scope));
         if (cond.is_tuple() || cond.literal().values.size() != 1) {
           return op_error(inst, "condition must return a pred[] scalar");

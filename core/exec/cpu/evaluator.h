@@ -27,6 +27,13 @@ struct DeviceContext {
   int64_t num_partitions = 1;
 };
 
+// Limits of one device's interpretation.
+struct EvaluatorOptions {
+  // A while loop that runs more iterations fails (with its location) rather
+  // than hanging on a condition that never becomes false.
+  int64_t max_while_iterations = 10'000'000;
+};
+
 // One executed instruction, before names are interned into a trace::Trace.
 struct RawEvent {
   int stream = 0;
@@ -40,7 +47,8 @@ struct RawEvent {
 
 class Evaluator {
  public:
-  Evaluator(const hlo::Module& module, DeviceContext context, Rendezvous* rendezvous);
+  Evaluator(const hlo::Module& module, DeviceContext context, Rendezvous* rendezvous,
+            EvaluatorOptions options = {});
 
   // Runs the entry computation. Events are appended to events() when
   // `record` is set (warmup iterations pass false).
@@ -79,8 +87,18 @@ class Evaluator {
   Result<Value> evaluate_custom_call(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
   Result<Value> evaluate_reduce(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
 
-  // acc = to_apply(acc, x) with a fast path for single binary ops.
-  Result<Combiner> make_combiner(const hlo::Instruction& inst, const std::vector<hlo::PrimitiveType>& types);
+  // acc = called[which](acc, x) with a fast path for single binary ops.
+  Result<Combiner> make_combiner(const hlo::Instruction& inst, const std::vector<hlo::PrimitiveType>& types,
+                                 size_t which = 0);
+  // sort's comparator: called[0](lhs0, rhs0, lhs1, rhs1, ...) -> pred.
+  Result<Comparator> make_comparator(const hlo::Instruction& inst);
+  // Evaluates computation `index` on scalars (rounded to its parameters' types).
+  Result<std::vector<double>> call_on_scalars(int index, const std::vector<double>& args);
+
+  // Ops of evaluator_ops.cc: gather, scatter, pad, reverse, sort, topk,
+  // reduce-window, select-and-scatter, rng-bit-generator, tokens, barriers.
+  static bool is_extended(hlo::Opcode op);
+  Result<Value> evaluate_extended(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
 
   Status located(const hlo::Instruction& inst, const Status& status) const;
   int stream_for(const hlo::Instruction& inst, const Scope& scope) const;
@@ -89,6 +107,7 @@ class Evaluator {
   const hlo::Module& module_;
   DeviceContext context_;
   Rendezvous* rendezvous_;
+  EvaluatorOptions options_;
   std::map<const hlo::Instruction*, int64_t> occurrences_;
   std::vector<RawEvent> events_;
   bool record_ = true;

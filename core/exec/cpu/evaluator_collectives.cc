@@ -94,8 +94,12 @@ Result<Value> Evaluator::evaluate_collective(const hlo::Instruction& inst, const
         SL_ASSIGN_OR_RETURN(out, reduce_scatter_result(inst, inputs, group.rank, result_shapes, combiners));
         break;
       }
+      case Opcode::kAllToAll: {
+        SL_ASSIGN_OR_RETURN(out, all_to_all_result(inst, inputs, group.rank, result_shapes));
+        break;
+      }
       default:
-        return op_error(inst, "is not a collective");
+        return op_error(inst, "is not supported by the cpu backend");
     }
   }
   size_t next = 0;

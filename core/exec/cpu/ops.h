@@ -36,9 +36,11 @@ Result<Literal> eval_data_op(const hlo::Instruction& instruction, const Operands
 Result<Literal> eval_dot(const hlo::DotDims& dims, const Literal& lhs, const Literal& rhs,
                          const hlo::Shape& result_shape);
 
-// custom-call __cublas$gemm: alpha * dot(lhs, rhs) [+ beta * bias].
-Result<Literal> eval_gemm(const hlo::Instruction& custom_call, const Operands& operands,
-                          const hlo::Shape& output_shape);
+// custom-calls __cublas$gemm and __cublas$lt$matmul:
+// epilogue(alpha * dot(a, b) [+ beta * c] [+ bias]). Returns the output and,
+// for the *_AUX epilogues, the pre-activation auxiliary output.
+Result<std::vector<Literal>> eval_gemm(const hlo::Instruction& custom_call, const Operands& operands,
+                                       const std::vector<hlo::Shape>& output_shapes);
 
 // A reduction function over N scalars per side: acc = f(acc, x), each rounded
 // to its element type. N = 1 for plain reduce and all-reduce.
@@ -47,5 +49,39 @@ using Combiner = std::function<Status(std::vector<double>& acc, const std::vecto
 // reduce (variadic: N inputs, N init values, tuple of N results).
 Result<std::vector<Literal>> eval_reduce(const hlo::Instruction& instruction, const Operands& operands,
                                          const std::vector<hlo::Shape>& result_shapes, const Combiner& combine);
+
+// gather with XLA's dimension numbers; start indices clamp into the operand.
+Result<Literal> eval_gather(const hlo::Instruction& instruction, const Literal& operand, const Literal& indices);
+
+// scatter (variadic: N operands, the indices, N updates), updates applied in
+// row-major update order through `combine(current, update)`; an update
+// window that does not fit in the operand is skipped.
+Result<std::vector<Literal>> eval_scatter(const hlo::Instruction& instruction, const Operands& operands,
+                                          const Combiner& combine);
+
+// pad with low/high (negative cuts) and interior padding.
+Result<Literal> eval_pad(const hlo::Instruction& instruction, const Literal& operand, const Literal& value);
+Result<Literal> eval_reverse(const hlo::Instruction& instruction, const Literal& operand);
+
+// reduce-window (variadic) with window strides, padding and dilations.
+Result<std::vector<Literal>> eval_reduce_window(const hlo::Instruction& instruction, const Operands& operands,
+                                                const std::vector<hlo::Shape>& result_shapes,
+                                                const Combiner& combine);
+
+// select-and-scatter: `select(a, b)` leaves a != 0 in a[0] when a is kept
+// over b; `scatter(acc, x)` combines into the output.
+Result<Literal> eval_select_and_scatter(const hlo::Instruction& instruction, const Operands& operands,
+                                        const Combiner& select, const Combiner& scatter);
+
+// The comparator of sort: lhs and rhs hold one element of each operand.
+using Comparator = std::function<Result<bool>(const std::vector<double>& lhs, const std::vector<double>& rhs)>;
+
+// sort along dimensions={d} of every operand by `less` (stable).
+Result<std::vector<Literal>> eval_sort(const hlo::Instruction& instruction, const Operands& operands,
+                                       const Comparator& less);
+
+// topk along the last dimension: (values, s32 indices), ties by lower index.
+Result<std::vector<Literal>> eval_topk(const hlo::Instruction& instruction, const Literal& operand,
+                                       const std::vector<hlo::Shape>& result_shapes);
 
 }  // namespace sl::exec::cpu

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/exec/cpu/array_util.h"
+#include "core/exec/cpu/element_bits.h"
 #include "core/exec/cpu/ops.h"
 
 namespace sl::exec::cpu {
@@ -226,9 +227,17 @@ Result<Literal> eval_data_op(const hlo::Instruction& inst, const Operands& opera
   if (!inst.shape.is_array()) return error(inst, "needs an array result");
   const Literal& operand = *operands[0];
   switch (inst.opcode) {
+    case Opcode::kBitcast:
+      // After optimization XLA writes same-width bitcast-converts as bitcasts
+      // that change the element type: the bits are reinterpreted.
+      if (operand.shape.type != inst.shape.type && operand.shape.element_count() == inst.shape.element_count() &&
+          hlo::primitive_type_bits(operand.shape.type) == hlo::primitive_type_bits(inst.shape.type)) {
+        Literal same{hlo::Shape::array(operand.shape.type, inst.shape.dims), operand.values};
+        return eval_bitcast_convert(inst.shape, same);
+      }
+      [[fallthrough]];
     case Opcode::kCopy:
     case Opcode::kReshape:
-    case Opcode::kBitcast:
       if (operand.shape.element_count() != inst.shape.element_count() || operand.shape.type != inst.shape.type) {
         return error(inst, fmt::format("cannot turn {} into {}", hlo::to_string(operand.shape),
                                        hlo::to_string(inst.shape)));

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "core/exec/cpu/array_util.h"
@@ -127,18 +128,42 @@ Result<Literal> eval_dot(const hlo::DotDims& dims, const Literal& lhs, const Lit
   return out;
 }
 
-Result<Literal> eval_gemm(const hlo::Instruction& inst, const Operands& operands, const hlo::Shape& output_shape) {
-  if (operands.size() < 2) {
-    return invalid_input(fmt::format("'{}': __cublas$gemm needs at least 2 operands", inst.name));
+namespace {
+
+// The epilogue's activation on one value (GELU is the tanh approximation
+// cuBLASLt implements).
+double activate(const std::string& epilogue, double x) {
+  if (epilogue.find("RELU") != std::string::npos) return x > 0 ? x : 0.0;
+  if (epilogue.find("GELU") != std::string::npos) {
+    const double k = std::sqrt(2.0 / 3.14159265358979323846);
+    return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
+  }
+  return x;
+}
+
+}  // namespace
+
+Result<std::vector<Literal>> eval_gemm(const hlo::Instruction& inst, const Operands& operands,
+                                       const std::vector<hlo::Shape>& output_shapes) {
+  const std::string& target = inst.custom_call_target;
+  if (operands.size() < 2 || output_shapes.empty()) {
+    return invalid_input(fmt::format("'{}': {} needs at least 2 operands and a result", inst.name, target));
   }
   nlohmann::json config = nlohmann::json::parse(inst.backend_config, nullptr, /*allow_exceptions=*/false);
   nlohmann::json gemm = nlohmann::json::object();
   if (config.is_object()) gemm = config.contains("gemm_backend_config") ? config["gemm_backend_config"] : config;
   hlo::DotDims dims = inst.dot;
-  double alpha = 1.0, beta = 0.0;
+  hlo::GemmConfig cfg;
   try {
-    alpha = json_number(gemm, "alpha_real", 1.0);
-    beta = json_number(gemm, "beta", 0.0);
+    if (inst.gemm_config) {
+      cfg = *inst.gemm_config;
+    } else {
+      cfg.alpha_real = json_number(gemm, "alpha_real", 1.0);
+      cfg.beta = json_number(gemm, "beta", 0.0);
+      if (gemm.is_object() && gemm.contains("epilogue") && gemm["epilogue"].is_string()) {
+        cfg.epilogue = gemm["epilogue"].get<std::string>();
+      }
+    }
     if (dims.lhs_contracting.empty() && dims.rhs_contracting.empty() && gemm.is_object() &&
         gemm.contains("dot_dimension_numbers")) {
       const auto& dn = gemm["dot_dimension_numbers"];
@@ -153,24 +178,58 @@ Result<Literal> eval_gemm(const hlo::Instruction& inst, const Operands& operands
   // A dot with no contracting dimension is an outer product; cuBLAS GEMMs
   // from XLA always contract one, so an empty list means the config was absent.
   if (dims.lhs_contracting.empty() || dims.rhs_contracting.empty()) {
-    return invalid_input(fmt::format("'{}': __cublas$gemm without dot dimensions (backend_config "
-                                     "gemm_backend_config.dot_dimension_numbers)", inst.name));
+    return invalid_input(fmt::format("'{}': {} without dot dimensions (backend_config "
+                                     "gemm_backend_config.dot_dimension_numbers)", inst.name, target));
   }
+  const std::string& epilogue = cfg.epilogue;
+  const bool has_bias = epilogue.find("BIAS") != std::string::npos;
+  const bool has_aux = epilogue.size() > 4 && epilogue.compare(epilogue.size() - 4, 4, "_AUX") == 0;
+  if (epilogue != "DEFAULT" && epilogue != "RELU" && epilogue != "BIAS" && epilogue != "BIAS_RELU" &&
+      epilogue != "GELU" && epilogue != "GELU_AUX" && epilogue != "BIAS_GELU" && epilogue != "BIAS_GELU_AUX") {
+    return invalid_input(fmt::format("'{}': epilogue {} is not supported by the cpu backend", inst.name, epilogue));
+  }
+  const hlo::Shape& output_shape = output_shapes[0];
   hlo::Shape wide = output_shape;
-  wide.type = hlo::PrimitiveType::kF64;  // keep the products unrounded until alpha/beta are applied
+  wide.type = hlo::PrimitiveType::kF64;  // keep the products unrounded until the epilogue
   SL_ASSIGN_OR_RETURN(Literal product, eval_dot(dims, *operands[0], *operands[1], wide));
+  // Operands as XLA's GEMM rewriter orders them: a, b, then c (only when
+  // beta != 0), then the bias vector of the BIAS epilogues.
+  size_t next = 2;
+  const Literal* c = nullptr;
   const Literal* bias = nullptr;
-  if (beta != 0.0) {
-    if (operands.size() < 3 || operands[2]->shape.element_count() != output_shape.element_count()) {
-      return invalid_input(fmt::format("'{}': beta={} needs a third operand shaped like the output", inst.name, beta));
+  if (cfg.beta != 0.0) {
+    if (operands.size() <= next || operands[next]->shape.element_count() != output_shape.element_count()) {
+      return invalid_input(fmt::format("'{}': beta={} needs an operand {} shaped like the output", inst.name,
+                                       cfg.beta, next));
     }
-    bias = operands[2];
+    c = operands[next++];
   }
-  Literal out{output_shape, std::move(product.values)};
-  for (size_t i = 0; i < out.values.size(); ++i) {
-    double v = alpha * out.values[i];
-    if (bias) v += beta * bias->values[i];
-    out.values[i] = round_to_type(v, output_shape.type);
+  if (has_bias) {
+    const int64_t columns = output_shape.dims.empty() ? 1 : output_shape.dims.back();
+    if (operands.size() <= next || (operands[next]->shape.element_count() != columns &&
+                                    operands[next]->shape.element_count() != output_shape.element_count())) {
+      return invalid_input(fmt::format("'{}': epilogue {} needs a bias operand {} of {} elements", inst.name,
+                                       epilogue, next, columns));
+    }
+    bias = operands[next++];
+  }
+  const size_t n = product.values.size();
+  std::vector<double> pre(n);
+  for (size_t i = 0; i < n; ++i) {
+    double v = cfg.alpha_real * product.values[i];
+    if (c) v += cfg.beta * c->values[i];
+    if (bias) v += bias->values[bias->values.size() == n ? i : i % bias->values.size()];
+    pre[i] = v;
+  }
+  std::vector<Literal> out;
+  Literal d{output_shape, std::vector<double>(n)};
+  for (size_t i = 0; i < n; ++i) d.values[i] = round_to_type(activate(epilogue, pre[i]), output_shape.type);
+  out.push_back(std::move(d));
+  if (has_aux && output_shapes.size() > 1 && output_shapes[1].element_count() == static_cast<int64_t>(n)) {
+    // GELU_AUX keeps the value before the activation for the backward pass.
+    Literal aux{output_shapes[1], std::vector<double>(n)};
+    for (size_t i = 0; i < n; ++i) aux.values[i] = round_to_type(pre[i], output_shapes[1].type);
+    out.push_back(std::move(aux));
   }
   return out;
 }

@@ -6,8 +6,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <limits>
 
+#include "core/exec/cpu/element_bits.h"
+#include "core/exec/cpu/elementwise_fns.h"
 #include "core/exec/cpu/ops.h"
 
 namespace sl::exec::cpu {
@@ -27,12 +31,9 @@ Category category(PrimitiveType type) {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-int64_t as_int(double v) {
-  // Values are already wrapped to their type; s64 near 2^63 saturates safely.
-  if (v >= 9.2233720368547758e18) return std::numeric_limits<int64_t>::max();
-  if (v < -9.2233720368547758e18) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(v);
-}
+// Integer values are exact doubles of their type; the 64-bit pattern wraps.
+int64_t as_int(double v) { return static_cast<int64_t>(integer_bits(v)); }
+uint64_t as_uint(double v) { return integer_bits(v); }
 int64_t wrap_add(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
 int64_t wrap_sub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
 int64_t wrap_mul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
@@ -64,6 +65,7 @@ double fminnan(F a, F b) {
 #define SL_F32(expr) [](double x, double y) -> double { float a = static_cast<float>(x), b = static_cast<float>(y); (void)b; return static_cast<double>(expr); }
 #define SL_F64(expr) [](double a, double b) -> double { (void)b; return expr; }
 #define SL_INT(expr) [](double x, double y) -> double { int64_t a = as_int(x), b = as_int(y); (void)b; return static_cast<double>(expr); }
+#define SL_UINT(expr) [](double x, double y) -> double { uint64_t a = as_uint(x), b = as_uint(y); (void)b; return static_cast<double>(expr); }
 
 Result<BinaryFn> float32_fn(Opcode op) {
   switch (op) {
@@ -104,8 +106,8 @@ Result<BinaryFn> integer_fn(Opcode op) {
     case Opcode::kMultiply: return BinaryFn{SL_INT(wrap_mul(a, b))};
     case Opcode::kDivide: return BinaryFn{SL_INT(int_divide(a, b))};
     case Opcode::kRemainder: return BinaryFn{SL_INT(int_remainder(a, b))};
-    case Opcode::kMaximum: return BinaryFn{SL_INT(a > b ? a : b)};
-    case Opcode::kMinimum: return BinaryFn{SL_INT(a < b ? a : b)};
+    case Opcode::kMaximum: return BinaryFn{SL_F64(a > b ? a : b)};
+    case Opcode::kMinimum: return BinaryFn{SL_F64(a < b ? a : b)};
     case Opcode::kAnd: return BinaryFn{SL_INT(a & b)};
     case Opcode::kOr: return BinaryFn{SL_INT(a | b)};
     case Opcode::kNegate: return BinaryFn{SL_INT(wrap_sub(0, a))};
@@ -114,9 +116,19 @@ Result<BinaryFn> integer_fn(Opcode op) {
   }
 }
 
+// Unsigned division: x / 0 is all ones (the -1 the caller wraps), x % 0 = x.
+Result<BinaryFn> unsigned_fn(Opcode op) {
+  switch (op) {
+    case Opcode::kDivide: return BinaryFn{SL_UINT(b == 0 ? -1.0 : static_cast<double>(a / b))};
+    case Opcode::kRemainder: return BinaryFn{SL_UINT(b == 0 ? a : a % b)};
+    default: return integer_fn(op);
+  }
+}
+
 #undef SL_F32
 #undef SL_F64
 #undef SL_INT
+#undef SL_UINT
 
 // Float total order (TOTALORDER): -NaN < -inf < ... < -0 < +0 < ... < inf < NaN.
 double total_order_key(double v, int* nan_rank) {
@@ -170,24 +182,23 @@ Result<BinaryFn> binary_fn(hlo::Opcode op, hlo::PrimitiveType type) {
   switch (category(type)) {
     case Category::kNarrowFloat: return float32_fn(op);
     case Category::kF64: return float64_fn(op);
-    case Category::kInteger: return integer_fn(op);
+    case Category::kInteger: return hlo::is_signed_integral(type) ? integer_fn(op) : unsigned_fn(op);
   }
   return invalid_input("bad element type");
 }
 
 double convert_value(double v, hlo::PrimitiveType from, hlo::PrimitiveType to) {
   if (to == PrimitiveType::kPred) return v != 0.0 ? 1.0 : 0.0;
-  if (hlo::is_integral(to) && hlo::is_floating(from)) {
+  if (hlo::is_integral(to) && (hlo::is_floating(from) || hlo::is_complex(from))) {
     // XLA converts float -> int saturating, NaN -> 0.
     if (std::isnan(v)) return 0.0;
+    const int bits = hlo::primitive_type_bits(to);
+    const bool is_signed = hlo::is_signed_integral(to);
+    double lo = is_signed ? -std::ldexp(1.0, bits - 1) : 0.0;
+    double hi = is_signed ? std::ldexp(1.0, bits - 1) - 1.0 : std::ldexp(1.0, bits) - 1.0;
+    // 2^63 - 1 and 2^64 - 1 are not doubles: the largest double below them.
+    if (bits == 64) hi = std::nextafter(std::ldexp(1.0, is_signed ? 63 : 64), 0.0);
     double t = std::trunc(v);
-    double lo = 0, hi = 0;
-    switch (to) {
-      case PrimitiveType::kS8: lo = -128.0; hi = 127.0; break;
-      case PrimitiveType::kS32: lo = -2147483648.0; hi = 2147483647.0; break;
-      case PrimitiveType::kU32: lo = 0.0; hi = 4294967295.0; break;
-      default: lo = -9223372036854775808.0; hi = 9223372036854774784.0; break;  // largest double < 2^63
-    }
     return t < lo ? lo : (t > hi ? hi : t);
   }
   return round_to_type(v, to);
@@ -234,27 +245,52 @@ Result<Literal> eval_elementwise(const hlo::Instruction& inst, const Operands& o
       }
       return out;
     }
-    case Opcode::kNegate:
-    case Opcode::kAbs:
-    case Opcode::kExp: {
-      SL_RETURN_IF_ERROR(need(1));
-      SL_ASSIGN_OR_RETURN(BinaryFn fn, binary_fn(inst.opcode, shape.type));
-      for (size_t i = 0; i < count; ++i) out.values[i] = round_to_type(fn(at(operands[0], i), 0.0), shape.type);
-      return out;
-    }
-    default: {
-      SL_RETURN_IF_ERROR(need(2));
-      if ((inst.opcode == Opcode::kAnd || inst.opcode == Opcode::kOr) && hlo::is_floating(shape.type)) {
-        return invalid_input(fmt::format("'{}': {} needs pred or integer operands", inst.name,
-                                         hlo::opcode_name(inst.opcode)));
-      }
-      SL_ASSIGN_OR_RETURN(BinaryFn fn, binary_fn(inst.opcode, shape.type));
+    case Opcode::kClamp: {
+      // clamp(lo, x, hi) = min(max(x, lo), hi), NaN propagating like max/min.
+      SL_RETURN_IF_ERROR(need(3));
+      SL_ASSIGN_OR_RETURN(BinaryOp max, binary_op(Opcode::kMaximum, shape.type));
+      SL_ASSIGN_OR_RETURN(BinaryOp min, binary_op(Opcode::kMinimum, shape.type));
       for (size_t i = 0; i < count; ++i) {
-        out.values[i] = round_to_type(fn(at(operands[0], i), at(operands[1], i)), shape.type);
+        out.values[i] = min(max(at(operands[1], i), at(operands[0], i)), at(operands[2], i));
       }
       return out;
     }
+    case Opcode::kReducePrecision: {
+      SL_RETURN_IF_ERROR(need(1));
+      // The typed fields, or the verbatim attributes of a parser that kept them.
+      auto bits = [&](const std::optional<int64_t>& typed, const char* name) -> std::optional<int> {
+        if (typed) return static_cast<int>(*typed);
+        auto it = inst.attributes.find(name);
+        if (it == inst.attributes.end()) return std::nullopt;
+        return std::atoi(it->second.c_str());
+      };
+      auto e = bits(inst.exponent_bits, "exponent_bits"), m = bits(inst.mantissa_bits, "mantissa_bits");
+      if (!e || !m || *e < 1 || *m < 0) {
+        return invalid_input(fmt::format("'{}': reduce-precision needs exponent_bits= (>= 1) and mantissa_bits=",
+                                         inst.name));
+      }
+      for (size_t i = 0; i < count; ++i) {
+        out.values[i] = round_to_type(reduce_precision(at(operands[0], i), shape.type, *e, *m), shape.type);
+      }
+      return out;
+    }
+    default:
+      break;
   }
+  if (hlo::is_unary_elementwise(inst.opcode)) {
+    SL_RETURN_IF_ERROR(need(1));
+    auto fn = unary_op(inst.opcode, operands[0]->shape.type);
+    if (!fn) return invalid_input(fmt::format("'{}': {}", inst.name, fn.status().message()));
+    for (size_t i = 0; i < count; ++i) out.values[i] = round_to_type((*fn)(at(operands[0], i)), shape.type);
+    return out;
+  }
+  SL_RETURN_IF_ERROR(need(2));
+  auto fn = binary_op(inst.opcode, operands[0]->shape.type);
+  if (!fn) return invalid_input(fmt::format("'{}': {}", inst.name, fn.status().message()));
+  for (size_t i = 0; i < count; ++i) {
+    out.values[i] = round_to_type((*fn)(at(operands[0], i), at(operands[1], i)), shape.type);
+  }
+  return out;
 }
 
 }  // namespace sl::exec::cpu
