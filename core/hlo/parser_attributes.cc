@@ -1,7 +1,8 @@
 // HLO text parser: the attribute grammar (`, name=value` after the operands).
-// Typed attributes fill Instruction fields; attributes without execution
-// meaning (metadata, sharding, ...) are skipped silently; anything else is
-// skipped with a warning.
+// Typed attributes fill Instruction fields (the op-specific ones are in
+// parser_attributes_ops.cc); any other attribute is kept verbatim in
+// Instruction::attributes, with a warning unless XLA is known to print it
+// for reasons that do not change what the program computes.
 
 #include <fmt/format.h>
 
@@ -13,12 +14,20 @@ namespace sl::hlo::parser_internal {
 namespace {
 
 // XLA attributes that do not change what the program computes or where it
-// runs here; skipped without a warning.
-constexpr std::array<std::string_view, 14> kIgnoredAttributes = {
-    "metadata",          "sharding",        "control-predecessors",     "async_execution_thread",
-    "async_group_id",    "api_version",     "output_to_operand_aliasing", "custom_call_has_side_effect",
-    "schedule",          "statistics",      "origin",                   "operand_layout_constraints",
-    "constrain_layout",  "result_accuracy",
+// runs here: kept verbatim in Instruction::attributes without a warning.
+constexpr std::array<std::string_view, 24> kKeptQuietly = {
+    "sharding",           "origin",
+    "statistics",         "output_to_operand_aliasing",
+    "api_version",        "operand_layout_constraints",
+    "custom_call_schedule", "schedule",
+    "scheduling_name",    "custom_call_has_side_effect",
+    "async_group_id",     "constrain_layout",
+    "result_accuracy",    "operand_precision",
+    "algorithm_config",   "parameter_replication",
+    "is_host_transfer",   "padding_type",
+    "cross_program_prefetch_index", "infeed_config",
+    "outfeed_config",     "outfeed_shape",
+    "is_composite",       "inferred_dimension",
 };
 
 std::optional<ComparisonDirection> parse_direction(std::string_view text) {
@@ -102,12 +111,41 @@ bool Parser::parse_attribute(Instruction& inst, CalledRefs& refs) {
   }
   if (name == "backend_config") return parse_backend_config(inst);
   if (name == "frontend_attributes") return parse_frontend_attributes(inst);
-
-  for (std::string_view ignored : kIgnoredAttributes) {
-    if (name == ignored) return skip_value();
+  if (name == "metadata") return parse_metadata(inst);
+  if (name == "control-predecessors") return parse_control_predecessors();
+  if (name == "async_execution_thread") {
+    if (!is(TokenKind::kString)) return fail_expected("a quoted async_execution_thread");
+    inst.async_execution_thread = cur_.value;
+    advance();
+    return true;
   }
-  warn_unknown_attribute(loc, name);
-  return skip_value();
+  bool handled = false;
+  if (!parse_op_attribute(inst, name, handled)) return false;
+  if (handled) return true;
+
+  bool quiet = false;
+  for (std::string_view known : kKeptQuietly) quiet = quiet || name == known;
+  if (!quiet) warn_unknown_attribute(loc, name);
+  return keep_attribute(inst, name);
+}
+
+bool Parser::keep_attribute(Instruction& inst, std::string_view name) {
+  size_t begin = cur_.begin;
+  if (!skip_value()) return false;
+  inst.attributes.insert_or_assign(std::string(name), std::string(text_.substr(begin, prev_.end - begin)));
+  return true;
+}
+
+bool Parser::parse_control_predecessors() {
+  if (!expect(TokenKind::kLbrace, "'{' to open control-predecessors")) return false;
+  if (accept(TokenKind::kRbrace)) return true;
+  for (;;) {
+    if (!is(TokenKind::kName) && !is(TokenKind::kIdent)) return fail_expected("an instruction name");
+    pending_controls_.push_back({current_instruction_, 0, cur_.text, cur_.loc});
+    advance();
+    if (accept(TokenKind::kComma)) continue;
+    return expect(TokenKind::kRbrace, "',' or '}' in control-predecessors");
+  }
 }
 
 bool Parser::parse_computation_ref(std::vector<CalledRefs::Ref>& out, bool allow_list) {
