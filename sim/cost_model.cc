@@ -50,6 +50,11 @@ double gemm_peak_flops(const DeviceModel& model, PrimitiveType type, bool allow_
     case PrimitiveType::kBF16: tflops = model.peak_bf16_tflops; break;
     case PrimitiveType::kF16: tflops = model.peak_f16_tflops; break;
     case PrimitiveType::kF32: tflops = allow_tf32 ? model.peak_tf32_tflops : model.peak_f32_tflops; break;
+    case PrimitiveType::kF8E5M2: case PrimitiveType::kF8E4M3: case PrimitiveType::kF8E4M3FN:
+    case PrimitiveType::kF8E4M3B11FNUZ: case PrimitiveType::kF8E5M2FNUZ: case PrimitiveType::kF8E4M3FNUZ:
+    case PrimitiveType::kF8E3M4:
+      tflops = model.peak_fp8_tflops > 0 ? model.peak_fp8_tflops : model.peak_f16_tflops;
+      break;
     default: break;
   }
   return tflops * 1e12;

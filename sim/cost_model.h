@@ -28,7 +28,7 @@ struct CollectiveCost {
 };
 
 // Peak rate in FLOP/s for a GEMM of `type` (tensor cores; f32 uses tf32 only
-// when allowed).
+// when allowed; f8 types peak_fp8_tflops, or the f16 rate without it).
 double gemm_peak_flops(const DeviceModel& model, hlo::PrimitiveType type, bool allow_tf32);
 
 // Fraction of peak a GEMM reaches: the table's bucket times the wave

@@ -235,6 +235,7 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.peak_f16_tflops = r.number("peak_f16_tflops", kTflops);
   m.peak_tf32_tflops = r.number("peak_tf32_tflops", kTflops);
   m.peak_f32_tflops = r.number("peak_f32_tflops", kTflops);
+  m.peak_fp8_tflops = r.optional_number("peak_fp8_tflops", 0, kTopsOrZero);
   m.hbm_bandwidth_gbps = r.number("hbm_bandwidth_gbps", kBandwidth);
   m.hbm_efficiency = r.fraction("hbm_efficiency");
   m.kernel_compute_efficiency = r.fraction("kernel_compute_efficiency");

@@ -44,6 +44,9 @@ struct DeviceModel {
   double peak_f16_tflops = 0;
   double peak_tf32_tflops = 0;
   double peak_f32_tflops = 0;    // CUDA cores, non-tensor
+  // Dense FP8 tensor core rate (f8e4m3 / f8e5m2 operands). Optional in device
+  // files: 0 (no FP8 tensor cores) runs FP8 GEMMs at the f16 rate.
+  double peak_fp8_tflops = 0;
   double hbm_bandwidth_gbps = 0; // GB/s (1e9)
   double hbm_efficiency = 1;     // achievable fraction for streaming kernels
   double kernel_compute_efficiency = 1;  // non-GEMM kernels, fraction of f32 peak

@@ -76,6 +76,7 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
   w.put(root, "", "peak_f16_tflops", m.peak_f16_tflops);
   w.put(root, "", "peak_tf32_tflops", m.peak_tf32_tflops);
   w.put(root, "", "peak_f32_tflops", m.peak_f32_tflops);
+  w.put(root, "", "peak_fp8_tflops", m.peak_fp8_tflops);
   w.put(root, "", "hbm_bandwidth_gbps", m.hbm_bandwidth_gbps);
   w.put(root, "", "hbm_efficiency", m.hbm_efficiency);
   w.put(root, "", "kernel_compute_efficiency", m.kernel_compute_efficiency);

@@ -4,14 +4,16 @@
 #include "sim/engine_state.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "sim/cost_model.h"
 
 namespace sl::sim::engine_internal {
 
-const KernelWork& Engine::work_of(const Thunk& thunk) {
-  const void* key = thunk.instruction != nullptr ? static_cast<const void*>(thunk.instruction) : &thunk;
-  auto [it, inserted] = work_.try_emplace(key);
+KernelWork Engine::work_of(const Thunk& thunk) {
+  // Hand-built thunks (no instruction) carry their own numbers: nothing to cache.
+  if (thunk.instruction == nullptr) return kernel_work(options_.module, thunk);
+  auto [it, inserted] = work_.try_emplace(thunk.instruction);
   if (inserted) it->second = kernel_work(options_.module, thunk);
   return it->second;
 }
@@ -48,9 +50,10 @@ void Engine::mark_dirty(int device) {
 
 void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t index) {
   const int64_t sms = thunk.kind == ThunkKind::kGemm ? gemm_sms(model_, thunk, options_.comm_sms) : 0;
-  const KernelWork* work = thunk.kind == ThunkKind::kGemm ? nullptr : &work_of(thunk);
-  KernelCost cost = work == nullptr ? gemm_cost(model_, thunk, options_.allow_tf32, sms)
-                                    : content_cost(model_, thunk, *work, options_.allow_tf32);
+  const std::optional<KernelWork> work =
+      thunk.kind == ThunkKind::kGemm ? std::nullopt : std::optional<KernelWork>(work_of(thunk));
+  KernelCost cost = !work ? gemm_cost(model_, thunk, options_.allow_tf32, sms)
+                          : content_cost(model_, thunk, *work, options_.allow_tf32);
   if (const int64_t fixed = fixed_ns(static_cast<size_t>(device), index); fixed > 0) {
     cost.work_ns = static_cast<double>(fixed) + model_.kernel_launch_us * 1e3;  // measured, after the launch gap
   }
@@ -59,7 +62,7 @@ void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t i
   // the kernel starts (and takes its share of the device) after it.
   const double launch_ns = std::min(cost.work_ns, model_.kernel_launch_us * 1e3);
   uint32_t event = emit(device, stream, thunk, index, kind, name, now_ + launch_ns);
-  if (work != nullptr && work->work_class != WorkClass::kThunk) {
+  if (work && work->work_class != WorkClass::kThunk) {
     // The event reports what the content analysis counted.
     trace::Event& e = trace_.events[event];
     e.flops = std::llround(work->flops);

@@ -166,7 +166,7 @@ class Engine {
   std::pair<uint32_t, EventKind> name_and_kind(const Thunk& thunk);
   uint32_t instruction_id(const Thunk& thunk);
   void mark_dirty(int device);
-  const KernelWork& work_of(const Thunk& thunk);
+  KernelWork work_of(const Thunk& thunk);
   Status deadlock_error() const;
   std::string where(int device, int stream, uint32_t thunk) const;
 
@@ -206,8 +206,8 @@ class Engine {
   int64_t thunks_done_ = 0;
   int64_t waits_without_record_ = 0;
   int64_t custom_calls_by_bytes_ = 0;
-  // Content of each kernel instruction (or thunk without one), analysed once.
-  std::unordered_map<const void*, KernelWork> work_;
+  // Content of each kernel instruction, analysed once (occurrences share it).
+  std::unordered_map<const hlo::Instruction*, KernelWork> work_;
 };
 
 }  // namespace sl::sim::engine_internal

@@ -135,3 +135,20 @@ TEST(CostModel, PermuteIsPointToPointAndSingleRankIsACopy) {
 
 }  // namespace
 }  // namespace sl::sim
+
+namespace sl::sim {
+namespace {
+
+TEST(CostModel, Fp8GemmsRunAtTheFp8PeakOrTheF16One) {
+  Result<DeviceModel> h200 = load_device_model("h200");
+  ASSERT_TRUE(h200.is_ok());
+  EXPECT_DOUBLE_EQ(gemm_peak_flops(*h200, hlo::PrimitiveType::kF8E4M3FN, false), 1979e12);
+  EXPECT_DOUBLE_EQ(gemm_peak_flops(*h200, hlo::PrimitiveType::kF8E5M2, false), 1979e12);
+  Result<DeviceModel> a100 = load_device_model("a100");  // no FP8 tensor cores
+  ASSERT_TRUE(a100.is_ok());
+  EXPECT_DOUBLE_EQ(a100->peak_fp8_tflops, 0);
+  EXPECT_DOUBLE_EQ(gemm_peak_flops(*a100, hlo::PrimitiveType::kF8E4M3FN, false), a100->peak_f16_tflops * 1e12);
+}
+
+}  // namespace
+}  // namespace sl::sim

@@ -8,8 +8,11 @@
 #include <string>
 
 #include "core/hlo/parser.h"
+#include "core/sched/lowering.h"
 #include "sim/cost_model.h"
 #include "sim/device_model.h"
+#include "sim/engine.h"
+#include "sim/sim_backend.h"
 
 namespace sl::sim {
 namespace {
@@ -290,6 +293,31 @@ TEST(KernelContent, WithoutTheModuleAFusionKeepsItsThunkNumbers) {
   EXPECT_DOUBLE_EQ(w.flops, 7);
   EXPECT_DOUBLE_EQ(w.bytes(), 11);
   EXPECT_EQ(kernel_work(&p.module, t).work_class, WorkClass::kGemm);
+}
+
+// Through the sim backend (which hands the engine the module): the GEMM
+// fusion's event reports its dot's flops and takes at least the peak's time;
+// the opaque custom-call is counted as costed by bytes.
+TEST(KernelContent, EngineCostsByContentAndCountsOpaqueCustomCalls) {
+  DeviceModel m = h200();
+  for (const char* text : {kTritonGemm, kCustomCalls}) {
+    Parsed p = parse(text);
+    Result<sched::LoweredProgram> lowered = sched::lower(p.module, {});
+    ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
+    Result<exec::RunOutput> out = make_sim_backend(m)->run(*lowered, exec::RunOptions{});
+    ASSERT_TRUE(out.is_ok()) << out.status().message();
+    const trace::Trace& t = out->trace;
+    if (text == kTritonGemm) {
+      ASSERT_EQ(t.events.size(), 1u);
+      EXPECT_EQ(t.events[0].flops, int64_t{2} * 8192 * 2048 * 2048);
+      EXPECT_GE(static_cast<double>(t.events[0].end_ns - t.events[0].start_ns), 68.7e9 / 989e12 * 1e9);
+      EXPECT_TRUE(t.counters.empty());
+    } else {
+      bool counted = false;
+      for (const trace::Counter& c : t.counters) counted |= c.name == kCustomCallsByBytesCounter && c.value == 1;
+      EXPECT_TRUE(counted);
+    }
+  }
 }
 
 }  // namespace
