@@ -115,6 +115,15 @@ TEST(CorpusHarness, ParseFailureIsAValueAndCrashesAreIsolated) {
   EXPECT_EQ(outcome.detail, "parse: cannot read no/such/module.hlo");
 }
 
+TEST(CorpusHarness, AHangIsAValue) {
+  Entry entry;
+  entry.relative = "xla/hlo_parser_test/AxpyParam.hlo";
+  entry.path = corpus_root() + "/" + entry.relative;
+  Outcome outcome = run_isolated(entry, /*timeout_s=*/0);  // the deadline passes before the child reports
+  EXPECT_EQ(outcome.reached, Stage::kNone);
+  EXPECT_EQ(outcome.detail, "parse: timed out after 0 s");
+}
+
 TEST(CorpusHarness, ComparisonRules) {
   Entry entry;
   Outcome lowered{Stage::kLower, "simulate: x"};
