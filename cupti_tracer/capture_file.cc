@@ -1,5 +1,9 @@
 #include "cupti_tracer/capture_file.h"
 
+#include <algorithm>
+#include <optional>
+#include <variant>
+#include <vector>
 #include <fstream>
 #include <istream>
 #include <nlohmann/json.hpp>
@@ -33,9 +37,14 @@ std::string capture_line(const Activity& activity) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-std::string capture_meta_line(long pid, const std::string& command) {
+std::string capture_meta_line(long pid, const std::string& command, uint64_t t0) {
   json j = {{"k", "meta"}, {"version", 1}, {"pid", pid}, {"command", command}};
+  if (t0 != 0) j["t0"] = t0;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string capture_range_line(bool on, uint64_t timestamp) {
+  return json{{"k", "range"}, {"on", on}, {"t", timestamp}}.dump();
 }
 
 Status read_capture(std::istream& in, ActivitySink& sink, int64_t* bad_lines) {
@@ -70,7 +79,7 @@ Status read_capture(std::istream& in, ActivitySink& sink, int64_t* bad_lines) {
         sink.on_dropped(j.at("n").get<uint64_t>());
       } else if (k == "unknown") {
         sink.on_unknown_kind(j.value("kind", 0u));
-      } else if (k != "meta") {
+      } else if (k != "meta" && k != "range") {
         ++bad;
       }
     } catch (const json::exception&) {
@@ -81,15 +90,107 @@ Status read_capture(std::istream& in, ActivitySink& sink, int64_t* bad_lines) {
   return Status::ok();
 }
 
-Result<trace::Trace> import_capture_file(const std::string& path) {
+namespace {
+
+// The time intervals a window keeps, from the file's meta and range lines.
+struct Intervals {
+  std::vector<std::pair<uint64_t, uint64_t>> spans;  // [from, to)
+  bool keeps(uint64_t t) const {
+    for (const auto& [from, to] : spans) {
+      if (t >= from && t < to) return true;
+    }
+    return false;
+  }
+};
+
+Result<Intervals> window_intervals(const std::string& path, const CaptureWindow& window) {
   std::ifstream in(path);
   if (!in) return invalid_input(path + ": cannot open capture file");
-  ActivityCollector collector(CollectorOptions{.keep_unattributed = true});
+  uint64_t t0 = 0;
+  std::vector<std::pair<bool, uint64_t>> marks;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find("\"meta\"") == std::string::npos && line.find("\"range\"") == std::string::npos) continue;
+    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object() || !j.contains("k") || !j["k"].is_string()) continue;
+    if (j["k"] == "meta" && j.contains("t0") && j["t0"].is_number_unsigned()) t0 = j["t0"].get<uint64_t>();
+    if (j["k"] == "range" && j.contains("t") && j["t"].is_number_unsigned() && j.contains("on") && j["on"].is_boolean()) {
+      marks.emplace_back(j["on"].get<bool>(), j["t"].get<uint64_t>());
+    }
+  }
+  if ((window.delay_ns > 0 || window.duration_ns > 0) && t0 == 0) {
+    return invalid_input(path + ": the capture has no start time (t0), so --delay/--duration cannot apply");
+  }
+  Intervals out;
+  const uint64_t from = t0 + static_cast<uint64_t>(std::max<int64_t>(0, window.delay_ns));
+  const uint64_t to = window.duration_ns > 0 ? from + static_cast<uint64_t>(window.duration_ns) : UINT64_MAX;
+  if (!window.profiler_ranges) {
+    out.spans.emplace_back(from, to);
+    return out;
+  }
+  std::sort(marks.begin(), marks.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::optional<uint64_t> open;
+  for (const auto& [on, t] : marks) {
+    if (on && !open) open = t;
+    if (!on && open) {
+      out.spans.emplace_back(std::max(*open, from), std::min(t, to));
+      open.reset();
+    }
+  }
+  if (open) out.spans.emplace_back(std::max(*open, from), to);
+  return out;
+}
+
+// Passes on the records that start inside the window; counts the others.
+class WindowSink : public ActivitySink {
+ public:
+  WindowSink(ActivitySink& inner, const Intervals& keep) : inner_(inner), keep_(keep) {}
+  void on_activity(const Activity& activity) override {
+    const std::optional<uint64_t> start = std::visit(
+        [](const auto& a) -> std::optional<uint64_t> {
+          if constexpr (requires { a.start_ns; }) return a.start_ns;
+          return std::nullopt;
+        },
+        activity);
+    if (!start || keep_.keeps(*start)) {
+      inner_.on_activity(activity);
+    } else {
+      ++outside_;
+    }
+  }
+  void on_dropped(uint64_t count) override { inner_.on_dropped(count); }
+  void on_unknown_kind(uint32_t kind) override { inner_.on_unknown_kind(kind); }
+  int64_t outside() const { return outside_; }
+
+ private:
+  ActivitySink& inner_;
+  const Intervals& keep_;
+  int64_t outside_ = 0;
+};
+
+}  // namespace
+
+Result<trace::Trace> import_capture_file(const std::string& path, const CaptureWindow& window) {
+  const bool windowed = window.delay_ns > 0 || window.duration_ns > 0 || window.profiler_ranges;
+  Intervals keep;
+  if (windowed) {
+    auto intervals = window_intervals(path, window);
+    if (!intervals) return intervals.status();
+    keep = std::move(*intervals);
+  }
+  std::ifstream in(path);
+  if (!in) return invalid_input(path + ": cannot open capture file");
+  ActivityCollector collector(CollectorOptions{.keep_unattributed = true, .cuda_stream_ids = true});
+  WindowSink filtered(collector, keep);
   int64_t bad = 0;
-  SL_RETURN_IF_ERROR(read_capture(in, collector, &bad));
+  SL_RETURN_IF_ERROR(read_capture(in, windowed ? static_cast<ActivitySink&>(filtered) : collector, &bad));
   trace::Trace t = collector.build_trace();
   t.normalize_time();
   if (bad > 0) t.add_counter("capture_bad_lines", bad, "lines of the capture file that could not be read");
+  if (filtered.outside() > 0) {
+    t.add_counter("capture_records_outside_window", filtered.outside(),
+                  "records before --delay, after --duration or outside the profiler ranges, not kept");
+  }
   return t;
 }
 

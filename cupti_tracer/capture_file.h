@@ -6,7 +6,10 @@
 //   {"k":"kernel","dev":0,"ctx":1,"stream":7,"corr":42,"start":N,"end":N,"name":"_Z..."}
 //   {"k":"memcpy","dev":0,...,"bytes":N,"copy":1}   {"k":"memset",...,"bytes":N}
 //   {"k":"dropped","n":N}   {"k":"unknown","kind":K}
+//   {"k":"range","on":true,"t":N}   (cudaProfilerStart/Stop, --capture-range cudaProfilerApi)
+// "meta" may carry "t0": the CUPTI timestamp when the process was injected.
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 
@@ -18,7 +21,18 @@ namespace sl::cupti {
 
 // One line (no newline) for the activities worth keeping; empty for others.
 std::string capture_line(const Activity& activity);
-std::string capture_meta_line(long pid, const std::string& command);
+std::string capture_meta_line(long pid, const std::string& command, uint64_t t0 = 0);
+std::string capture_range_line(bool on, uint64_t timestamp);
+
+// Which records of a capture make the run, as `nsys profile` chooses them:
+// from `delay_ns` after the process was injected, for `duration_ns` (0: to
+// the end), and with `profiler_ranges` only between cudaProfilerStart and
+// cudaProfilerStop. A record is kept when it starts inside.
+struct CaptureWindow {
+  int64_t delay_ns = 0;
+  int64_t duration_ns = 0;
+  bool profiler_ranges = false;
+};
 
 // Feeds every record of a capture stream to `sink`. Malformed lines are
 // counted in *bad_lines, not fatal; an unreadable file is kInvalidInput.
@@ -26,6 +40,6 @@ Status read_capture(std::istream& in, ActivitySink& sink, int64_t* bad_lines);
 
 // The whole import: records -> trace, streams numbered per device by first
 // appearance, times from the first record, counters for odd lines.
-Result<trace::Trace> import_capture_file(const std::string& path);
+Result<trace::Trace> import_capture_file(const std::string& path, const CaptureWindow& window = {});
 
 }  // namespace sl::cupti

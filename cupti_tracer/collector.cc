@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/common/huge_pages.h"
+#include "core/trace/kernel_class.h"
 
 namespace sl::cupti {
 namespace {
@@ -152,6 +153,26 @@ size_t ActivityCollector::record_count() const {
   return raw_.size();
 }
 
+namespace {
+
+// A captured CUDA stream is a communication stream when NCCL's kernels take
+// most of its kernel time (XLA and torch give collectives streams of their own).
+void mark_communication_streams(trace::Trace& t) {
+  std::map<std::pair<int32_t, int32_t>, std::pair<int64_t, int64_t>> time;  // (collective, all) kernel ns
+  for (const trace::Event& e : t.events) {
+    if (e.kind == trace::EventKind::kCopy || e.kind == trace::EventKind::kMemset) continue;
+    auto& [collective, all] = time[{e.device, e.stream}];
+    all += e.duration_ns();
+    if (e.kind == trace::EventKind::kCollective) collective += e.duration_ns();
+  }
+  for (trace::Event& e : t.events) {
+    const auto& [collective, all] = time[{e.device, e.stream}];
+    if (all > 0 && 2 * collective > all) e.stream_kind = trace::StreamKind::kCommunication;
+  }
+}
+
+}  // namespace
+
 trace::Trace ActivityCollector::build_trace() const {
   std::scoped_lock lock(mu_, launch_mu_);
   trace::Trace t;
@@ -223,14 +244,18 @@ trace::Trace ActivityCollector::build_trace() const {
       ++unattributed;
       e.device = static_cast<int32_t>(r->device);
       auto key = std::make_pair(r->device, r->stream);
-      auto s = auto_streams.find(key);
-      if (s == auto_streams.end()) s = auto_streams.emplace(key, next_stream[r->device]++).first;
-      e.stream = s->second;
-      e.kind = r->kind == Raw::Kind::kKernel   ? trace::EventKind::kOther
+      if (options_.cuda_stream_ids) {
+        e.stream = static_cast<int32_t>(std::min<uint32_t>(r->stream, INT32_MAX));
+      } else {
+        auto s = auto_streams.find(key);
+        if (s == auto_streams.end()) s = auto_streams.emplace(key, next_stream[r->device]++).first;
+        e.stream = s->second;
+      }
+      e.kind = r->kind == Raw::Kind::kKernel   ? trace::classify_kernel(t.strings.get(e.name))
                : r->kind == Raw::Kind::kMemcpy ? trace::EventKind::kCopy
                                                : trace::EventKind::kMemset;
     }
-    e.stream_kind = sched::stream_kind(e.stream);
+    e.stream_kind = options_.cuda_stream_ids && info == nullptr ? trace::StreamKind::kCompute : sched::stream_kind(e.stream);
     auto idx = static_cast<uint32_t>(t.events.size());
     t.events.push_back(e);
     if (info != nullptr) {
@@ -240,6 +265,7 @@ trace::Trace ActivityCollector::build_trace() const {
       }
     }
   }
+  if (options_.cuda_stream_ids) mark_communication_streams(t);
   for (const auto& [from, to] : waits_) {
     auto f = span_of.find(from);
     auto g = span_of.find(to);

@@ -48,6 +48,10 @@ struct CollectorOptions {
   // numbered by first appearance per device (capture of foreign programs), or
   // drop them and count them (the backend's own setup copies).
   bool keep_unattributed = false;
+  // Kept unattributed records keep CUDA's own stream ids (what Nsight Systems
+  // and JAX's profiler show) instead of 0, 1, ... by first appearance; a
+  // stream counts as communication when most of its kernel time is NCCL's.
+  bool cuda_stream_ids = false;
 };
 
 class ActivityCollector : public ActivitySink {

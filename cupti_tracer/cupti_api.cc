@@ -205,6 +205,38 @@ Result<uint64_t> CuptiApi::timestamp() {
   return ts;
 }
 
+namespace {
+
+void (*g_on_profiler_range)(bool, uint64_t) = nullptr;
+CUpti_SubscriberHandle g_profiler_subscriber = nullptr;
+
+void CUPTIAPI profiler_api_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API || g_on_profiler_range == nullptr) return;
+  const auto* info = static_cast<const CUpti_CallbackData*>(data);
+  uint64_t ts = 0;
+  if (id == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart && info->callbackSite == CUPTI_API_EXIT) {
+    if (cuptiGetTimestamp(&ts) == CUPTI_SUCCESS) g_on_profiler_range(true, ts);
+  } else if (id == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop && info->callbackSite == CUPTI_API_ENTER) {
+    if (cuptiGetTimestamp(&ts) == CUPTI_SUCCESS) g_on_profiler_range(false, ts);
+  }
+}
+
+}  // namespace
+
+Status CuptiApi::watch_profiler_api(void (*on_range)(bool on, uint64_t timestamp)) {
+  std::lock_guard<std::mutex> lock(g_setup_mutex);
+  g_on_profiler_range = on_range;
+  if (g_profiler_subscriber == nullptr) {
+    SL_CUPTI_CALL(cuptiSubscribe(&g_profiler_subscriber, profiler_api_callback, nullptr));
+  }
+  // cudaProfilerStart calls cuProfilerStart: the driver's ids see both.
+  SL_CUPTI_CALL(cuptiEnableCallback(1, g_profiler_subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                                    CUPTI_DRIVER_TRACE_CBID_cuProfilerStart));
+  SL_CUPTI_CALL(cuptiEnableCallback(1, g_profiler_subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                                    CUPTI_DRIVER_TRACE_CBID_cuProfilerStop));
+  return Status::ok();
+}
+
 Result<uint32_t> CuptiApi::stream_id(void* cuda_stream) {
   uint32_t id = 0;
   CUptiResult r = cuptiGetStreamIdEx(nullptr, static_cast<CUstream>(cuda_stream), 0, &id);

@@ -40,6 +40,12 @@ class CuptiApi {
 
   // CUPTI's GPU time base (ns), comparable with record timestamps.
   static Result<uint64_t> timestamp();
+  // Calls `on_range(true, ts)` when the process calls cudaProfilerStart /
+  // cuProfilerStart (after it returns) and `on_range(false, ts)` when it calls
+  // the Stop (before it runs), ts in the records' time base: what
+  // `capture --capture-range cudaProfilerApi` keeps. Subscribes to CUPTI's
+  // driver-API callbacks, so at most one watcher per process.
+  static Status watch_profiler_api(void (*on_range)(bool on, uint64_t timestamp));
   // CUPTI stream id of a CUDA stream handle (cudaStream_t / CUstream).
   static Result<uint32_t> stream_id(void* cuda_stream);
   // Tag every CUDA launch of the calling thread until pop with `id`

@@ -76,8 +76,17 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     return 0;
   }
   g_file_sink = new FileSink(file);  // lives until exit: CUPTI may call it from its thread
-  g_file_sink->write(sl::cupti::capture_meta_line(static_cast<long>(::getpid()), command_line()));
+  auto t0 = sl::cupti::CuptiApi::timestamp();
+  g_file_sink->write(
+      sl::cupti::capture_meta_line(static_cast<long>(::getpid()), command_line(), t0.is_ok() ? *t0 : 0));
   sl::Status s = sl::cupti::CuptiApi::start(g_file_sink);
+  // STREAMLENS_CAPTURE_RANGE=cudaProfilerApi: mark the profiler's ranges (the
+  // records are filtered when the capture is read).
+  if (const char* range = std::getenv("STREAMLENS_CAPTURE_RANGE"); s.is_ok() && range != nullptr &&
+                                                                  std::string(range) == "cudaProfilerApi") {
+    s = sl::cupti::CuptiApi::watch_profiler_api(
+        [](bool on, uint64_t ts) { g_file_sink->write(sl::cupti::capture_range_line(on, ts)); });
+  }
   if (!s.is_ok()) {
     std::fprintf(stderr, "streamlens inject: %s\n", s.message().c_str());
     g_file_sink->close();

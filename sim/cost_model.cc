@@ -82,6 +82,11 @@ KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool a
   double flops = thunk.flops > 0 ? static_cast<double>(thunk.flops)
                                  : 2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) *
                                        static_cast<double>(d.k) * static_cast<double>(std::max<int64_t>(d.batch, 1));
+  return gemm_cost(model, d, flops, static_cast<double>(thunk.bytes_accessed), allow_tf32, sms);
+}
+
+KernelCost gemm_cost(const DeviceModel& model, const sched::GemmDims& d, double flops, double bytes, bool allow_tf32,
+                     int64_t sms) {
   const int64_t all = std::max(model.sm_count, 1);
   const bool limited = sms > 0 && sms < all;
   const double sm_share = limited ? static_cast<double>(sms) / static_cast<double>(all) : 1.0;
@@ -91,7 +96,7 @@ KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool a
   if (compute_ns > 0) {
     compute_ns += static_cast<double>(gemm_waves(model, d, limited ? sms : 0)) * model.gemm_wave_overhead_us * 1e3;
   }
-  double memory_ns = static_cast<double>(thunk.bytes_accessed) / hbm_bytes_per_ns(model);
+  double memory_ns = bytes / hbm_bytes_per_ns(model);
   int64_t tiles = gemm_tiles(model.gemm_efficiency, d);
   double occupancy = std::min(sm_share, static_cast<double>(tiles) / static_cast<double>(all));
   return make_cost(compute_ns, memory_ns, model.kernel_launch_us * 1e3, occupancy, model.min_kernel_us * 1e3);
@@ -133,6 +138,31 @@ KernelCost kernel_cost(const DeviceModel& model, const sched::Thunk& thunk) {
   double compute_ns = static_cast<double>(thunk.flops) / rate * kNsPerS;
   double memory_ns = static_cast<double>(thunk.bytes_accessed) /
                      (hbm_bytes_per_ns(model) * copy_bandwidth_scale(model, copy_path(thunk)));
+  return make_cost(compute_ns, memory_ns, model.kernel_launch_us * 1e3, 1.0, model.min_kernel_us * 1e3);
+}
+
+double transcendental_rate(const DeviceModel& model) {
+  if (model.transcendental_tops > 0) return model.transcendental_tops * 1e12;
+  // The CUDA programming guide's SFU throughput: 16 results per clock per SM.
+  return static_cast<double>(model.sm_count) * 16.0 * model.clock_mhz * 1e6;
+}
+
+KernelCost content_cost(const DeviceModel& model, const sched::Thunk& thunk, const KernelWork& work, bool allow_tf32) {
+  switch (work.work_class) {
+    case WorkClass::kThunk:
+      return kernel_cost(model, thunk);
+    case WorkClass::kGemm:
+    case WorkClass::kConvolution:
+      return gemm_cost(model, work.gemm, work.flops, work.bytes(), allow_tf32, 0);
+    default:
+      break;
+  }
+  // The FMA pipes and the SFU work side by side: the busier one bounds.
+  const double flop_rate = model.peak_f32_tflops * 1e12 * model.kernel_compute_efficiency;
+  const double sfu_rate = transcendental_rate(model);
+  double compute_ns = flop_rate > 0 ? work.flops / flop_rate * kNsPerS : 0;
+  if (sfu_rate > 0) compute_ns = std::max(compute_ns, work.transcendentals / sfu_rate * kNsPerS);
+  double memory_ns = work.bytes() / (hbm_bytes_per_ns(model) * copy_bandwidth_scale(model, copy_path(thunk)));
   return make_cost(compute_ns, memory_ns, model.kernel_launch_us * 1e3, 1.0, model.min_kernel_us * 1e3);
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/sched/thunk.h"
 #include "sim/device_model.h"
+#include "sim/kernel_content.h"
 
 namespace sl::sim {
 
@@ -50,6 +51,9 @@ int64_t gemm_sms(const DeviceModel& model, const sched::Thunk& thunk, int comm_s
 // sm_limited_gemm_scale when it is fewer than all, plus gemm_wave_overhead_us
 // a wave, and needs that share of the device's compute.
 KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool allow_tf32, int64_t sms = 0);
+// The same for a GEMM of `dims` doing `flops` and moving `bytes` to and from HBM.
+KernelCost gemm_cost(const DeviceModel& model, const sched::GemmDims& dims, double flops, double bytes, bool allow_tf32,
+                     int64_t sms = 0);
 
 // How the cuda backend moves a kernel thunk's bytes (core/exec/cuda/
 // thunk_kernels.cc): copies and reshapes, unit-stride slices and
@@ -65,6 +69,18 @@ double copy_bandwidth_scale(const DeviceModel& model, CopyPath path);
 // scale) or compute-bound at kernel_compute_efficiency of the f32 peak,
 // whichever is longer, and at least min_kernel_us.
 KernelCost kernel_cost(const DeviceModel& model, const sched::Thunk& thunk);
+
+// Transcendental operations per second: transcendental_tops, or when the
+// device file has none, 16 SFU results per clock per SM (the CUDA
+// programming guide's throughput table for compute capability 7.x-9.0).
+double transcendental_rate(const DeviceModel& model);
+
+// A kernel thunk costed by what it does (sim/kernel_content.h): GEMM fusions
+// and convolutions as GEMMs on every SM with their prologue/epilogue bytes;
+// other work bound by its flops at kernel_compute_efficiency of the f32
+// peak, its transcendentals at transcendental_rate, or its bytes, whichever
+// is longest; kThunk work exactly as kernel_cost.
+KernelCost content_cost(const DeviceModel& model, const sched::Thunk& thunk, const KernelWork& work, bool allow_tf32);
 
 // NCCL's ring model for a group of `group_size` ranks: the cheapest protocol's
 // base latency + steps * hop latency + bytes / algbw, with

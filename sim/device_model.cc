@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,23 @@ namespace sl::sim {
 namespace {
 
 using nlohmann::json;
+
+// The physical range a number of a device file must lie in before it sizes
+// anything: wide enough for any GPU, narrow enough that no product or sum
+// of them overflows a double or an int64 of nanoseconds.
+struct Range {
+  double lo, hi;
+  const char* what;
+};
+constexpr Range kCount{1, 1 << 16, "a count"};
+constexpr Range kSms{1, 4096, "an SM count"};
+constexpr Range kClockMhz{100, 10000, "a clock in MHz"};
+constexpr Range kTflops{1e-3, 1e5, "a rate in TFLOP/s"};
+constexpr Range kTopsOrZero{0, 1e5, "a rate in 1e12 operations/s (0: derived)"};
+constexpr Range kBandwidth{1, 1e5, "a bandwidth in GB/s (1 GB/s to 100 TB/s)"};
+constexpr Range kMicroseconds{0, 1e6, "a time in us (0 to 1 s)"};
+constexpr Range kScale{1e-3, 1e3, "a relative scale"};
+constexpr Range kTile{1, 4096, "a CTA tile size"};
 
 // Reads fields of one JSON object and remembers the first error, so the
 // loader can read everything in a straight line and report once.
@@ -30,6 +48,7 @@ class FieldReader {
     if (it == object_.end()) return fail(fmt::format("missing field '{}'", key));
     if (!it->is_number()) return fail(fmt::format("field '{}' must be a number", key));
     double value = it->get<double>();
+    if (!std::isfinite(value)) return fail(fmt::format("field '{}' must be a finite number", key));
     if (value < 0 || (!allow_zero && value == 0)) {
       return fail(fmt::format("field '{}' must be {} (got {})", key, allow_zero ? ">= 0" : "> 0", value));
     }
@@ -40,9 +59,19 @@ class FieldReader {
     return value;
   }
 
-  // number(key) when the file has the key, `absent` otherwise.
-  double optional_number(const std::string& key, double absent, bool allow_zero = false) {
-    return object_.contains(key) ? number(key, allow_zero) : absent;
+  // number(key) within the physical range of its quantity.
+  double number(const std::string& key, const Range& range) {
+    double value = number(key, range.lo == 0);
+    if (error_.empty() && (value < range.lo || value > range.hi)) {
+      return fail(fmt::format("field '{}' = {} is outside the physical range of {}, [{}, {}]", key, value, range.what,
+                              range.lo, range.hi));
+    }
+    return value;
+  }
+
+  // number(key, range) when the file has the key, `absent` otherwise.
+  double optional_number(const std::string& key, double absent, const Range& range) {
+    return object_.contains(key) ? number(key, range) : absent;
   }
 
   double fraction(const std::string& key) {
@@ -51,9 +80,9 @@ class FieldReader {
     return value;
   }
 
-  int integer(const std::string& key) {
-    double value = number(key);
-    if (error_.empty() && value != static_cast<double>(static_cast<int64_t>(value))) {
+  int integer(const std::string& key, const Range& range) {
+    double value = number(key, range);  // in range first: the cast below is then defined
+    if (error_.empty() && value != std::floor(value)) {
       return static_cast<int>(fail(fmt::format("field '{}' must be an integer (got {})", key, value)));
     }
     return static_cast<int>(value);
@@ -115,8 +144,8 @@ void read_gemm_table(FieldReader& reader, const std::string& file, GemmEfficienc
   const json* t = reader.child("gemm_efficiency", json::value_t::object);
   if (!t) return;
   FieldReader inner(*t, file, "gemm_efficiency: ");
-  table->tile_m = inner.integer("tile_m");
-  table->tile_n = inner.integer("tile_n");
+  table->tile_m = inner.integer("tile_m", kTile);
+  table->tile_n = inner.integer("tile_n", kTile);
   reader.adopt(inner);
   if (!reader.error().empty()) return;
   table->m_edges = read_edges(reader, *t, "m_edges");
@@ -164,8 +193,8 @@ void read_protocols(FieldReader& reader, const std::string& file, std::vector<Nc
     FieldReader inner(p, file, fmt::format("nccl_protocols[{}]: ", i));
     NcclProtocol proto;
     proto.name = inner.string("name");
-    proto.base_latency_us = inner.number("base_latency_us", true);
-    proto.hop_latency_us = inner.number("hop_latency_us", true);
+    proto.base_latency_us = inner.number("base_latency_us", kMicroseconds);
+    proto.hop_latency_us = inner.number("hop_latency_us", kMicroseconds);
     proto.bandwidth_fraction = inner.fraction("bandwidth_fraction");
     proto.all_reduce_bandwidth_fraction = inner.fraction("all_reduce_bandwidth_fraction");
     reader.adopt(inner);
@@ -200,36 +229,37 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   FieldReader r(root, file_name, "");
   m.name = r.string("name");
   m.description = r.string("description");
-  m.sm_count = r.integer("sm_count");
-  m.clock_mhz = r.number("clock_mhz");
-  m.peak_bf16_tflops = r.number("peak_bf16_tflops");
-  m.peak_f16_tflops = r.number("peak_f16_tflops");
-  m.peak_tf32_tflops = r.number("peak_tf32_tflops");
-  m.peak_f32_tflops = r.number("peak_f32_tflops");
-  m.hbm_bandwidth_gbps = r.number("hbm_bandwidth_gbps");
+  m.sm_count = r.integer("sm_count", kSms);
+  m.clock_mhz = r.number("clock_mhz", kClockMhz);
+  m.peak_bf16_tflops = r.number("peak_bf16_tflops", kTflops);
+  m.peak_f16_tflops = r.number("peak_f16_tflops", kTflops);
+  m.peak_tf32_tflops = r.number("peak_tf32_tflops", kTflops);
+  m.peak_f32_tflops = r.number("peak_f32_tflops", kTflops);
+  m.hbm_bandwidth_gbps = r.number("hbm_bandwidth_gbps", kBandwidth);
   m.hbm_efficiency = r.fraction("hbm_efficiency");
   m.kernel_compute_efficiency = r.fraction("kernel_compute_efficiency");
-  m.nvlink_bandwidth_per_link_gbps = r.number("nvlink_bandwidth_per_link_gbps");
-  m.nvlink_links = r.integer("nvlink_links");
-  m.nccl_bus_bandwidth_gbps = r.number("nccl_bus_bandwidth_gbps");
-  m.p2p_bandwidth_gbps = r.number("p2p_bandwidth_gbps");
-  m.all_gather_bandwidth_scale = r.optional_number("all_gather_bandwidth_scale", 1);
-  m.reduce_scatter_bandwidth_scale = r.optional_number("reduce_scatter_bandwidth_scale", 1);
-  m.all_reduce_bandwidth_scale = r.optional_number("all_reduce_bandwidth_scale", 1);
-  m.sm_limited_gemm_scale = r.optional_number("sm_limited_gemm_scale", 1);
-  m.comm_rate_beside_confined_gemm = r.optional_number("comm_rate_beside_confined_gemm", 1);
+  m.transcendental_tops = r.optional_number("transcendental_tops", 0, kTopsOrZero);
+  m.nvlink_bandwidth_per_link_gbps = r.number("nvlink_bandwidth_per_link_gbps", kBandwidth);
+  m.nvlink_links = r.integer("nvlink_links", kCount);
+  m.nccl_bus_bandwidth_gbps = r.number("nccl_bus_bandwidth_gbps", kBandwidth);
+  m.p2p_bandwidth_gbps = r.number("p2p_bandwidth_gbps", kBandwidth);
+  m.all_gather_bandwidth_scale = r.optional_number("all_gather_bandwidth_scale", 1, kScale);
+  m.reduce_scatter_bandwidth_scale = r.optional_number("reduce_scatter_bandwidth_scale", 1, kScale);
+  m.all_reduce_bandwidth_scale = r.optional_number("all_reduce_bandwidth_scale", 1, kScale);
+  m.sm_limited_gemm_scale = r.optional_number("sm_limited_gemm_scale", 1, kScale);
+  m.comm_rate_beside_confined_gemm = r.optional_number("comm_rate_beside_confined_gemm", 1, kScale);
   for (hlo::Opcode op : {hlo::Opcode::kAllGather, hlo::Opcode::kReduceScatter, hlo::Opcode::kAllReduce}) {
     *rate_beside_confined_gemm(m, op) =
-        r.optional_number(rate_beside_confined_gemm_key(op), m.comm_rate_beside_confined_gemm);
+        r.optional_number(rate_beside_confined_gemm_key(op), m.comm_rate_beside_confined_gemm, kScale);
   }
-  m.copy_engine_bandwidth_scale = r.optional_number("copy_engine_bandwidth_scale", 1);
-  m.copy_kernel_bandwidth_scale = r.optional_number("copy_kernel_bandwidth_scale", 1);
-  m.nccl_channels = r.integer("nccl_channels");
-  m.kernel_launch_us = r.number("kernel_launch_us", true);
-  m.min_kernel_us = r.optional_number("min_kernel_us", 0, /*allow_zero=*/true);
-  m.gemm_wave_overhead_us = r.optional_number("gemm_wave_overhead_us", 0, /*allow_zero=*/true);
-  m.nccl_launch_us = r.number("nccl_launch_us", true);
-  m.contention_factor = r.number("contention_factor");
+  m.copy_engine_bandwidth_scale = r.optional_number("copy_engine_bandwidth_scale", 1, kScale);
+  m.copy_kernel_bandwidth_scale = r.optional_number("copy_kernel_bandwidth_scale", 1, kScale);
+  m.nccl_channels = r.integer("nccl_channels", kSms);
+  m.kernel_launch_us = r.number("kernel_launch_us", kMicroseconds);
+  m.min_kernel_us = r.optional_number("min_kernel_us", 0, kMicroseconds);
+  m.gemm_wave_overhead_us = r.optional_number("gemm_wave_overhead_us", 0, kMicroseconds);
+  m.nccl_launch_us = r.number("nccl_launch_us", kMicroseconds);
+  m.contention_factor = r.number("contention_factor", kScale);
   m.comm_rate_under_compute = r.fraction("comm_rate_under_compute");
   m.concurrent_kernel_efficiency = r.fraction("concurrent_kernel_efficiency");
   read_protocols(r, file_name, &m.nccl_protocols);
@@ -238,6 +268,14 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   if (m.nccl_channels > m.sm_count) {
     return invalid_input(fmt::format("{}: nccl_channels ({}) exceeds sm_count ({})", file_name, m.nccl_channels,
                                      m.sm_count));
+  }
+  // One collective's SMs, scaled by the contention factor, can take at most
+  // all of the compute.
+  if (static_cast<double>(m.nccl_channels) / m.sm_count * m.contention_factor > 1) {
+    return invalid_input(fmt::format(
+        "{}: nccl_channels / sm_count * contention_factor = {} / {} * {} exceeds 1 (a collective would take more "
+        "than all of the compute)",
+        file_name, m.nccl_channels, m.sm_count, m.contention_factor));
   }
   return m;
 }

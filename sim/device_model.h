@@ -47,6 +47,9 @@ struct DeviceModel {
   double hbm_bandwidth_gbps = 0; // GB/s (1e9)
   double hbm_efficiency = 1;     // achievable fraction for streaming kernels
   double kernel_compute_efficiency = 1;  // non-GEMM kernels, fraction of f32 peak
+  // exp, log, rsqrt, tanh, ... per second on the SFUs, in 1e12. Optional in
+  // device files: 0 means sm_count * 16 a clock (transcendental_rate()).
+  double transcendental_tops = 0;
 
   double nvlink_bandwidth_per_link_gbps = 0;  // one direction
   int nvlink_links = 0;

@@ -79,6 +79,7 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
   w.put(root, "", "hbm_bandwidth_gbps", m.hbm_bandwidth_gbps);
   w.put(root, "", "hbm_efficiency", m.hbm_efficiency);
   w.put(root, "", "kernel_compute_efficiency", m.kernel_compute_efficiency);
+  w.put(root, "", "transcendental_tops", m.transcendental_tops);
   w.put(root, "", "nvlink_bandwidth_per_link_gbps", m.nvlink_bandwidth_per_link_gbps);
   w.put(root, "", "nvlink_links", m.nvlink_links);
   w.put(root, "", "nccl_bus_bandwidth_gbps", m.nccl_bus_bandwidth_gbps);

@@ -52,10 +52,16 @@ namespace sl::sim {
 // Trace counters of collectives that waited for a GEMM holding every SM.
 inline constexpr const char* kCollectivesHeldCounter = "sim.collectives_behind_gemm";
 inline constexpr const char* kHeldNsCounter = "sim.collective_ns_behind_gemm";
+// Trace counter of opaque custom-calls the cost model could only cost by bytes.
+inline constexpr const char* kCustomCallsByBytesCounter = "sim.custom_calls_by_bytes";
 
 struct SimOptions {
   bool allow_tf32 = false;  // f32 GEMMs at the TF32 tensor core rate
   int comm_sms = 0;         // exec::RunOptions::comm_sms: SMs GEMMs beside a collective leave free
+  // The lowered module, whose computations fusions call: kernels are costed
+  // by their content (sim/kernel_content.h). Null: fusions cost by their
+  // thunk's bytes. Must outlive simulate().
+  const hlo::Module* module = nullptr;
   // Called now and then with thunks done / total; may be empty.
   std::function<void(int64_t done, int64_t total)> progress;
 };

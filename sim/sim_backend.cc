@@ -18,6 +18,7 @@ class SimBackend : public exec::Backend {
     SimOptions sim_options;
     sim_options.allow_tf32 = options.allow_tf32;
     sim_options.comm_sms = options.comm_sms;
+    sim_options.module = program.module;
     int iterations = options.iterations;
     if (options.progress) {
       // One simulated iteration is the whole work; repeats are copies.
@@ -25,7 +26,15 @@ class SimBackend : public exec::Backend {
     }
     SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(program.devices, model_, sim_options));
     trace.normalize_time();
-    if (iterations > 1) repeat(trace, iterations);
+    if (iterations > 1) {
+      // Repeats are laid end to end: the last must still end within int64 ns.
+      int64_t total = 0;
+      if (__builtin_mul_overflow(trace.makespan_ns(), static_cast<int64_t>(iterations), &total)) {
+        return invalid_input(fmt::format("{} iterations of a {} ns makespan pass int64 nanoseconds (292 years)",
+                                         iterations, trace.makespan_ns()));
+      }
+      repeat(trace, iterations);
+    }
 
     exec::RunOutput out;
     out.trace = std::move(trace);

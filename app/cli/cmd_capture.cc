@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/xla_link.h"
 #include "app/cli/exit_codes.h"
 #include "core/trace/store/trace_store.h"
 #ifdef SL_HAVE_CUDA
@@ -65,10 +66,34 @@ Result<int> run_child(const std::vector<std::string>& command, const std::string
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+
+// The child's XLA_FLAGS: the user's own, then the dump flags (XLA takes the
+// last value of a repeated flag, so an explicit --xla_dump_to of the user's
+// would be overridden: refuse that instead of guessing).
+Result<std::string> xla_flags_with_dump(const std::string& dump_dir) {
+  std::string flags = std::getenv("XLA_FLAGS") != nullptr ? std::getenv("XLA_FLAGS") : "";
+  if (flags.find("--xla_dump_to") != std::string::npos) {
+    return usage_error("XLA_FLAGS already sets --xla_dump_to; drop it or drop --xla-dump");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dump_dir, ec);
+  if (ec) return runtime_error("cannot create " + dump_dir + ": " + ec.message());
+  return (flags.empty() ? "" : flags + " ") + "--xla_dump_to=" + dump_dir + " --xla_dump_hlo_as_text";
+}
+
 }  // namespace
 
-int cmd_capture(const StoreArgs& args, const std::string& name, const std::vector<std::string>& command) {
+int cmd_capture(const StoreArgs& args, const CaptureArgs& capture) {
+  const std::string& name = capture.name;
+  const std::vector<std::string>& command = capture.command;
   if (command.empty()) return fail(usage_error("capture needs a command after --"));
+  std::string saved_xla_flags = std::getenv("XLA_FLAGS") != nullptr ? std::getenv("XLA_FLAGS") : "";
+  const bool had_xla_flags = std::getenv("XLA_FLAGS") != nullptr;
+  if (!capture.xla_dump.empty()) {
+    auto flags = xla_flags_with_dump(capture.xla_dump);
+    if (!flags) return fail(flags.status());
+    setenv("XLA_FLAGS", flags->c_str(), 1);
+  }
   if (exec::cuda_device_count() == 0) return fail(runtime_error("no GPU: capture records CUDA programs"));
   std::string library = injection_library();
   if (!std::filesystem::exists(library)) return fail(runtime_error("injection library not found: " + library));
@@ -77,9 +102,17 @@ int cmd_capture(const StoreArgs& args, const std::string& name, const std::vecto
 
   std::string out = (std::filesystem::temp_directory_path() /
                      ("streamlens-capture-" + std::to_string(getpid()) + ".jsonl")).string();
+  if (!capture.capture_range.empty()) setenv("STREAMLENS_CAPTURE_RANGE", capture.capture_range.c_str(), 1);
   Result<int> child = run_child(command, library, out);
+  unsetenv("STREAMLENS_CAPTURE_RANGE");
+  if (had_xla_flags) setenv("XLA_FLAGS", saved_xla_flags.c_str(), 1);
+  else unsetenv("XLA_FLAGS");
   if (!child) return fail(child.status());
-  Result<trace::Trace> captured = cupti::import_capture_file(out);
+  cupti::CaptureWindow window;
+  window.delay_ns = static_cast<int64_t>(capture.delay_s * 1e9);
+  window.duration_ns = static_cast<int64_t>(capture.duration_s * 1e9);
+  window.profiler_ranges = capture.capture_range == "cudaProfilerApi";
+  Result<trace::Trace> captured = cupti::import_capture_file(out, window);
   std::filesystem::remove(out);
   if (!captured) return fail(captured.status());
 
@@ -88,21 +121,41 @@ int cmd_capture(const StoreArgs& args, const std::string& name, const std::vecto
   info.program_name = command[0];
   info.backend = "capture";
   info.device_model = "cuda";
-  info.config_json = nlohmann::json{{"command", command}}.dump();
+  info.config_json = nlohmann::json{{"command", command}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   int64_t max_device = -1;
   for (const trace::Event& e : captured->events) max_device = std::max<int64_t>(max_device, e.device);
   info.num_devices = max_device + 1;
-  auto id = (*store)->save_run(info, "", {}, *captured);
+  Result<int64_t> id = int64_t{0};
+  std::string linked_line;
+  if (!capture.xla_dump.empty()) {
+    // One run, linked to the module that ran; a capture that matches no
+    // dumped module is still saved as captured, with the reason on stderr.
+    trace::Trace linked_trace = *captured;
+    auto linked = link_to_dump_dir(linked_trace, capture.xla_dump);
+    if (linked) {
+      nlohmann::json config = nlohmann::json::parse(info.config_json, nullptr, false);
+      config["xla_dump"] = capture.xla_dump;
+      info.config_json = config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      id = save_linked_run(**store, info, *linked, linked_trace, 0);
+      linked_line = link_summary_line(*linked);
+    } else {
+      std::fprintf(stderr, "streamlens: warning: not linked: %s\n", linked.status().message().c_str());
+      id = (*store)->save_run(info, "", {}, *captured);
+    }
+  } else {
+    id = (*store)->save_run(info, "", {}, *captured);
+  }
   if (!id) return fail(id.status());
   if (*child != 0) {
     (void)(*store)->finish_run(*id, trace::RunStatus::kFailed, captured->makespan_ns(), captured->counters);
   }
   std::printf("captured %zu events from '%s' as run %lld (exit status %d)\n", captured->events.size(),
               info.name.c_str(), static_cast<long long>(*id), *child);
+  if (!linked_line.empty()) std::printf("linked: %s\n", linked_line.c_str());
   return *child == 0 ? kExitOk : kExitRuntime;
 }
 #else
-int cmd_capture(const StoreArgs&, const std::string&, const std::vector<std::string>&) {
+int cmd_capture(const StoreArgs&, const CaptureArgs&) {
   return fail(runtime_error("no GPU: this streamlens was built without CUDA (configure with -DSTREAMLENS_CUDA=ON)"));
 }
 #endif

@@ -5,6 +5,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/linked_report.h"
 #include "app/cli/run_ref.h"
 #include "core/trace/compare.h"
 #include "core/trace/report.h"
@@ -43,6 +44,9 @@ int cmd_show(const StoreArgs& args, const std::string& run) {
   if (!loaded) return fail(loaded.status());
   if (args.json) {
     std::printf("%s\n", trace::run_json(loaded->info, loaded->trace).c_str());
+  } else if (is_linked_run(loaded->info)) {
+    auto program = (*store)->program_text(loaded->id);
+    std::fputs(format_linked_show(loaded->info, loaded->trace, program ? *program : "").c_str(), stdout);
   } else {
     std::fputs(trace::format_show_text(loaded->info, loaded->trace).c_str(), stdout);
   }

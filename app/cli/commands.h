@@ -46,6 +46,23 @@ struct MergeArgs {
   bool allow_overlap = false;          // inputs may share (device, stream) tracks
 };
 
+struct CaptureArgs {
+  std::string name;
+  std::vector<std::string> command;    // after --
+  std::string xla_dump;                // --xla-dump DIR: dump XLA's modules there and link the run
+  std::string capture_range;           // "" or "cudaProfilerApi"
+  double delay_s = 0;                  // keep records from this long after the start
+  double duration_s = 0;              // ... for this long (0: to the end)
+};
+
+struct LinkArgs {
+  std::string db = "streamlens.db";
+  std::string run;                     // captured run: id, last or last-N
+  std::string module;                  // XLA's *_gpu_after_optimizations.txt
+  std::string thunks;                  // thunk dump; default: the one beside the module
+  std::string name;
+};
+
 int cmd_check(const ProgramArgs& args);
 int cmd_lower(const ProgramArgs& args, int64_t device);
 int cmd_run(const RunArgs& args);
@@ -54,8 +71,11 @@ int cmd_show(const StoreArgs& args, const std::string& run);
 int cmd_compare(const StoreArgs& args, const std::string& run_a, const std::string& run_b);
 int cmd_export(const StoreArgs& args, const std::string& run, const std::string& format, const std::string& out);
 int cmd_import(const StoreArgs& args, const std::string& nsys_file, const std::string& name);
-int cmd_capture(const StoreArgs& args, const std::string& name, const std::vector<std::string>& command);
+int cmd_capture(const StoreArgs& args, const CaptureArgs& capture);
 int cmd_calibrate(const StoreArgs& args, const std::vector<std::string>& runs, const std::string& out);
 int cmd_merge(const MergeArgs& args);
+int cmd_link(const LinkArgs& args);
+int cmd_import_capture(const StoreArgs& args, const std::string& file, const std::string& name,
+                       const std::string& xla_dump);
 
 }  // namespace sl::cli

@@ -94,18 +94,27 @@ int main(int argc, char** argv) {
   exp->add_option("-o,--output", export_out, "output file")->required();
   add_db(exp);
 
-  std::string import_file, import_name;
-  auto* imp = app.add_subcommand("import", "import an Nsight Systems SQLite export as a run");
-  imp->add_option("nsys_sqlite", import_file, "file written by `nsys export --type sqlite`")->required();
+  std::string import_file, import_name, import_xla_dump;
+  auto* imp = app.add_subcommand("import", "import an Nsight Systems SQLite export, or a streamlens capture file, as a run");
+  imp->add_option("file", import_file, "`nsys export --type sqlite` output, or a capture's .jsonl")->required();
   imp->add_option("--name", import_name, "name of the run");
+  imp->add_option("--xla-dump", import_xla_dump, "link a capture file to the XLA module of DIR that ran");
   add_db(imp);
 
-  std::string capture_name;
-  std::vector<std::string> capture_command;
+  sl::cli::CaptureArgs capture_args;
   auto* capture = app.add_subcommand("capture", "record every CUDA kernel of a command: capture -- CMD ARGS...");
   add_db(capture);
-  capture->add_option("--name", capture_name, "name of the run");
-  capture->add_option("command", capture_command, "the command to record (after --)")->required();
+  capture->add_option("--name", capture_args.name, "name of the run");
+  capture->add_option("--xla-dump", capture_args.xla_dump,
+                      "have XLA dump its modules into DIR (added to XLA_FLAGS) and link the run to the one that ran");
+  capture->add_option("--capture-range", capture_args.capture_range,
+                      "keep only what runs between cudaProfilerStart and cudaProfilerStop")
+      ->check(CLI::IsMember({"cudaProfilerApi"}));
+  capture->add_option("--delay", capture_args.delay_s, "keep records from S seconds after the command starts")
+      ->check(CLI::Range(0.0, 1e6));
+  capture->add_option("--duration", capture_args.duration_s, "keep records for S seconds (after --delay)")
+      ->check(CLI::Range(0.0, 1e6));
+  capture->add_option("command", capture_args.command, "the command to record (after --)")->required();
 
   std::vector<std::string> calibrate_runs;
   std::string calibrate_out;
@@ -122,6 +131,14 @@ int main(int argc, char** argv) {
   merge->add_option("--name", merge_args.name, "name of the merged run");
   merge->add_flag("--allow-overlap", merge_args.allow_overlap,
                   "merge even when two inputs hold the same (device, stream) track");
+
+  sl::cli::LinkArgs link_args;
+  auto* link = app.add_subcommand("link", "tie a captured run's kernels to the XLA module that ran, step by step");
+  link->add_option("run", link_args.run, "captured run: id, last or last-N")->required();
+  link->add_option("module", link_args.module, "XLA's MODULE.sm_*_gpu_after_optimizations.txt")->required();
+  link->add_option("--thunks", link_args.thunks, "XLA's thunk dump (default: the one beside the module)");
+  link->add_option("--name", link_args.name, "name of the linked run");
+  link->add_option("--db", link_args.db, "trace database (SQLite)");
 
   try {
     app.parse(argc, argv);
@@ -143,9 +160,17 @@ int main(int argc, char** argv) {
   if (*show) return sl::cli::cmd_show(store_args, show_run);
   if (*compare) return sl::cli::cmd_compare(store_args, run_a, run_b);
   if (*exp) return sl::cli::cmd_export(store_args, export_run, export_format, export_out);
+  if (*imp && import_file.size() > 6 && import_file.substr(import_file.size() - 6) == ".jsonl") {
+    return sl::cli::cmd_import_capture(store_args, import_file, import_name, import_xla_dump);
+  }
+  if (*imp && !import_xla_dump.empty()) {
+    std::fprintf(stderr, "streamlens: error: --xla-dump goes with a capture file (.jsonl)\n");
+    return sl::cli::kExitUsage;
+  }
   if (*imp) return sl::cli::cmd_import(store_args, import_file, import_name);
-  if (*capture) return sl::cli::cmd_capture(store_args, capture_name, capture_command);
+  if (*capture) return sl::cli::cmd_capture(store_args, capture_args);
   if (*calibrate) return sl::cli::cmd_calibrate(store_args, calibrate_runs, calibrate_out);
   if (*merge) return sl::cli::cmd_merge(merge_args);
+  if (*link) return sl::cli::cmd_link(link_args);
   return sl::cli::kExitUsage;
 }

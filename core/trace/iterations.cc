@@ -61,6 +61,7 @@ Trace one_iteration(const Trace& trace, int32_t iteration) {
 int32_t median_iteration(const Trace& trace) {
   std::map<std::pair<int32_t, int32_t>, std::pair<int64_t, int64_t>> span;  // (iteration, device) -> first, last
   for (const Event& e : trace.events) {
+    if (e.iteration < 0) continue;  // outside every step (a linked capture's autotuning)
     auto [it, inserted] = span.try_emplace({e.iteration, e.device}, e.start_ns, e.end_ns);
     if (!inserted) {
       it->second.first = std::min(it->second.first, e.start_ns);

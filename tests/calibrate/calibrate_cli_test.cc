@@ -17,6 +17,8 @@
 #include "core/hlo/parser.h"
 #include "core/sched/lowering.h"
 #include "core/trace/store/trace_store.h"
+#include <nlohmann/json.hpp>
+
 #include "sim/device_model.h"
 #include "sim/sim_backend.h"
 
@@ -130,6 +132,24 @@ TEST_F(CalibrateCli, RefusesSimulatedRuns) {
   EXPECT_EQ(run_cli(fmt::format("calibrate {} -o {} --db {}", id, out, db_), log), 1);
   EXPECT_NE(read_file(log).find("sim backend"), std::string::npos) << read_file(log);
   EXPECT_FALSE(fs::exists(out));
+}
+
+// A device file with an absurd number is invalid input (exit 1), named in
+// the message, and nothing is simulated with it.
+TEST_F(CalibrateCli, OutOfRangeDeviceFileIsInvalidInput) {
+  nlohmann::json j = nlohmann::json::parse(read_file(std::string(SL_SOURCE_DIR) + "/assets/devices/h200.json"));
+  std::string log = (dir_ / "log.txt").string();
+  for (const auto& [key, value] : {std::pair<const char*, double>{"kernel_launch_us", 1e300},
+                                   std::pair<const char*, double>{"hbm_bandwidth_gbps", 1e-300}}) {
+    nlohmann::json bad = j;
+    bad[key] = value;
+    std::string path = (dir_ / "bad.json").string();
+    std::ofstream(path) << bad.dump(2);
+    EXPECT_EQ(run_cli(fmt::format("run {}/samples/two_gemms_one_stream.hlo --backend sim --device {}", SL_SOURCE_DIR,
+                                  path), log), 1) << read_file(log);
+    EXPECT_NE(read_file(log).find(key), std::string::npos) << read_file(log);
+    EXPECT_NE(read_file(log).find("physical range"), std::string::npos) << read_file(log);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,46 @@
+#pragma once
+// What one execution of an XLA module launches on the GPU, in issue order,
+// with the HLO instruction behind each launch: the bridge between a capture
+// (kernel names and times) and the program. Built from XLA's thunk dump when
+// there is one (it names every kernel, and its order is the executable's),
+// else from the scheduled module alone (fusion kernels are named after their
+// instruction, as XLA's SanitizeFunctionName does).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/hlo/module.h"
+#include "core/xla/thunk_sequence.h"
+
+namespace sl::xla {
+
+enum class LaunchKind { kKernel, kGemm, kCopy, kMemset, kCollective };
+
+struct PlannedLaunch {
+  LaunchKind kind = LaunchKind::kKernel;
+  std::string kernel;       // kKernel: the name CUPTI reports; empty for library work
+  std::string instruction;  // HLO instruction (without '%'); empty when the module says nothing
+  std::string stream;       // XLA's stream for async work ("computation_stream[1]"); empty = main
+  bool in_command_buffer = false;
+};
+
+// Launches in order; a loop is expanded `trip_count` times when known.
+struct LaunchPlan {
+  std::vector<PlannedLaunch> launches;
+  int64_t loops_with_unknown_trip_count = 0;  // expanded once each
+  bool from_thunk_dump = false;
+  bool has_command_buffers = false;
+};
+
+// XLA's kernel name for an instruction: every character outside
+// [A-Za-z0-9_] becomes '_' ("gemm_fusion_dot.28" -> "gemm_fusion_dot_28").
+std::string sanitized_kernel_name(std::string_view instruction_name);
+
+// `module` may be null (instructions then stay empty). Loop expansion stops at
+// `max_launches` (the plan is then cut, and the caller told by the size).
+LaunchPlan plan_from_thunks(const ThunkSequence& thunks, const hlo::Module* module, size_t max_launches = 1u << 22);
+LaunchPlan plan_from_module(const hlo::Module& module, size_t max_launches = 1u << 22);
+
+}  // namespace sl::xla

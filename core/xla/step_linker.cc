@@ -1,0 +1,226 @@
+#include "core/xla/step_linker.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "core/trace/kernel_class.h"
+
+namespace sl::xla {
+namespace {
+
+using trace::Event;
+using trace::EventKind;
+
+// What a captured record can be matched with.
+enum class Token { kNone, kKernel, kGemm, kCopy, kMemset, kCollective };
+
+struct Captured {
+  size_t event = 0;     // index into trace.events
+  Token token = Token::kNone;
+  uint32_t name = 0;    // interned kernel name (kKernel)
+};
+
+Token plan_token(LaunchKind k) {
+  switch (k) {
+    case LaunchKind::kKernel: return Token::kKernel;
+    case LaunchKind::kGemm: return Token::kGemm;
+    case LaunchKind::kCopy: return Token::kCopy;
+    case LaunchKind::kMemset: return Token::kMemset;
+    case LaunchKind::kCollective: return Token::kCollective;
+  }
+  return Token::kNone;
+}
+
+struct PlanIndex {
+  std::vector<Token> token;
+  std::vector<uint32_t> name;        // interned kernel names of kKernel items (0 otherwise)
+  std::vector<size_t> anchors;       // plan positions that find steps
+  std::set<uint32_t> kernel_names;
+};
+
+PlanIndex index_plan(const LaunchPlan& plan, trace::StringTable& strings) {
+  PlanIndex ix;
+  for (const PlannedLaunch& l : plan.launches) {
+    ix.token.push_back(plan_token(l.kind));
+    uint32_t name = l.kind == LaunchKind::kKernel ? strings.intern(l.kernel) : 0;
+    ix.name.push_back(name);
+    if (name != 0) ix.kernel_names.insert(name);
+  }
+  // XLA's own kernels find steps; a module of library calls only is found by
+  // the kinds of its launches.
+  for (size_t i = 0; i < ix.token.size(); ++i) {
+    if (ix.kernel_names.empty() || ix.token[i] == Token::kKernel) ix.anchors.push_back(i);
+  }
+  return ix;
+}
+
+Token captured_token(const trace::Trace& t, const Event& e, const PlanIndex& ix, bool* autotuning) {
+  *autotuning = false;
+  const std::string& name = t.name_of(e);
+  if (e.kind == EventKind::kMemset) return Token::kMemset;
+  if (e.kind == EventKind::kCopy) return name == "memcpy DtoD" ? Token::kCopy : Token::kNone;
+  if (ix.kernel_names.count(e.name) != 0) return Token::kKernel;
+  if (trace::is_autotuning_kernel(name)) {
+    *autotuning = true;
+    return Token::kNone;
+  }
+  const EventKind k = trace::classify_kernel(name);
+  if (k == EventKind::kGemm) return Token::kGemm;
+  if (k == EventKind::kCollective) return Token::kCollective;
+  return Token::kNone;
+}
+
+bool matches(const PlanIndex& ix, size_t item, const Captured& c) {
+  if (ix.token[item] != c.token) return false;
+  return c.token != Token::kKernel || ix.name[item] == c.name;
+}
+
+// Positions (into `seq`) of the first and last anchor of each step.
+std::vector<std::pair<size_t, size_t>> find_steps(const std::vector<Captured>& seq, const PlanIndex& ix,
+                                                  const LinkOptions& options) {
+  std::vector<std::pair<size_t, size_t>> steps;
+  const size_t n = ix.anchors.size();
+  if (n == 0) return steps;
+  const size_t max_misses = std::max<size_t>(3, static_cast<size_t>(options.max_miss_fraction * n));
+  size_t j = 0, misses = 0, start = 0;
+  for (size_t p = 0; p < seq.size(); ++p) {
+    const Captured& c = seq[p];
+    if (c.token == Token::kNone) continue;
+    // Kernel anchors: only the plan's own kernels move the match.
+    if (!ix.kernel_names.empty() && c.token != Token::kKernel) continue;
+    if (matches(ix, ix.anchors[j], c)) {
+      if (j == 0) start = p;
+      if (++j == n) {
+        steps.emplace_back(start, p);
+        j = 0;
+        misses = 0;
+      }
+    } else if (matches(ix, ix.anchors[0], c)) {
+      start = p;
+      j = 1;
+      misses = 0;
+      if (n == 1) {
+        steps.emplace_back(p, p);
+        j = 0;
+      }
+    } else if (j > 0 && ++misses > max_misses) {
+      j = 0;
+      misses = 0;
+    }
+  }
+  return steps;
+}
+
+}  // namespace
+
+LinkSummary link_steps(trace::Trace& t, const LaunchPlan& plan, const LinkOptions& options) {
+  LinkSummary summary;
+  PlanIndex ix = index_plan(plan, t.strings);
+  std::vector<uint32_t> instruction(plan.launches.size());
+  for (size_t i = 0; i < plan.launches.size(); ++i) instruction[i] = t.strings.intern(plan.launches[i].instruction);
+
+  std::map<int32_t, std::vector<Captured>> by_device;
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    Event& e = t.events[i];
+    e.iteration = -1;
+    if (e.kind == EventKind::kWait) continue;
+    bool autotuning = false;
+    Captured c{i, captured_token(t, e, ix, &autotuning), e.name};
+    if (autotuning) ++summary.autotuning_kernels;
+    by_device[e.device].push_back(c);
+  }
+  const size_t lead = ix.anchors.empty() ? 0 : ix.anchors.front();
+  const size_t trail_from = ix.anchors.empty() ? 0 : ix.anchors.back() + 1;
+
+  for (auto& [device, seq] : by_device) {
+    std::stable_sort(seq.begin(), seq.end(), [&](const Captured& a, const Captured& b) {
+      const Event& x = t.events[a.event];
+      const Event& y = t.events[b.event];
+      return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.correlation < y.correlation;
+    });
+    const auto steps = find_steps(seq, ix, options);
+    size_t floor = 0;  // nothing before this position belongs to a later step
+    for (size_t k = 0; k < steps.size(); ++k) {
+      auto [first, last] = steps[k];
+      const size_t ceiling = k + 1 < steps.size() ? steps[k + 1].first : seq.size();
+      // Widen the step by the plan's launches before its first and after its
+      // last anchor (a cuBLAS call that opens or closes the step).
+      for (size_t need = lead; need > 0 && first > floor;) {
+        if (seq[first - 1].token != Token::kNone && !matches(ix, need - 1, seq[first - 1])) break;
+        --first;
+        if (seq[first].token != Token::kNone) --need;
+      }
+      for (size_t item = trail_from; item < plan.launches.size() && last + 1 < ceiling;) {
+        if (seq[last + 1].token != Token::kNone && !matches(ix, item, seq[last + 1])) break;
+        ++last;
+        if (seq[last].token != Token::kNone) ++item;
+      }
+      floor = last + 1;
+      // Match in order, a few plan items ahead; a library GEMM's second
+      // kernel (split-K) is its call's.
+      std::vector<bool> used(plan.launches.size(), false);
+      size_t cursor = 0;
+      int64_t last_gemm_instruction = -1;
+      const int32_t step = static_cast<int32_t>(k);
+      int64_t start_ns = INT64_MAX, end_ns = INT64_MIN;
+      for (size_t p = first; p <= last; ++p) {
+        const Captured& c = seq[p];
+        Event& e = t.events[c.event];
+        e.iteration = step;
+        start_ns = std::min(start_ns, e.start_ns);
+        end_ns = std::max(end_ns, e.end_ns);
+        ++summary.events_in_steps;
+        summary.work_ns_in_steps += e.duration_ns();
+        if (c.token == Token::kNone) continue;
+        size_t found = SIZE_MAX;
+        for (size_t q = cursor; q < std::min(plan.launches.size(), cursor + options.lookahead); ++q) {
+          if (!used[q] && matches(ix, q, c)) {
+            found = q;
+            break;
+          }
+        }
+        if (found != SIZE_MAX) {
+          used[found] = true;
+          while (cursor < used.size() && used[cursor]) ++cursor;
+          if (found > cursor + options.lookahead) cursor = found;
+          e.instruction = instruction[found];
+          last_gemm_instruction = c.token == Token::kGemm ? static_cast<int64_t>(found) : -1;
+        } else if (c.token == Token::kGemm && last_gemm_instruction >= 0) {
+          e.instruction = instruction[static_cast<size_t>(last_gemm_instruction)];
+        } else {
+          continue;
+        }
+        if (e.instruction != 0) {
+          ++summary.events_linked;
+          summary.work_ns_linked += e.duration_ns();
+        }
+        if (c.token == Token::kGemm || trace::classify_kernel(t.name_of(e)) == EventKind::kGemm) {
+          e.kind = EventKind::kGemm;
+        }
+      }
+      summary.steps.push_back({device, step, start_ns, end_ns});
+    }
+  }
+  for (const Event& e : t.events) {
+    if (e.iteration < 0) ++summary.events_outside_steps;
+  }
+  t.add_counter("link_steps", static_cast<int64_t>(summary.steps.size()), "executions of the linked module found");
+  t.add_counter("link_events_in_steps", summary.events_in_steps, "captured records inside the module's steps");
+  t.add_counter("link_events_linked", summary.events_linked, "records inside steps tied to an HLO instruction");
+  t.add_counter("link_events_unlinked", summary.events_in_steps - summary.events_linked,
+                "records inside steps with no instruction (host transfers, kernels the dump does not list)");
+  t.add_counter("link_events_outside_steps", summary.events_outside_steps,
+                "records outside every step: autotuning, other modules, setup copies");
+  t.add_counter("link_autotuning_kernels", summary.autotuning_kernels,
+                "kernels of XLA's autotuner and buffer checks (outside steps)");
+  if (plan.loops_with_unknown_trip_count > 0) {
+    t.add_counter("link_loops_unknown_trip_count", plan.loops_with_unknown_trip_count,
+                  "while loops without known_trip_count, planned as one trip");
+  }
+  return summary;
+}
+
+}  // namespace sl::xla

@@ -1,0 +1,117 @@
+// Kernels: their cost by content, the launch gap before them, and their
+// completion.
+
+#include "sim/engine_state.h"
+
+#include <algorithm>
+
+#include "sim/cost_model.h"
+
+namespace sl::sim::engine_internal {
+
+const KernelWork& Engine::work_of(const Thunk& thunk) {
+  const void* key = thunk.instruction != nullptr ? static_cast<const void*>(thunk.instruction) : &thunk;
+  auto [it, inserted] = work_.try_emplace(key);
+  if (inserted) it->second = kernel_work(options_.module, thunk);
+  return it->second;
+}
+
+uint32_t Engine::new_job() {
+  uint32_t id;
+  if (!free_jobs_.empty()) {
+    id = free_jobs_.back();
+    free_jobs_.pop_back();
+  } else {
+    id = static_cast<uint32_t>(jobs_.size());
+    jobs_.emplace_back();
+  }
+  Job& j = jobs_[id];
+  j.active = true;
+  j.launching = false;
+  j.started = false;
+  j.waited = false;
+  j.holds_every_sm = false;
+  j.fresh = true;
+  j.rate = 0;
+  j.last = now_;
+  j.members.clear();
+  return id;
+}
+
+void Engine::mark_dirty(int device) {
+  DeviceState& d = devices_[static_cast<size_t>(device)];
+  if (!d.dirty) {
+    d.dirty = true;
+    dirty_.push_back(device);
+  }
+}
+
+void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t index) {
+  const int64_t sms = thunk.kind == ThunkKind::kGemm ? gemm_sms(model_, thunk, options_.comm_sms) : 0;
+  const KernelWork* work = thunk.kind == ThunkKind::kGemm ? nullptr : &work_of(thunk);
+  KernelCost cost = work == nullptr ? gemm_cost(model_, thunk, options_.allow_tf32, sms)
+                                    : content_cost(model_, thunk, *work, options_.allow_tf32);
+  auto [name, kind] = name_and_kind(thunk);
+  // The launch is a gap on the stream before the kernel, as CUPTI shows it:
+  // the kernel starts (and takes its share of the device) after it.
+  const double launch_ns = std::min(cost.work_ns, model_.kernel_launch_us * 1e3);
+  uint32_t event = emit(device, stream, thunk, index, kind, name, now_ + launch_ns);
+  if (work != nullptr && work->work_class != WorkClass::kThunk) {
+    // The event reports what the content analysis counted.
+    trace::Event& e = trace_.events[event];
+    e.flops = std::llround(work->flops);
+    e.bytes = std::llround(work->bytes());
+    if (work->work_class == WorkClass::kCustomCall) ++custom_calls_by_bytes_;
+  }
+  uint32_t id = new_job();
+  Job& j = jobs_[id];
+  j.collective = false;
+  j.remaining = cost.work_ns - launch_ns;
+  j.compute_need = cost.compute_need;
+  j.mem_need = cost.mem_need;
+  j.left_free = sms > 0 ? 1.0 - static_cast<double>(sms) / static_cast<double>(model_.sm_count) : 0.0;
+  j.holds_every_sm = thunk.kind == ThunkKind::kGemm && sms == 0 && gemm_fills_device(model_, thunk.gemm);
+  j.thunk = index;
+  j.members.push_back({device, stream, event, cost.mem_need});
+  if (launch_ns > 0) {
+    j.launching = true;
+    devices_[static_cast<size_t>(device)].launching.push_back(id);
+    heap_.push({now_ + launch_ns, seq_++, id, j.version});
+    return;
+  }
+  devices_[static_cast<size_t>(device)].running.push_back(id);
+  mark_dirty(device);
+}
+
+void Engine::begin_after_launch(uint32_t job_id) {
+  Job& j = jobs_[job_id];
+  j.launching = false;
+  j.fresh = true;
+  j.last = now_;
+  DeviceState& dev = devices_[static_cast<size_t>(j.members.front().device)];
+  dev.launching.erase(std::find(dev.launching.begin(), dev.launching.end(), job_id));
+  dev.running.push_back(job_id);
+  mark_dirty(j.members.front().device);
+}
+
+void Engine::complete(uint32_t job_id) {
+  Job& j = jobs_[job_id];
+  j.active = false;
+  for (const Member& m : j.members) {
+    DeviceState& dev = devices_[static_cast<size_t>(m.device)];
+    trace_.events[m.event].end_ns = to_ns(now_);
+    if (!j.collective) dev.last_kernel_done = m.event;
+    StreamState& s = dev.streams[static_cast<size_t>(m.stream)];
+    s.busy = false;
+    s.last_event = m.event;
+    auto it = std::find(dev.running.begin(), dev.running.end(), job_id);
+    if (it != dev.running.end()) dev.running.erase(it);
+    mark_dirty(m.device);
+    ready_.emplace_back(m.device, m.stream);
+  }
+  free_jobs_.push_back(job_id);
+  // Before the streams advance: a held collective was launched before any kernel they launch now.
+  if (j.holds_every_sm && !held_.empty()) release_held_collectives();
+}
+
+}  // namespace sl::sim::engine_internal

@@ -1,0 +1,118 @@
+#include "sim/trace_driven.h"
+
+#include <algorithm>
+#include <map>
+
+#include "core/trace/iterations.h"
+
+namespace sl::sim {
+namespace {
+
+template <typename T>
+T median_of(std::vector<T> v) {
+  if (v.empty()) return T{};
+  std::sort(v.begin(), v.end());
+  return v[(v.size() - 1) / 2];
+}
+
+bool is_work(const trace::Event& e) { return e.kind != trace::EventKind::kWait; }
+
+}  // namespace
+
+Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
+  MeasuredTimes out;
+  const std::vector<int32_t> steps = trace::iterations_of(linked);
+  if (steps.empty()) return invalid_input("the measured run has no steps: link it to its module first (streamlens link)");
+  out.steps = static_cast<int64_t>(steps.size());
+  std::map<int32_t, size_t> step_index;
+  for (size_t i = 0; i < steps.size(); ++i) step_index[steps[i]] = i;
+
+  // Per instruction, per step: the sum of its records' durations.
+  std::unordered_map<uint32_t, std::vector<int64_t>> per_step;
+  std::vector<std::pair<int64_t, int64_t>> span(steps.size(), {INT64_MAX, INT64_MIN});
+  std::map<std::tuple<int32_t, int32_t, int32_t>, std::vector<const trace::Event*>> by_stream;  // step, device, stream
+  for (const trace::Event& e : linked.events) {
+    if (e.iteration < 0 || !is_work(e)) continue;
+    const size_t s = step_index.at(e.iteration);
+    span[s].first = std::min(span[s].first, e.start_ns);
+    span[s].second = std::max(span[s].second, e.end_ns);
+    by_stream[{e.iteration, e.device, e.stream}].push_back(&e);
+    if (e.instruction == 0) continue;
+    auto& v = per_step[e.instruction];
+    if (v.empty()) v.assign(steps.size(), 0);
+    v[s] += e.duration_ns();
+  }
+  for (auto& [instruction, v] : per_step) out.ns_per_step[linked.strings.get(instruction)] = median_of(v);
+  std::vector<int64_t> spans;
+  for (const auto& [first, last] : span) {
+    if (last >= first) spans.push_back(last - first);
+  }
+  out.median_step_ns = median_of(spans);
+  std::vector<int64_t> gaps;
+  for (auto& [key, events] : by_stream) {
+    std::sort(events.begin(), events.end(), [](const trace::Event* a, const trace::Event* b) {
+      return a->start_ns < b->start_ns;
+    });
+    for (size_t i = 1; i < events.size(); ++i) gaps.push_back(std::max<int64_t>(0, events[i]->start_ns - events[i - 1]->end_ns));
+  }
+  out.launch_gap_ns = median_of(gaps);
+  return out;
+}
+
+ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const MeasuredTimes& measured,
+                       const trace::Trace& modelled) {
+  ThunkTimes out;
+  // Each thunk's modelled duration: its events' total (a thunk's events carry its index).
+  std::map<std::pair<int32_t, int64_t>, int64_t> model_ns;  // (device slot, thunk index)
+  std::map<int64_t, int32_t> slot_of_device;
+  for (size_t d = 0; d < devices.size(); ++d) slot_of_device[devices[d].device] = static_cast<int32_t>(d);
+  for (const trace::Event& e : modelled.events) {
+    if (!is_work(e)) continue;
+    auto slot = slot_of_device.find(e.device);
+    if (slot == slot_of_device.end()) continue;
+    model_ns[{slot->second, e.correlation}] += e.duration_ns();
+  }
+  // Thunks per instruction per device: a measured step's time is shared by
+  // the instruction's occurrences (a loop body's kernels run once a trip).
+  out.ns.resize(devices.size());
+  std::vector<double> ratios;
+  for (size_t d = 0; d < devices.size(); ++d) {
+    const auto& thunks = devices[d].thunks;
+    std::unordered_map<std::string_view, int64_t> occurrences;
+    for (const sched::Thunk& t : thunks) {
+      if (t.kind == sched::ThunkKind::kRecordEvent || t.kind == sched::ThunkKind::kWaitEvent) continue;
+      ++occurrences[t.attributed_name];
+    }
+    out.ns[d].assign(thunks.size(), 0);
+    for (size_t i = 0; i < thunks.size(); ++i) {
+      const sched::Thunk& t = thunks[i];
+      if (t.kind == sched::ThunkKind::kRecordEvent || t.kind == sched::ThunkKind::kWaitEvent) continue;
+      auto m = measured.ns_per_step.find(std::string(t.attributed_name));
+      if (m == measured.ns_per_step.end() || m->second <= 0) continue;
+      const int64_t ns = std::max<int64_t>(1, m->second / std::max<int64_t>(1, occurrences[t.attributed_name]));
+      out.ns[d][i] = ns;
+      ++out.matched_thunks;
+      auto model = model_ns.find({static_cast<int32_t>(d), static_cast<int64_t>(i)});
+      if (model != model_ns.end() && model->second > 0 && t.kind != sched::ThunkKind::kCollective) {
+        ratios.push_back(static_cast<double>(ns) / static_cast<double>(model->second));
+      }
+    }
+  }
+  out.model_bias = ratios.empty() ? 1.0 : median_of(ratios);
+  for (size_t d = 0; d < devices.size(); ++d) {
+    const auto& thunks = devices[d].thunks;
+    for (size_t i = 0; i < thunks.size(); ++i) {
+      const sched::Thunk& t = thunks[i];
+      if (out.ns[d][i] != 0 || t.kind == sched::ThunkKind::kRecordEvent || t.kind == sched::ThunkKind::kWaitEvent) {
+        continue;
+      }
+      auto model = model_ns.find({static_cast<int32_t>(d), static_cast<int64_t>(i)});
+      if (model == model_ns.end() || model->second <= 0) continue;
+      out.ns[d][i] = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(model->second) * out.model_bias));
+      ++out.modelled_thunks;
+    }
+  }
+  return out;
+}
+
+}  // namespace sl::sim

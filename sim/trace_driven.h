@@ -1,0 +1,54 @@
+#pragma once
+// Trace-driven simulation (the Lumos approach): each instruction costs what
+// it cost in a measured run's median step, so "what if" questions about a
+// real program start from its real kernels. The measured run is a capture
+// linked to its XLA module (`streamlens link`), whose iterations are steps.
+//
+// An instruction the run never executed is costed by the device model,
+// scaled by the model's bias on the instructions that were matched (the
+// median of measured / modelled over them), so a model that is 20% slow on
+// this program's kernels is 20% slow on none of them.
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/sched/thunk.h"
+#include "core/trace/trace.h"
+
+namespace sl::sim {
+
+struct MeasuredTimes {
+  // Instruction -> GPU time per step (the median over steps of the sum of its
+  // kernels' durations in the step).
+  std::unordered_map<std::string, int64_t> ns_per_step;
+  int64_t steps = 0;
+  int64_t median_step_ns = 0;     // the median step's span, first start to last end
+  // Median idle time between consecutive records of one stream inside a step:
+  // launch and dependency latency as the program really paid it (much
+  // shorter inside CUDA graphs).
+  int64_t launch_gap_ns = 0;
+};
+
+// kInvalidInput when the run has no steps (it is not a linked capture, or
+// nothing matched).
+Result<MeasuredTimes> measured_times(const trace::Trace& linked);
+
+struct ThunkTimes {
+  // Per device (in the order of the programs given), per thunk: the duration
+  // the simulator uses, in ns; 0 = the device model's cost.
+  std::vector<std::vector<int64_t>> ns;
+  int64_t matched_thunks = 0;      // costed from the measured run
+  int64_t modelled_thunks = 0;     // costed by the model (times model_bias)
+  double model_bias = 1.0;         // median measured / modelled over matched kernel thunks
+};
+
+// `modelled` is a simulation of `devices` by the model alone: its events
+// carry their thunk index as correlation (sim/engine_trace.cc), which gives
+// each thunk's modelled duration.
+ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const MeasuredTimes& measured,
+                       const trace::Trace& modelled);
+
+}  // namespace sl::sim

@@ -1,0 +1,152 @@
+#include "core/xla/step_linker.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+
+#include "core/hlo/parser.h"
+#include "core/trace/iterations.h"
+#include "core/xla/launch_plan.h"
+#include "core/xla/thunk_sequence.h"
+#ifdef SL_WITH_CAPTURE_IMPORT
+#include "cupti_tracer/capture_file.h"
+#endif
+
+namespace sl::xla {
+namespace {
+
+using trace::Event;
+using trace::EventKind;
+
+// A synthetic capture: autotuning first, then `steps` executions of a
+// module launching kernel a, a cuBLAS call (two kernels), a copy, kernel b.
+trace::Trace synthetic_capture(int steps) {
+  trace::Trace t;
+  int64_t now = 0;
+  auto add = [&](EventKind kind, const std::string& name, int64_t dur) {
+    Event e;
+    e.kind = kind;
+    e.name = t.strings.intern(name);
+    e.start_ns = now;
+    e.end_ns = now + dur;
+    e.correlation = static_cast<int64_t>(t.events.size());
+    now += dur + 10;
+    t.events.push_back(e);
+  };
+  add(EventKind::kOther, "_ZN15stream_executor3gpu26RedzoneAllocatorKernelImplEPhhmPj", 5);
+  add(EventKind::kOther, "fusion_a", 7);  // an autotuning run of one of the module's kernels
+  add(EventKind::kCopy, "memcpy HtoD", 3);
+  for (int s = 0; s < steps; ++s) {
+    add(EventKind::kOther, "fusion_a", 100);
+    add(EventKind::kOther, "nvjet_sm90_tst_128x128", 200);
+    add(EventKind::kOther, "splitKreduce_kernel", 20);
+    add(EventKind::kCopy, "memcpy DtoD", 30);
+    add(EventKind::kOther, "fusion_b", 50);
+  }
+  add(EventKind::kCopy, "memcpy DtoH", 3);
+  return t;
+}
+
+LaunchPlan synthetic_plan() {
+  LaunchPlan plan;
+  plan.launches = {{LaunchKind::kKernel, "fusion_a", "fusion.a", "", false},
+                   {LaunchKind::kGemm, "", "custom-call.1", "", false},
+                   {LaunchKind::kCopy, "", "copy.2", "", false},
+                   {LaunchKind::kKernel, "fusion_b", "fusion.b", "", false}};
+  return plan;
+}
+
+TEST(StepLinker, FindsEveryStepAndLeavesAutotuningOutside) {
+  trace::Trace t = synthetic_capture(5);
+  LinkSummary s = link_steps(t, synthetic_plan());
+  ASSERT_EQ(s.steps.size(), 5u);
+  EXPECT_EQ(s.autotuning_kernels, 1);
+  EXPECT_EQ(t.events[0].iteration, -1);
+  EXPECT_EQ(t.events[1].iteration, -1) << "the autotuner's run of fusion_a is no step";
+  EXPECT_EQ(t.events.back().iteration, -1);
+  EXPECT_EQ(s.events_in_steps, 25);
+  EXPECT_EQ(s.events_linked, 25);
+  EXPECT_EQ(trace::iterations_of(t).size(), 5u);
+  // Step 2's launches, in order, with their instructions; both cuBLAS kernels
+  // belong to the one call and are GEMMs.
+  std::vector<std::string> instructions;
+  for (const Event& e : t.events) {
+    if (e.iteration == 2) instructions.push_back(t.instruction_of(e));
+  }
+  EXPECT_EQ(instructions, (std::vector<std::string>{"fusion.a", "custom-call.1", "custom-call.1", "copy.2", "fusion.b"}));
+  EXPECT_EQ(t.events[4].kind, EventKind::kGemm);
+  EXPECT_EQ(t.events[5].kind, EventKind::kGemm);
+}
+
+TEST(StepLinker, AnIncompleteLastExecutionIsNoStep) {
+  trace::Trace t = synthetic_capture(3);
+  t.events.erase(t.events.end() - 3, t.events.end());  // cut the last step after its GEMM
+  LinkSummary s = link_steps(t, synthetic_plan());
+  EXPECT_EQ(s.steps.size(), 2u);
+}
+
+TEST(StepLinker, SanitizesInstructionNamesAsXla) {
+  EXPECT_EQ(sanitized_kernel_name("gemm_fusion_dot.28"), "gemm_fusion_dot_28");
+  EXPECT_EQ(sanitized_kernel_name("wrapped_transpose"), "wrapped_transpose");
+  EXPECT_EQ(sanitized_kernel_name("a-b.c"), "a_b_c");
+}
+
+#ifdef SL_WITH_CAPTURE_IMPORT
+const std::string kCaptures = std::string(SL_SOURCE_DIR) + "/tests/corpus/captures";
+
+struct RealCapture {
+  std::string program;
+  size_t steps;
+};
+
+class RealCaptureTest : public ::testing::TestWithParam<RealCapture> {};
+
+// Captures of JAX 0.11 programs on an H200 (bench/gpu/capture_jax.sh), each
+// running its step 31 times after XLA's autotuning.
+TEST_P(RealCaptureTest, LinksEveryStepOfTheModule) {
+  const std::string dir = kCaptures + "/" + GetParam().program;
+  auto captured = cupti::import_capture_file(dir + "/capture.jsonl");
+  ASSERT_TRUE(captured.is_ok()) << captured.status().message();
+  std::string module_path;
+  for (const auto& f : std::filesystem::directory_iterator(dir)) {
+    if (f.path().string().find("gpu_after_optimizations.txt") != std::string::npos) module_path = f.path().string();
+  }
+  ASSERT_FALSE(module_path.empty());
+  auto module = hlo::parse_program_file(module_path);
+  ASSERT_TRUE(module.is_ok()) << module.status().message();
+  auto thunks = read_thunk_sequence(thunk_sequence_path_for(module_path, false));
+  ASSERT_TRUE(thunks.is_ok()) << thunks.status().message();
+  LaunchPlan plan = plan_from_thunks(*thunks, &*module);
+  trace::Trace t = std::move(*captured);
+  LinkSummary s = link_steps(t, plan);
+  EXPECT_EQ(s.steps.size(), GetParam().steps);
+  ASSERT_GT(s.work_ns_in_steps, 0);
+  EXPECT_GE(static_cast<double>(s.work_ns_linked) / static_cast<double>(s.work_ns_in_steps), 0.95)
+      << "linked " << s.work_ns_linked << " of " << s.work_ns_in_steps << " ns";
+  // Every step launches the same instructions.
+  std::map<int32_t, std::multiset<std::string>> per_step;
+  for (const Event& e : t.events) {
+    if (e.iteration >= 0 && e.instruction != 0) per_step[e.iteration].insert(t.instruction_of(e));
+  }
+  ASSERT_FALSE(per_step.empty());
+  for (const auto& [step, names] : per_step) EXPECT_EQ(names, per_step.begin()->second) << "step " << step;
+  // Each named instruction exists in the module.
+  for (const std::string& name : per_step.begin()->second) {
+    bool found = false;
+    for (const hlo::Computation& c : module->computations) found = found || c.find(name) >= 0;
+    EXPECT_TRUE(found) << name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Jax, RealCaptureTest,
+                         ::testing::Values(RealCapture{"transformer_small", 31}, RealCapture{"mlp", 31},
+                                           RealCapture{"mlp_nocb", 31}, RealCapture{"adam", 31},
+                                           RealCapture{"layernorm_gelu", 31}),
+                         [](const auto& info) { return info.param.program; });
+#endif
+
+}  // namespace
+}  // namespace sl::xla
