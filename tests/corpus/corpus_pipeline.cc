@@ -245,7 +245,7 @@ bool parse_stage(const std::string& name, Stage* stage) {
 }
 
 std::string group_of(const Entry& entry) {
-  if (entry.relative.rfind("jax/", 0) == 0) return "jax";
+  if (entry.relative.rfind("xla/", 0) != 0) return "jax";  // jax/, captures/: XLA's dumps of JAX programs
   return entry.rejected ? "xla-rejected" : "xla";
 }
 

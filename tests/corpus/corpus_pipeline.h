@@ -54,7 +54,8 @@ struct EvalCost {
 inline constexpr int64_t kMaxEvalBytes = int64_t{64} << 20;
 inline constexpr int64_t kMaxEvalFlops = int64_t{200} * 1000 * 1000;
 
-// Groups for the report: "jax", "xla", "xla-rejected".
+// Groups for the report: "jax" (XLA's dumps of JAX programs: jax/ and
+// captures/), "xla" and "xla-rejected" (modules of XLA's tests).
 std::string group_of(const Entry& entry);
 
 }  // namespace sl::corpus

@@ -81,7 +81,7 @@ std::string format_counts(const std::vector<ModuleResult>& results) {
   std::ostringstream out;
   out << "| corpus | modules | parse | check | lower | simulate | evaluate |\n"
       << "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"
-      << row("JAX 0.11 dumps (`tests/corpus/jax`)", jax)
+      << row("JAX 0.11 dumps (`tests/corpus/jax`, `captures`)", jax)
       << row("XLA test modules XLA accepts (`tests/corpus/xla`)", xla);
   out << "\nXLA test modules XLA's parser or verifier rejects: " << rejected.modules << ", of which streamlens "
       << "rejects " << (rejected.modules - rejected.at_least[static_cast<int>(Stage::kCheck)])
