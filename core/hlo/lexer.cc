@@ -17,7 +17,8 @@ constexpr std::array<bool, 256> kIdentChar = [] {
   std::array<bool, 256> table{};
   for (int c = 0; c < 256; ++c) {
     const char ch = static_cast<char>(c);
-    table[static_cast<size_t>(c)] = is_ident_start(ch) || is_digit(ch) || ch == '.' || ch == '-' || ch == '$';
+    // '#' continues a name: `%t#2` is XLA's short form for a tuple element.
+    table[static_cast<size_t>(c)] = is_ident_start(ch) || is_digit(ch) || ch == '.' || ch == '-' || ch == '$' || ch == '#';
   }
   return table;
 }();
@@ -169,6 +170,18 @@ Token Lexer::next() {
     return t;
   }
   if (c == '"') return lex_string(begin, loc);
+  if (c == '\'') {
+    // 'name': mesh axis names in replica groups and shardings. No escapes;
+    // a quote without its partner on the line stays punctuation.
+    size_t close = begin + 1;
+    while (close < text_.size() && text_[close] != '\'' && text_[close] != '\n') ++close;
+    if (close < text_.size() && text_[close] == '\'') {
+      skip_to(close + 1);
+      Token t = make(TokenKind::kString, begin, loc);
+      t.value = text_.substr(begin + 1, close - begin - 1);
+      return t;
+    }
+  }
 
   bump();
   switch (c) {

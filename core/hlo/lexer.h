@@ -20,7 +20,7 @@ enum class TokenKind {
   kName,      // %name (text without '%')
   kInt,       // 12, -3
   kFloat,     // 1.5, -2e3, -inf, -nan
-  kString,    // "..." (`value` holds the unescaped contents)
+  kString,    // "..." (`value` holds the unescaped contents) or '...' (no escapes)
   kLbrace, kRbrace, kLbracket, kRbracket, kLparen, kRparen,
   kComma, kColon, kEquals,
   kArrow,     // ->

@@ -27,6 +27,7 @@ struct SourceLoc {
 struct ReplicaGroups {
   std::vector<std::vector<int64_t>> groups;  // empty = every participant in one group
   std::string iota_text;                      // original iota spelling, for printing; empty for list form
+  std::string mesh_text;                      // original mesh spelling (mesh['x'=2] {'x'}), for printing
 };
 
 struct SliceDim {

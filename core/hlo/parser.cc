@@ -68,12 +68,16 @@ void Parser::warn(SourceLoc loc, std::string message) {
 }
 
 void Parser::warn_unknown_attribute(SourceLoc loc, std::string_view name) {
-  auto [it, inserted] = warned_attributes_.emplace(std::string(name), warnings_.size());
-  if (!inserted) {
-    ++warning_counts_[it->second];
-    return;
+  // Few distinct names per module: a linear scan, and no allocation for the
+  // repeats that make up most calls.
+  for (const auto& [seen, index] : warned_attributes_) {
+    if (seen == name) {
+      ++warning_counts_[index];
+      return;
+    }
   }
-  warn(loc, fmt::format("unknown attribute '{}' ignored", name));
+  warned_attributes_.emplace_back(std::string(name), warnings_.size());
+  warn(loc, fmt::format("unknown attribute '{}' kept as written", name));
 }
 
 Token Parser::peek_next() {
@@ -106,12 +110,22 @@ Result<Module> Parser::run() {
   advance();
   bool ok = true;
   if (is_ident("HloModule")) ok = parse_header();
+  if (ok) ok = parse_stack_frame_tables();
   while (ok && !is(TokenKind::kEof)) ok = parse_computation();
   if (ok && module_.computations.empty()) ok = fail_here("expected a computation: the module is empty");
   if (ok) ok = resolve_calls();
   if (ok) ok = check_call_cycles();
   if (!errors_.empty()) return invalid_input(format_diagnostics(errors_, text_));
 
+  if (module_.entry < 0 && !entry_name_.empty()) {
+    auto it = computation_names_.find(entry_name_);
+    if (it == computation_names_.end()) {
+      fail(entry_name_loc_, fmt::format("entry_computation_name names no computation: %{}", entry_name_));
+      return invalid_input(format_diagnostics(errors_, text_));
+    }
+    module_.entry = it->second;
+    module_.computations[static_cast<size_t>(it->second)].is_entry = true;
+  }
   if (module_.entry < 0) {
     module_.entry = static_cast<int>(module_.computations.size()) - 1;
     module_.computations.back().is_entry = true;
@@ -135,15 +149,7 @@ bool Parser::parse_header() {
     std::string_view name = cur_.text;
     advance();
     if (!expect(TokenKind::kEquals, "'=' after the module attribute name")) return false;
-    if (name == "replica_count" || name == "num_partitions") {
-      SourceLoc loc = cur_.loc;
-      int64_t value = 0;
-      if (!parse_int(value)) return false;
-      if (value < 1) return fail(loc, fmt::format("{} must be at least 1, got {}", name, value));
-      (name == "replica_count" ? module_.replica_count : module_.num_partitions) = value;
-    } else if (!skip_value()) {
-      return false;
-    }
+    if (!parse_header_attribute(name)) return false;
   }
   // Backends keep per-device state; a typo such as replica_count=8000000000
   // must not become an allocation failure later.
@@ -154,6 +160,33 @@ bool Parser::parse_header() {
                                        module_.replica_count, module_.num_partitions, kMaxDevices));
   }
   return true;
+}
+
+bool Parser::parse_header_attribute(std::string_view name) {
+  if (name == "replica_count" || name == "num_partitions") {
+    SourceLoc loc = cur_.loc;
+    int64_t value = 0;
+    if (!parse_int(value)) return false;
+    if (value < 1) return fail(loc, fmt::format("{} must be at least 1, got {}", name, value));
+    const bool replicas = name == "replica_count";
+    (replicas ? module_.replica_count : module_.num_partitions) = value;
+    (replicas ? module_.replica_count_declared : module_.num_partitions_declared) = true;
+    return true;
+  }
+  if (name == "is_scheduled") return parse_bool(module_.is_scheduled);
+  if (name == "entry_computation_name") {
+    // Not written by XLA's printer, but a way to pick the entry without ENTRY.
+    if (!is(TokenKind::kString) && !is(TokenKind::kIdent) && !is(TokenKind::kName)) {
+      return fail_expected("the entry computation's name");
+    }
+    entry_name_ = std::string(is(TokenKind::kString) ? cur_.value : cur_.text);
+    entry_name_loc_ = cur_.loc;
+    advance();
+    return true;
+  }
+  // entry_computation_layout, input_output_alias, frontend_attributes, ...:
+  // the layouts and aliasing do not change what the program computes here.
+  return skip_value();
 }
 
 bool Parser::parse_computation() {
@@ -181,6 +214,7 @@ bool Parser::parse_computation() {
 
   std::unordered_map<std::string_view, int> names;
   std::vector<PendingOperand> pending;
+  pending_controls_.clear();
   size_t expected = estimate_instructions(prev_.end, prev_.loc.line);
   reserve_huge(computation.instructions, expected);
   names.reserve(expected);
@@ -235,24 +269,40 @@ bool Parser::parse_instruction(Computation& computation, std::unordered_map<std:
   // Built in place: instructions are large, and moving each one into the
   // vector was a fifth of the parse time on big modules.
   int index = static_cast<int>(computation.instructions.size());
-  Instruction& instruction = computation.instructions.emplace_back();
+  Instruction* built = &computation.instructions.emplace_back();
   if (is_ident("ROOT")) {
-    instruction.is_root = true;
+    built->is_root = true;
     advance();
   }
   if (!is(TokenKind::kName) && !is(TokenKind::kIdent)) return fail_expected("an instruction name");
   std::string_view name = cur_.text;
-  instruction.name = std::string(name);
-  instruction.loc = cur_.loc;
+  built->name = std::string(name);
+  built->loc = cur_.loc;
   advance();
   if (!expect(TokenKind::kEquals, "'=' after the instruction name")) return false;
-  if (!parse_shape(instruction.shape, 0)) return false;
-  if (!parse_opcode_token(instruction)) return false;
+  current_instruction_ = index;
+  // XLA writes every result shape, but its parser lets many opcodes leave it
+  // out (`%s = add(%a, %b)`); those are inferred once the attributes are read.
+  // An opcode is never followed by '[', so `f33[4]` still reads as a shape.
+  const bool has_shape =
+      is(TokenKind::kLparen) || (is(TokenKind::kIdent) && peek_next().kind == TokenKind::kLbracket);
+  if (has_shape && !parse_shape(built->shape, 0)) return false;
+  if (!parse_opcode_token(*built)) return false;
 
-  if (!parse_operands(instruction, index, names, pending)) return false;
+  if (!parse_operands(*built, index, names, pending)) return false;
+  if (!element_refs_.empty()) {
+    if (!materialize_element_refs(computation, names, pending, index)) return false;
+    built = &computation.instructions.back();
+    current_instruction_ = index;
+  }
+  Instruction& instruction = *built;
   CalledRefs refs;
   while (accept(TokenKind::kComma)) {
     if (!parse_attribute(instruction, refs)) return false;
+  }
+  if (!has_shape) {
+    std::string problem = infer_result_shape(computation, instruction);
+    if (!problem.empty()) return fail(instruction.opcode_loc, problem);
   }
   if (!instruction.backend_config.empty()) {
     std::string problem = apply_backend_config(instruction);
@@ -327,6 +377,10 @@ bool Parser::parse_operands(Instruction& instruction, int index,
     auto it = names.find(cur_.text);
     if (it != names.end()) {
       instruction.operands.push_back(it->second);
+    } else if (cur_.text.find('#') != std::string_view::npos) {
+      // `%t#2`: element 2 of tuple %t (resolved once the operands are read).
+      element_refs_.push_back({instruction.operands.size(), cur_.text, cur_.loc});
+      instruction.operands.push_back(-1);
     } else {
       pending.push_back({index, instruction.operands.size(), cur_.text, cur_.loc});
       instruction.operands.push_back(-1);
@@ -348,6 +402,15 @@ bool Parser::finish_computation(Computation& computation, const std::unordered_m
     if (errors_.size() >= 20) break;
   }
   if (!pending.empty()) return false;
+  for (const PendingOperand& p : pending_controls_) {
+    auto it = names.find(p.name);
+    if (it == names.end()) {
+      fail(p.loc, fmt::format("control-predecessors names undefined instruction %{}", p.name));
+      continue;
+    }
+    computation.instructions[static_cast<size_t>(p.instruction)].control_predecessors.push_back(it->second);
+  }
+  if (!errors_.empty()) return false;
   if (computation.instructions.empty()) {
     return fail(computation.loc, fmt::format("computation %{} has no instructions", computation.name));
   }
@@ -380,11 +443,13 @@ bool Parser::finish_computation(Computation& computation, const std::unordered_m
 }
 
 bool Parser::record_calls(Instruction& instruction, CalledRefs& refs, int computation, int instruction_index) {
-  // Order: condition, body (while); true, false, branches (conditional); then
-  // to_apply and calls / called_computations. The printer writes them back
+  // Order: condition, body (while); true, false, branches (conditional);
+  // select, scatter (select-and-scatter); then to_apply and calls /
+  // called_computations. The printer writes them back
   // in an order that reads back to the same list.
-  std::vector<CalledRefs::Ref>* groups[] = {&refs.condition, &refs.body,     &refs.true_branch, &refs.false_branch,
-                                             &refs.branches,  &refs.to_apply, &refs.calls};
+  std::vector<CalledRefs::Ref>* groups[] = {&refs.condition,    &refs.body,     &refs.true_branch,
+                                             &refs.false_branch, &refs.branches, &refs.select,
+                                             &refs.scatter,      &refs.to_apply, &refs.calls};
   for (auto* group : groups) {
     for (CalledRefs::Ref& ref : *group) {
       PendingCall call;

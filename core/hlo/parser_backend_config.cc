@@ -28,6 +28,18 @@ std::optional<int64_t> json_int(const json& value) {
   return std::nullopt;
 }
 
+// JSON numbers, or numbers written as strings ("1", "0.5").
+std::optional<double> json_double(const json& value) {
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) {
+    const std::string& s = value.get_ref<const std::string&>();
+    double v = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc() && ptr == s.data() + s.size()) return v;
+  }
+  return std::nullopt;
+}
+
 // Max bracket depth outside strings; keeps pathological input away from the
 // JSON library.
 int json_depth(std::string_view text) {
@@ -76,10 +88,34 @@ std::string read_fields(const json& config, Instruction& inst) {
     if (!n || *n < 0) return "backend_config known_trip_count is not {\"n\":\"N\"} with N >= 0; ignored";
     inst.known_trip_count = n;
   }
+  if (auto it = config.find("wait_on_operation_queues"); it != config.end()) {
+    if (!it->is_array()) return "backend_config wait_on_operation_queues is not a list; ignored";
+    std::vector<int64_t> queues;
+    for (const json& v : *it) {
+      auto id = json_int(v);
+      if (!id || *id < 0) return "backend_config wait_on_operation_queues holds a value that is not a queue id; ignored";
+      queues.push_back(*id);
+    }
+    inst.wait_on_operation_queues = std::move(queues);
+  }
   if (inst.custom_call_target == "__cublas$gemm" || inst.custom_call_target == "__cublas$lt$matmul") {
     // Current XLA nests the GEMM config; older dumps put it at the top level.
     const json* gemm = &config;
     if (auto it = config.find("gemm_backend_config"); it != config.end() && it->is_object()) gemm = &*it;
+    GemmConfig gc;
+    for (auto [key, field] : {std::pair{"alpha_real", &gc.alpha_real}, std::pair{"alpha_imag", &gc.alpha_imag},
+                              std::pair{"beta", &gc.beta}}) {
+      auto it = gemm->find(key);
+      if (it == gemm->end()) continue;
+      auto v = json_double(*it);
+      if (!v) return fmt::format("GEMM backend_config {} is not a number", key);
+      *field = *v;
+    }
+    if (auto it = gemm->find("epilogue"); it != gemm->end()) {
+      if (!it->is_string()) return "GEMM backend_config epilogue is not a string";
+      gc.epilogue = it->get<std::string>();
+    }
+    inst.gemm_config = gc;
     auto dims = gemm->find("dot_dimension_numbers");
     if (dims == gemm->end() || !dims->is_object()) {
       return "GEMM backend_config has no dot_dimension_numbers";

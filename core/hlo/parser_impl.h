@@ -42,13 +42,34 @@ struct CalledRefs {
     std::string name;
     SourceLoc loc;
   };
-  std::vector<Ref> to_apply, calls, condition, body, branches, true_branch, false_branch;
+  std::vector<Ref> to_apply, calls, condition, body, branches, true_branch, false_branch, select, scatter;
 };
 
 // Reads backend_config JSON text into the typed fields of `instruction`
-// (operation_queue_id, known_trip_count, GEMM dot dimensions). Never throws;
+// (operation_queue_id, known_trip_count, wait_on_operation_queues, GEMM dot
+// dimensions and gemm_config). Never throws;
 // returns a message when the text holds JSON the tool reads but cannot use.
 std::string apply_backend_config(Instruction& instruction);
+
+// The mesh form of replica groups, as read: mesh axes, an optional explicit
+// device order, and the (sub-)axes that form each group.
+struct MeshGroups {
+  struct AxisRef {
+    size_t axis = 0;
+    int64_t pre_size = 1;  // sub-axis a:(pre)size; size 0 = the whole axis
+    int64_t size = 0;
+    SourceLoc loc;
+  };
+  std::vector<std::string> axis_names;
+  std::vector<int64_t> axis_sizes;
+  std::vector<int64_t> device_ids;  // empty = iota
+  std::vector<AxisRef> refs;
+};
+
+// Expands a mesh form into groups; empty string or a message (and `where`
+// set to the axis reference at fault, when one is).
+std::string expand_mesh_groups(const MeshGroups& mesh, std::vector<std::vector<int64_t>>& groups,
+                               SourceLoc& where);
 
 // Expands `[G,S]<=[d0,d1,...]T(perm)` into groups; empty string or a message.
 std::string expand_iota_groups(const std::vector<int64_t>& group_dims, const std::vector<int64_t>& reshape_dims,
@@ -77,12 +98,24 @@ class Parser {
 
   // --- module structure (parser.cc) ---
   bool parse_header();
+  bool parse_header_attribute(std::string_view name);
   bool parse_computation();
   bool parse_signature(Computation& computation);
   size_t estimate_instructions(size_t body_begin, int body_line);
   bool parse_instruction(Computation& computation, std::unordered_map<std::string_view, int>& names,
                          std::vector<PendingOperand>& pending);
   bool parse_opcode_token(Instruction& instruction);
+  // `%t#N` operands of the instruction at `index` become get-tuple-elements
+  // before it; `index` is updated (parser_short_forms.cc).
+  bool materialize_element_refs(Computation& computation, std::unordered_map<std::string_view, int>& names,
+                                std::vector<PendingOperand>& pending, int& index);
+  // The instruction `name` stands for, creating the get-tuple-elements a
+  // `t#N#M` name needs; -1 after an error.
+  int resolve_element(Computation& computation, std::unordered_map<std::string_view, int>& names,
+                      std::string_view name, SourceLoc loc);
+  // For instructions written without a result shape (parser_short_forms.cc):
+  // empty, or why XLA's parser would refuse to infer it too.
+  std::string infer_result_shape(const Computation& computation, Instruction& instruction);
   bool parse_operands(Instruction& instruction, int index, const std::unordered_map<std::string_view, int>& names,
                       std::vector<PendingOperand>& pending);
   bool finish_computation(Computation& computation, const std::unordered_map<std::string_view, int>& names,
@@ -108,12 +141,36 @@ class Parser {
   bool parse_pairs(std::vector<std::pair<int64_t, int64_t>>& pairs);
   bool skip_balanced();                                    // one {...} [...] (...) group
   bool skip_value();                                       // an attribute value we do not read
+  bool skip_one_value();                                   // one token or one bracketed group
+
+  // --- replica groups (parser_replica_groups.cc) ---
+  bool parse_mesh_groups(ReplicaGroups& groups);
+  bool parse_mesh_name(std::string& name);
+
+  // --- stack-frame tables and metadata (parser_tables.cc) ---
+  bool parse_stack_frame_tables();
+  bool parse_string_table(std::vector<std::string>& out);
+  bool parse_table_row(std::string_view table, size_t expected_id,
+                       const std::vector<std::pair<std::string_view, int64_t*>>& fields);
+  bool check_stack_frame_ids();
+  bool parse_metadata(Instruction& instruction);
+  bool parse_metadata_fields(OpMetadata& metadata);
 
   // --- attributes (parser_attributes.cc) ---
   bool parse_attribute(Instruction& instruction, CalledRefs& refs);
   bool parse_computation_ref(std::vector<CalledRefs::Ref>& out, bool allow_list);
   bool parse_backend_config(Instruction& instruction);
   bool parse_frontend_attributes(Instruction& instruction);
+  bool parse_control_predecessors();
+  bool keep_attribute(Instruction& instruction, std::string_view name);
+
+  // --- op-specific attributes (parser_attributes_ops.cc) ---
+  // Sets `handled` when `name` is one of them for this opcode.
+  bool parse_op_attribute(Instruction& instruction, std::string_view name, bool& handled);
+  bool parse_dxd(std::string_view what, size_t parts, std::vector<std::vector<int64_t>>& out);
+  bool parse_window(std::vector<WindowDim>& window);
+  bool parse_padding(std::vector<PadDim>& padding);
+  bool parse_string_or_ident(std::string& out, std::string_view what);
 
   Lexer lexer_;
   Token cur_;
@@ -126,9 +183,22 @@ class Parser {
   // Unknown attributes warn once per name (first place, then a count), so a
   // large dump cannot flood the warnings.
   std::vector<Diagnostic> warnings_;
-  std::unordered_map<std::string, size_t> warned_attributes_;  // name -> index in warnings_
+  std::vector<std::pair<std::string, size_t>> warned_attributes_;  // name -> index in warnings_
   std::vector<int64_t> warning_counts_;                        // parallel to warnings_
   SourceLoc backend_config_loc_;
+  // control-predecessors of the computation being read, resolved when it ends
+  // (`slot` unused); `current_instruction_` is the index being read.
+  std::vector<PendingOperand> pending_controls_;
+  int current_instruction_ = 0;
+  // `%t#N` operands of the instruction being read (see parser_short_forms.cc).
+  struct ElementRef {
+    size_t slot;
+    std::string_view name;  // "t#N", or "t#N#M" for a nested tuple
+    SourceLoc loc;
+  };
+  std::vector<ElementRef> element_refs_;
+  std::string entry_name_;  // header entry_computation_name=, when given
+  SourceLoc entry_name_loc_;
   Shape operand_shape_;  // `f32[4]{0} %x` operand prefixes: parsed, checked, dropped
   // Offsets and line numbers of `}` at the start of a line (reserve hints).
   struct CloseLine {

@@ -21,6 +21,48 @@ bool same_groups(const std::optional<ReplicaGroups>& a, const std::optional<Repl
   return !a || a->groups == b->groups;
 }
 
+bool same_window(const std::vector<WindowDim>& a, const std::vector<WindowDim>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const WindowDim &x = a[i], &y = b[i];
+    if (x.size != y.size || x.stride != y.stride || x.padding_low != y.padding_low ||
+        x.padding_high != y.padding_high || x.base_dilation != y.base_dilation ||
+        x.window_dilation != y.window_dilation || x.window_reversal != y.window_reversal) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool same_padding(const std::vector<PadDim>& a, const std::vector<PadDim>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].low != b[i].low || a[i].high != b[i].high || a[i].interior != b[i].interior) return false;
+  }
+  return true;
+}
+
+bool same_gather(const GatherDims& a, const GatherDims& b) {
+  return a.offset_dims == b.offset_dims && a.collapsed_slice_dims == b.collapsed_slice_dims &&
+         a.start_index_map == b.start_index_map && a.operand_batching_dims == b.operand_batching_dims &&
+         a.start_indices_batching_dims == b.start_indices_batching_dims && a.index_vector_dim == b.index_vector_dim &&
+         a.slice_sizes == b.slice_sizes && a.indices_are_sorted == b.indices_are_sorted;
+}
+
+bool same_scatter(const ScatterDims& a, const ScatterDims& b) {
+  return a.update_window_dims == b.update_window_dims && a.inserted_window_dims == b.inserted_window_dims &&
+         a.scatter_dims_to_operand_dims == b.scatter_dims_to_operand_dims &&
+         a.input_batching_dims == b.input_batching_dims &&
+         a.scatter_indices_batching_dims == b.scatter_indices_batching_dims &&
+         a.index_vector_dim == b.index_vector_dim && a.indices_are_sorted == b.indices_are_sorted &&
+         a.unique_indices == b.unique_indices;
+}
+
+bool same_metadata(const OpMetadata& a, const OpMetadata& b) {
+  return a.op_type == b.op_type && a.op_name == b.op_name && a.source_file == b.source_file &&
+         a.source_line == b.source_line && a.stack_frame_id == b.stack_frame_id;
+}
+
 bool same_slice(const std::vector<SliceDim>& a, const std::vector<SliceDim>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -33,7 +75,9 @@ std::string instruction_difference(const Instruction& a, const Instruction& b) {
   if (a.name != b.name) return fmt::format("names differ (%{} vs %{})", a.name, b.name);
   if (a.opcode != b.opcode) return fmt::format("opcodes differ ({} vs {})", opcode_name(a.opcode), opcode_name(b.opcode));
   if (a.async_wrapped != b.async_wrapped) return "async_wrapped differs";
-  if (a.shape != b.shape) return fmt::format("shapes differ ({} vs {})", to_string(a.shape), to_string(b.shape));
+  if (a.shape != b.shape || to_string(a.shape) != to_string(b.shape)) {
+    return fmt::format("shapes differ ({} vs {})", to_string(a.shape), to_string(b.shape));
+  }
   if (a.operands != b.operands) return "operands differ";
   if (a.is_root != b.is_root) return "ROOT marks differ";
   if (a.parameter_number != b.parameter_number) return "parameter numbers differ";
@@ -60,6 +104,23 @@ std::string instruction_difference(const Instruction& a, const Instruction& b) {
   if (a.operation_queue_id != b.operation_queue_id) return "operation_queue_id differs";
   if (a.known_trip_count != b.known_trip_count) return "known_trip_count differs";
   if (a.frontend_attributes != b.frontend_attributes) return "frontend_attributes differ";
+  if (!same_gather(a.gather, b.gather)) return "gather dimension numbers differ";
+  if (!same_scatter(a.scatter, b.scatter)) return "scatter dimension numbers differ";
+  if (!same_window(a.window, b.window)) return "window differs";
+  if (!same_padding(a.padding, b.padding)) return "padding differs";
+  if (a.is_stable != b.is_stable || a.k != b.k || a.largest != b.largest) return "sort/topk attributes differ";
+  if (a.rng_algorithm != b.rng_algorithm || a.rng_distribution != b.rng_distribution) return "rng attributes differ";
+  if (a.exponent_bits != b.exponent_bits || a.mantissa_bits != b.mantissa_bits) return "reduce-precision bits differ";
+  if (a.dim_labels != b.dim_labels || a.feature_group_count != b.feature_group_count ||
+      a.batch_group_count != b.batch_group_count) {
+    return "convolution attributes differ";
+  }
+  if (a.wait_on_operation_queues != b.wait_on_operation_queues) return "wait_on_operation_queues differ";
+  if (a.gemm_config.has_value() != b.gemm_config.has_value()) return "gemm_config differs";
+  if (a.control_predecessors != b.control_predecessors) return "control-predecessors differ";
+  if (a.async_execution_thread != b.async_execution_thread) return "async_execution_thread differs";
+  if (!same_metadata(a.metadata, b.metadata)) return "metadata differs";
+  if (a.attributes != b.attributes) return "kept attributes differ";
   return {};
 }
 
@@ -69,6 +130,25 @@ std::string module_difference(const Module& a, const Module& b) {
   if (a.name != b.name) return fmt::format("module names differ ({} vs {})", a.name, b.name);
   if (a.replica_count != b.replica_count) return "replica_count differs";
   if (a.num_partitions != b.num_partitions) return "num_partitions differs";
+  if (a.is_scheduled != b.is_scheduled) return "is_scheduled differs";
+  if (a.replica_count_declared != b.replica_count_declared || a.num_partitions_declared != b.num_partitions_declared) {
+    return "declared device counts differ";
+  }
+  {
+    const StackFrameTables &x = a.stack_frames, &y = b.stack_frames;
+    bool same = x.file_names == y.file_names && x.function_names == y.function_names &&
+                x.locations.size() == y.locations.size() && x.frames.size() == y.frames.size();
+    for (size_t i = 0; same && i < x.locations.size(); ++i) {
+      const auto &l = x.locations[i], &m = y.locations[i];
+      same = l.file_id == m.file_id && l.function_id == m.function_id && l.line == m.line &&
+             l.end_line == m.end_line && l.column == m.column && l.end_column == m.end_column;
+    }
+    for (size_t i = 0; same && i < x.frames.size(); ++i) {
+      same = x.frames[i].location_id == y.frames[i].location_id &&
+             x.frames[i].parent_frame_id == y.frames[i].parent_frame_id;
+    }
+    if (!same) return "stack frame tables differ";
+  }
   if (a.entry != b.entry) return "entry computations differ";
   if (a.computations.size() != b.computations.size()) {
     return fmt::format("computation counts differ ({} vs {})", a.computations.size(), b.computations.size());

@@ -1,5 +1,5 @@
-// HLO text parser: shapes, integers, lists, constant literals, replica
-// groups, and skipping of values the tool does not read.
+// HLO text parser: shapes, integers, lists, constant literals, and skipping
+// of values the tool does not read.
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -148,13 +148,24 @@ bool Parser::parse_array_shape(Shape& shape, bool before_body) {
   shape.type = *type;
   shape.dims.clear();
   shape.elements.clear();
+  shape.dynamic_dims.clear();
   if (!accept(TokenKind::kRbracket)) {
     if (shape.dims.capacity() == 0) shape.dims.reserve(4);  // one allocation for typical ranks
     for (;;) {
       SourceLoc dim_loc = cur_.loc;
       int64_t d = 0;
-      if (!parse_int(d)) return false;
+      int8_t dynamic = 0;
+      if (is(TokenKind::kPunct) && cur_.text == "?") {
+        dynamic = 2;
+        advance();
+      } else {
+        if (accept(TokenKind::kLeq)) dynamic = 1;
+        if (!parse_int(d)) return false;
+      }
       if (d < 0) return fail(dim_loc, fmt::format("dimension size {} is negative", d));
+      if (dynamic != 0) shape.dynamic_dims.resize(shape.dims.size() + 1, 0);
+      if (!shape.dynamic_dims.empty()) shape.dynamic_dims.resize(shape.dims.size() + 1, 0);
+      if (dynamic != 0) shape.dynamic_dims.back() = dynamic;
       shape.dims.push_back(d);
       if (accept(TokenKind::kComma)) continue;
       if (!expect(TokenKind::kRbracket, "',' or ']' in the dimensions")) return false;
@@ -232,12 +243,24 @@ bool Parser::skip_value() {
   }
 }
 
+bool Parser::skip_one_value() {
+  if (is(TokenKind::kError)) return fail_here(std::string(cur_.value));
+  if (is_opener(cur_.kind)) return skip_balanced();
+  if (is(TokenKind::kComma) || is_closer(cur_.kind) || is(TokenKind::kEof)) return fail_expected("a value");
+  advance();
+  return true;
+}
+
 bool Parser::parse_literal(Instruction& instruction) {
   const Shape& shape = instruction.shape;
-  if (shape.is_tuple()) return fail(instruction.opcode_loc, "tuple constants are not supported");
   if (shape.is_token()) return fail(instruction.opcode_loc, "token constants are not supported");
   size_t begin = cur_.begin;
-  if (is(TokenKind::kLbrace) && peek_next().kind == TokenKind::kEllipsis) {
+  if (shape.is_tuple()) {
+    // `constant(( {1, 2}, {3} ))`: kept as written, values not read (no
+    // backend evaluates tuple constants; XLA itself rarely prints them).
+    if (!is(TokenKind::kLparen)) return fail_expected("'(' to open a tuple constant");
+    if (!skip_balanced()) return false;
+  } else if (is(TokenKind::kLbrace) && peek_next().kind == TokenKind::kEllipsis) {
     // A large constant elided by the dump (`constant({...})`): no values.
     advance();
     advance();
@@ -332,37 +355,6 @@ bool Parser::parse_literal_scalar(PrimitiveType type, std::vector<double>& value
   return true;
 }
 
-bool Parser::parse_replica_groups(ReplicaGroups& groups) {
-  groups = ReplicaGroups{};
-  if (is(TokenKind::kLbrace)) return parse_int_list_list(groups.groups);
-  if (!is(TokenKind::kLbracket)) return fail_expected("replica groups ('{{...}}' or '[G,S]<=[...]')");
-  SourceLoc loc = cur_.loc;
-  std::vector<int64_t> group_dims, reshape_dims, perm;
-  if (!parse_bracket_int_list(group_dims)) return false;
-  if (!expect(TokenKind::kLeq, "'<=' in iota replica groups")) return false;
-  if (!parse_bracket_int_list(reshape_dims)) return false;
-  if (is_ident("T")) {
-    advance();
-    if (!expect(TokenKind::kLparen, "'(' after T")) return false;
-    if (!accept(TokenKind::kRparen)) {
-      for (;;) {
-        int64_t v = 0;
-        if (!parse_int(v)) return false;
-        perm.push_back(v);
-        if (accept(TokenKind::kComma)) continue;
-        if (!expect(TokenKind::kRparen, "',' or ')' in the transpose")) return false;
-        break;
-      }
-    }
-  }
-  // Canonical spelling (no spaces or comments), e.g. [3,10]<=[6,5]T(1,0).
-  groups.iota_text = fmt::format("[{}]<=[{}]", fmt::join(group_dims, ","), fmt::join(reshape_dims, ","));
-  if (!perm.empty()) groups.iota_text += fmt::format("T({})", fmt::join(perm, ","));
-  std::string problem = expand_iota_groups(group_dims, reshape_dims, perm, groups.groups);
-  if (!problem.empty()) return fail(loc, problem);
-  return true;
-}
-
 bool Parser::parse_slice(std::vector<SliceDim>& slice) {
   slice.clear();
   if (!expect(TokenKind::kLbrace, "'{' to open the slice")) return false;
@@ -379,82 +371,6 @@ bool Parser::parse_slice(std::vector<SliceDim>& slice) {
     if (accept(TokenKind::kComma)) continue;
     return expect(TokenKind::kRbrace, "',' or '}' in the slice");
   }
-}
-
-bool Parser::parse_pairs(std::vector<std::pair<int64_t, int64_t>>& pairs) {
-  pairs.clear();
-  if (!expect(TokenKind::kLbrace, "'{' to open source_target_pairs")) return false;
-  if (accept(TokenKind::kRbrace)) return true;
-  for (;;) {
-    SourceLoc loc = cur_.loc;
-    std::vector<int64_t> pair;
-    if (!parse_int_list(pair)) return false;
-    if (pair.size() != 2) return fail(loc, fmt::format("a source-target pair needs 2 ids, got {}", pair.size()));
-    pairs.emplace_back(pair[0], pair[1]);
-    if (accept(TokenKind::kComma)) continue;
-    return expect(TokenKind::kRbrace, "',' or '}' in source_target_pairs");
-  }
-}
-
-std::string expand_iota_groups(const std::vector<int64_t>& group_dims, const std::vector<int64_t>& reshape_dims,
-                               const std::vector<int64_t>& perm, std::vector<std::vector<int64_t>>& groups) {
-  constexpr int64_t kMaxDevices = int64_t{1} << 20;
-  if (group_dims.size() != 2) {
-    return fmt::format("iota replica groups need [groups,size] (2 numbers), got {}", group_dims.size());
-  }
-  int64_t total = 0;
-  if (group_dims[0] <= 0 || group_dims[1] <= 0 || __builtin_mul_overflow(group_dims[0], group_dims[1], &total) ||
-      total > kMaxDevices) {
-    return fmt::format("iota replica groups [{},{}] must be positive and at most {} devices", group_dims[0],
-                       group_dims[1], kMaxDevices);
-  }
-  if (reshape_dims.empty()) return "iota replica groups need reshape dimensions after '<='";
-  int64_t product = 1;
-  for (int64_t d : reshape_dims) {
-    if (d <= 0 || __builtin_mul_overflow(product, d, &product) || product > kMaxDevices) {
-      return "iota reshape dimensions must be positive and hold at most 2^20 devices";
-    }
-  }
-  if (product != total) {
-    return fmt::format("iota replica groups [{},{}] hold {} devices but the reshape dimensions hold {}", group_dims[0],
-                       group_dims[1], total, product);
-  }
-  size_t rank = reshape_dims.size();
-  std::vector<int64_t> order = perm;
-  if (order.empty()) {
-    for (size_t i = 0; i < rank; ++i) order.push_back(static_cast<int64_t>(i));
-  }
-  if (order.size() != rank) {
-    return fmt::format("transpose T(...) has {} entries but there are {} reshape dimensions", order.size(), rank);
-  }
-  std::vector<bool> seen(rank, false);
-  for (int64_t p : order) {
-    if (p < 0 || static_cast<size_t>(p) >= rank || seen[static_cast<size_t>(p)]) {
-      return "transpose T(...) must be a permutation of the reshape dimensions";
-    }
-    seen[static_cast<size_t>(p)] = true;
-  }
-  // Row-major strides of the reshaped iota; walk the transposed array in
-  // row-major order and read the iota value (= flat input index).
-  std::vector<int64_t> in_stride(rank, 1);
-  for (size_t i = rank - 1; i > 0; --i) in_stride[i - 1] = in_stride[i] * reshape_dims[i];
-  std::vector<int64_t> out_dims(rank), out_stride(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    out_dims[i] = reshape_dims[static_cast<size_t>(order[i])];
-    out_stride[i] = in_stride[static_cast<size_t>(order[i])];
-  }
-  std::vector<int64_t> index(rank, 0);
-  groups.assign(static_cast<size_t>(group_dims[0]), {});
-  for (int64_t k = 0; k < total; ++k) {
-    int64_t value = 0;
-    for (size_t i = 0; i < rank; ++i) value += index[i] * out_stride[i];
-    groups[static_cast<size_t>(k / group_dims[1])].push_back(value);
-    for (size_t i = rank; i-- > 0;) {
-      if (++index[i] < out_dims[i]) break;
-      index[i] = 0;
-    }
-  }
-  return {};
 }
 
 }  // namespace sl::hlo::parser_internal

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/hlo/lexer.h"
+#include "core/hlo/printer_impl.h"
 
 namespace sl::hlo {
 namespace {
@@ -105,6 +106,8 @@ void print_called(const Module& module, const Instruction& inst, Opcode op, std:
   if (op == Opcode::kWhile && called.size() >= 2) {
     out += ", condition=" + computation_name(module, called[0]) + ", body=" + computation_name(module, called[1]);
     if (called.size() > 2) out += ", called_computations=" + computation_list(module, called, 2);
+  } else if (op == Opcode::kSelectAndScatter && called.size() == 2) {
+    out += ", select=" + computation_name(module, called[0]) + ", scatter=" + computation_name(module, called[1]);
   } else if (op == Opcode::kConditional) {
     out += ", branch_computations=" + computation_list(module, called, 0);
   } else if (explicit_async || op == Opcode::kFusion) {
@@ -187,7 +190,9 @@ std::string print_instruction(const Module& module, const Computation& computati
   if (inst.channel_id) out += fmt::format(", channel_id={}", *inst.channel_id);
   if (inst.replica_groups) {
     out += ", replica_groups=";
-    if (!inst.replica_groups->iota_text.empty()) {
+    if (!inst.replica_groups->mesh_text.empty()) {
+      out += inst.replica_groups->mesh_text;
+    } else if (!inst.replica_groups->iota_text.empty()) {
       out += inst.replica_groups->iota_text;
     } else {
       out += "{";
@@ -225,15 +230,22 @@ std::string print_instruction(const Module& module, const Computation& computati
     }
     out += "}";
   }
+  printer_internal::print_extra_attributes(computation, inst, out);
   return out;
 }
 
 std::string print_module(const Module& module) {
   std::string out = "HloModule ";
   out += is_plain_name(module.name) ? module.name : "\"" + escape_string(module.name) + "\"";
-  if (module.replica_count != 1) out += fmt::format(", replica_count={}", module.replica_count);
-  if (module.num_partitions != 1) out += fmt::format(", num_partitions={}", module.num_partitions);
+  if (module.is_scheduled) out += ", is_scheduled=true";
+  if (module.replica_count != 1 || module.replica_count_declared) {
+    out += fmt::format(", replica_count={}", module.replica_count);
+  }
+  if (module.num_partitions != 1 || module.num_partitions_declared) {
+    out += fmt::format(", num_partitions={}", module.num_partitions);
+  }
   out += "\n";
+  out += printer_internal::print_stack_frame_tables(module);
   for (size_t c = 0; c < module.computations.size(); ++c) {
     const Computation& computation = module.computations[c];
     out += "\n";

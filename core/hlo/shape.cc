@@ -170,6 +170,12 @@ std::string to_string(const Shape& shape) {
   out += "[";
   for (size_t i = 0; i < shape.dims.size(); ++i) {
     if (i) out += ",";
+    const int8_t dynamic = i < shape.dynamic_dims.size() ? shape.dynamic_dims[i] : 0;
+    if (dynamic == 2) {
+      out += "?";
+      continue;
+    }
+    if (dynamic == 1) out += "<=";
     out += std::to_string(shape.dims[i]);
   }
   return out + "]";

@@ -1,6 +1,7 @@
 #pragma once
 // HLO shapes: arrays of a primitive type, token[], and nested tuples.
-// Layouts ({1,0}) are parsed and dropped: every array is row-major here.
+// Layouts ({1,0}, tiles, memory spaces) are parsed and dropped: every array
+// is row-major here. Dynamic dimensions keep their bound as the size.
 // The primitive types are those of XLA's xla_data.proto.
 
 #include <cstdint>
@@ -35,6 +36,10 @@ struct Shape {
   PrimitiveType type = PrimitiveType::kTuple;
   std::vector<int64_t> dims;     // arrays only
   std::vector<Shape> elements;   // tuples only
+  // Per dimension: 0 static, 1 bounded dynamic (`<=N`, size N), 2 unbounded
+  // (`?`, size 0). Empty when every dimension is static (the usual case).
+  // Not part of operator== (XLA's "compatible" shapes ignore it too).
+  std::vector<int8_t> dynamic_dims;
 
   static Shape array(PrimitiveType type, std::vector<int64_t> dims);
   static Shape tuple(std::vector<Shape> elements);

@@ -377,13 +377,23 @@ ENTRY main {
   ROOT c = f32[4] negate(b), mystery="x"
 })");
   ASSERT_EQ(m.warnings.size(), 2u);
-  EXPECT_NE(m.warnings[0].find("test.hlo:4:25: warning: unknown attribute 'mystery' ignored (3 occurrences)"),
+  EXPECT_NE(m.warnings[0].find("test.hlo:4:25: warning: unknown attribute 'mystery' kept as written (3 occurrences)"),
             std::string::npos)
       << m.warnings[0];
   EXPECT_NE(m.warnings[0].find("^"), std::string::npos) << "source line and caret";
   EXPECT_NE(m.warnings[1].find("test.hlo:5:51: warning: unknown attribute 'other'"), std::string::npos)
       << m.warnings[1];
   EXPECT_EQ(instr(m, "main", "c").operands, (std::vector<int>{2}));
+  // Kept verbatim (as written after '='), so the printer can write them back.
+  EXPECT_EQ(instr(m, "main", "a").attributes.at("mystery"), "{{1,2},[3]}");
+  EXPECT_EQ(instr(m, "main", "b").attributes.at("mystery"), "[2,2]<=[4]T(1,0)");
+  EXPECT_EQ(instr(m, "main", "b").attributes.at("other"), "kFoo");
+  EXPECT_EQ(instr(m, "main", "c").attributes.at("mystery"), "\"x\"");
+  EXPECT_EQ(instr(m, "main", "p").attributes.at("sharding"), "{devices=[2,1]0,1}");
+  EXPECT_EQ(instr(m, "main", "p").metadata.op_name, "a{");
+  EXPECT_EQ(instr(m, "main", "p").metadata.source_line, 3);
+  EXPECT_EQ(instr(m, "main", "a").control_predecessors, (std::vector<int>{0}));
+  testing::expect_round_trip(m);
 }
 
 TEST(ParserConstructs, BadBackendConfigJsonIsAWarning) {

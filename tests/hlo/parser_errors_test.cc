@@ -143,7 +143,7 @@ TEST(ParserErrors, ConstantShapeMismatch) {
   expect_error_at(body("  ROOT c = s32[] constant(1.5)"), 3, 27, "not a valid s32 value");
   expect_error_at(body("  ROOT c = s8[] constant(300)"), 3, 26, "out of range for s8");
   expect_error_at(body("  ROOT c = f32[] constant(abc)"), 3, 27, "expected a constant value");
-  expect_error_at(body("  ROOT c = (f32[], f32[]) constant((1, 2))"), 3, 27, "tuple constants are not supported");
+  expect_error_at(body("  ROOT c = (f32[], f32[]) constant({1, 2})"), 3, 36, "expected '(' to open a tuple constant");
   expect_error_at(body("  ROOT c = s64[] constant(99999999999999999999)"), 3, 27, "out of range");
 }
 

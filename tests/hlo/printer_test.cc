@@ -139,7 +139,7 @@ ENTRY main {
   ROOT n = f32[4] negate(f32[4] p), metadata={op_name="x"}
 })");
   const Computation& c = m.entry_computation();
-  EXPECT_EQ(print_instruction(m, c, c.instructions[1]), "ROOT %n = f32[4] negate(%p)");
+  EXPECT_EQ(print_instruction(m, c, c.instructions[1]), "ROOT %n = f32[4] negate(%p), metadata={op_name=\"x\"}");
   EXPECT_EQ(print_instruction(m, c, c.instructions[0]), "%p = f32[4] parameter(0)");
 }
 
