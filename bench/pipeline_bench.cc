@@ -1,12 +1,26 @@
-// Front-end pipeline throughput on a generated 100,000-instruction module:
-// parse alone, and parse + verify + lower (DESIGN section 1 flow). Counters
-// report input MB/s and instructions/s.
+// Front-end pipeline throughput, stage by stage (parse, verify, lower, and
+// the three together; print), on two inputs:
+//   Generated: a 100,000-instruction module of a realistic mix (elementwise
+//     chains, loop fusions, dots, async all-gathers on the communication
+//     stream, async GEMMs on compute stream 1), XLA-style layouts, metadata
+//     and JSON configs;
+//   Dump: the largest real XLA dump in tests/corpus/jax (the bf16
+//     transformer train step after optimizations, large size; the small one
+//     when the large one is absent), or the file $SL_BENCH_DUMP.
+// The target for parse + verify + lower is under 1 s on one core for each.
+// Counters report input MB/s and instructions/s.
 //
-//   build-rel/bench/pipeline_bench [--benchmark_filter=Parse]
+//   build/bench/bench/pipeline_bench [--benchmark_filter=Dump]
 
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
+#include <utility>
 
 #include "core/hlo/parser.h"
 #include "core/hlo/printer.h"
@@ -17,53 +31,110 @@ namespace {
 
 constexpr int kInstructions = 100000;
 
-// A realistic mix in blocks of 10: elementwise ops, a dot, a tuple
-// all-gather-start/done on the communication stream, and an async GEMM on
-// compute stream 1, with XLA-style layouts, metadata and JSON configs.
+// Blocks of 16 instructions: 11 in the entry computation and a 5-instruction
+// loop fusion computation of its own (XLA gives every fusion one).
 std::string make_module(int instructions, int* count) {
-  std::string text;
-  text.reserve(static_cast<size_t>(instructions) * 160);
-  text +=
+  std::string callees;
+  std::string entry;
+  callees.reserve(static_cast<size_t>(instructions) * 60);
+  entry.reserve(static_cast<size_t>(instructions) * 170);
+  callees +=
       "HloModule pipeline_bench, is_scheduled=true, replica_count=2\n\n"
       "%gemm (a: f32[64,64], b: f32[64,64]) -> f32[64,64] {\n"
       "  %a = f32[64,64]{1,0} parameter(0)\n"
       "  %b = f32[64,64]{1,0} parameter(1)\n"
       "  ROOT %d = f32[64,64]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
-      "}\n\n"
+      "}\n\n";
+  entry +=
       "ENTRY %main (p0: f32[64,64], p1: f32[64,64]) -> f32[64,64] {\n"
       "  %p0 = f32[64,64]{1,0} parameter(0)\n"
       "  %p1 = f32[64,64]{1,0} parameter(1)\n"
       "  %x0 = f32[64,64]{1,0} add(f32[64,64]{1,0} %p0, f32[64,64]{1,0} %p1)\n";
-  int n = 3;
-  int blocks = (instructions + 9) / 10;  // at least `instructions` in all
+  int n = 3 + 3;  // the gemm computation and the entry's first three
+  int blocks = (instructions - n - 1 + 15) / 16;  // at least `instructions` in all
   for (int i = 0; i < blocks; ++i) {
     std::string s = std::to_string(i);
     std::string x = "%x" + s;
-    text += "  %a" + s + " = f32[64,64]{1,0} add(f32[64,64]{1,0} " + x + ", f32[64,64]{1,0} %p1)\n";
-    text += "  %m" + s + " = f32[64,64]{1,0} multiply(%a" + s + ", %p0), metadata={op_name=\"jit(step)/mul\" source_line=" + s + "}\n";
-    text += "  %d" + s + " = f32[64,64]{1,0} dot(%m" + s + ", %p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n";
-    text += "  %ags" + s + " = ((f32[64,64]{1,0}, f32[64,64]{1,0}), (f32[128,64]{1,0}, f32[128,64]{1,0})) all-gather-start(%d" +
-            s + ", %a" + s + "), channel_id=" + std::to_string(i + 1) +
-            ", replica_groups={{0,1}}, dimensions={0}, backend_config={\"operation_queue_id\":\"0\",\"collective_backend_config\":{\"is_sync\":false}}\n";
-    text += "  %s" + s + " = ((f32[64,64]{1,0}, f32[64,64]{1,0}), f32[64,64]{1,0}, s32[]) async-start(%m" + s +
-            ", %p1), calls=%gemm, backend_config={\"operation_queue_id\":\"1\"}\n";
-    text += "  %n" + s + " = f32[64,64]{1,0} negate(%d" + s + ")\n";
-    text += "  %sd" + s + " = f32[64,64]{1,0} async-done(%s" + s + ")\n";
-    text += "  %agd" + s + " = (f32[128,64]{1,0}, f32[128,64]{1,0}) all-gather-done(%ags" + s + ")\n";
-    text += "  %g" + s + " = f32[128,64]{1,0} get-tuple-element(%agd" + s + "), index=0\n";
-    text += "  %x" + std::to_string(i + 1) + " = f32[64,64]{1,0} add(%sd" + s + ", %n" + s + ")\n";
-    n += 10;
+    callees += "%fused_" + s + " (fp0." + s + ": f32[64,64], fp1." + s + ": f32[64,64]) -> f32[64,64] {\n";
+    callees += "  %fp0." + s + " = f32[64,64]{1,0} parameter(0)\n";
+    callees += "  %fp1." + s + " = f32[64,64]{1,0} parameter(1)\n";
+    callees += "  %fm." + s + " = f32[64,64]{1,0} multiply(%fp0." + s + ", %fp1." + s + ")\n";
+    callees += "  %ft." + s + " = f32[64,64]{1,0} exponential(%fm." + s + ")\n";
+    callees += "  ROOT %fa." + s + " = f32[64,64]{1,0} add(%ft." + s + ", %fp0." + s + ")\n}\n\n";
+    entry += "  %a" + s + " = f32[64,64]{1,0} add(f32[64,64]{1,0} " + x + ", f32[64,64]{1,0} %p1)\n";
+    entry += "  %m" + s + " = f32[64,64]{1,0} multiply(%a" + s + ", %p0), metadata={op_name=\"jit(step)/mul\" source_line=" + s + "}\n";
+    entry += "  %f" + s + " = f32[64,64]{1,0} fusion(%m" + s + ", %a" + s + "), kind=kLoop, calls=%fused_" + s + "\n";
+    entry += "  %d" + s + " = f32[64,64]{1,0} dot(%f" + s + ", %p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n";
+    entry += "  %ags" + s + " = ((f32[64,64]{1,0}, f32[64,64]{1,0}), (f32[128,64]{1,0}, f32[128,64]{1,0})) all-gather-start(%d" +
+             s + ", %a" + s + "), channel_id=" + std::to_string(i + 1) +
+             ", replica_groups={{0,1}}, dimensions={0}, backend_config={\"operation_queue_id\":\"0\",\"collective_backend_config\":{\"is_sync\":false}}\n";
+    entry += "  %s" + s + " = ((f32[64,64]{1,0}, f32[64,64]{1,0}), f32[64,64]{1,0}, s32[]) async-start(%m" + s +
+             ", %p1), calls=%gemm, backend_config={\"operation_queue_id\":\"1\"}\n";
+    entry += "  %n" + s + " = f32[64,64]{1,0} negate(%d" + s + ")\n";
+    entry += "  %sd" + s + " = f32[64,64]{1,0} async-done(%s" + s + ")\n";
+    entry += "  %agd" + s + " = (f32[128,64]{1,0}, f32[128,64]{1,0}) all-gather-done(%ags" + s + ")\n";
+    entry += "  %g" + s + " = f32[128,64]{1,0} get-tuple-element(%agd" + s + "), index=0\n";
+    entry += "  %x" + std::to_string(i + 1) + " = f32[64,64]{1,0} add(%sd" + s + ", %n" + s + ")\n";
+    n += 16;
   }
-  text += "  ROOT %out = f32[64,64]{1,0} copy(%x" + std::to_string(blocks) + ")\n}\n";
-  *count = n + 1 + 3;  // + copy + the gemm computation
-  return text;
+  entry += "  ROOT %out = f32[64,64]{1,0} copy(%x" + std::to_string(blocks) + ")\n}\n";
+  *count = n + 1;
+  return callees + entry;
 }
 
-const std::string& module_text(int* count) {
-  static int instructions = 0;
-  static const std::string text = make_module(kInstructions, &instructions);
-  *count = instructions;
-  return text;
+// Instruction lines of an HLO text: "NAME = SHAPE OPCODE(" lines.
+int count_instructions(const std::string& text) {
+  int count = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    size_t eq = line.find(" = ");
+    size_t paren = line.find('(');
+    if (eq != std::string::npos && paren != std::string::npos && eq < paren && line.find("//") != 0) ++count;
+  }
+  return count;
+}
+
+struct Input {
+  std::string name;       // as the file name in diagnostics
+  std::string text;
+  int instructions = 0;
+  std::string missing;    // why there is no text
+};
+
+const Input& generated() {
+  static const Input input = [] {
+    Input in;
+    in.name = "generated.hlo";
+    in.text = make_module(kInstructions, &in.instructions);
+    return in;
+  }();
+  return input;
+}
+
+const Input& dump() {
+  static const Input input = [] {
+    Input in;
+    std::string path;
+    if (const char* env = std::getenv("SL_BENCH_DUMP")) {
+      path = env;
+    } else {
+      const std::string jax = std::string(SL_SOURCE_DIR) + "/tests/corpus/jax/";
+      const std::string file = "/transformer_train_step_bf16/module_0000.jit_step.sm_9.0a_gpu_after_optimizations.txt";
+      path = std::filesystem::exists(jax + "large" + file) ? jax + "large" + file : jax + "small" + file;
+    }
+    std::ifstream f(path, std::ios::binary);
+    if (!f) {
+      in.missing = "cannot read " + path;
+      return in;
+    }
+    std::stringstream text;
+    text << f.rdbuf();
+    in.name = std::filesystem::path(path).filename().string();
+    in.text = text.str();
+    in.instructions = count_instructions(in.text);
+    return in;
+  }();
+  return input;
 }
 
 void set_counters(benchmark::State& state, size_t bytes, int instructions) {
@@ -81,74 +152,94 @@ bool ok_or_skip(benchmark::State& state, const sl::Status& status) {
   return false;
 }
 
-void BM_Parse(benchmark::State& state) {
-  int count = 0;
-  const std::string& text = module_text(&count);
+// The input parsed once (for the stages after parse), or a skip.
+const sl::hlo::Module* parsed_or_skip(benchmark::State& state, const Input& in) {
+  if (!in.missing.empty()) {
+    state.SkipWithError(in.missing.c_str());
+    return nullptr;
+  }
+  static std::map<const Input*, sl::Result<sl::hlo::Module>> cache;
+  auto it = cache.find(&in);
+  if (it == cache.end()) it = cache.emplace(&in, sl::hlo::parse_program(in.text, in.name)).first;
+  if (!ok_or_skip(state, it->second.status())) return nullptr;
+  return &it->second.value();
+}
+
+void run_parse(benchmark::State& state, const Input& in) {
+  if (!in.missing.empty()) return state.SkipWithError(in.missing.c_str());
   for (auto _ : state) {
-    auto module = sl::hlo::parse_program(text, "bench.hlo");
+    auto module = sl::hlo::parse_program(in.text, in.name);
     if (!ok_or_skip(state, module.status())) return;
     benchmark::DoNotOptimize(module.value().computations.size());
   }
-  set_counters(state, text.size(), count);
+  set_counters(state, in.text.size(), in.instructions);
 }
-BENCHMARK(BM_Parse)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
 
-void BM_ParseVerifyLower(benchmark::State& state) {
-  int count = 0;
-  const std::string& text = module_text(&count);
+void run_verify(benchmark::State& state, const Input& in) {
+  const sl::hlo::Module* module = parsed_or_skip(state, in);
+  if (!module) return;
   for (auto _ : state) {
-    auto module = sl::hlo::parse_program(text, "bench.hlo");
+    if (!ok_or_skip(state, sl::hlo::verify_status(*module))) return;
+  }
+  set_counters(state, in.text.size(), in.instructions);
+}
+
+void run_lower(benchmark::State& state, const Input& in) {
+  const sl::hlo::Module* module = parsed_or_skip(state, in);
+  if (!module) return;
+  for (auto _ : state) {
+    auto lowered = sl::sched::lower(*module, sl::sched::LowerOptions{});
+    if (!ok_or_skip(state, lowered.status())) return;
+    benchmark::DoNotOptimize(lowered.value().devices.size());
+  }
+  set_counters(state, in.text.size(), in.instructions);
+}
+
+void run_parse_verify_lower(benchmark::State& state, const Input& in) {
+  if (!in.missing.empty()) return state.SkipWithError(in.missing.c_str());
+  for (auto _ : state) {
+    auto module = sl::hlo::parse_program(in.text, in.name);
     if (!ok_or_skip(state, module.status())) return;
     if (!ok_or_skip(state, sl::hlo::verify_status(module.value()))) return;
     auto lowered = sl::sched::lower(module.value(), sl::sched::LowerOptions{});
     if (!ok_or_skip(state, lowered.status())) return;
     benchmark::DoNotOptimize(lowered.value().devices.size());
   }
-  set_counters(state, text.size(), count);
+  set_counters(state, in.text.size(), in.instructions);
 }
-BENCHMARK(BM_ParseVerifyLower)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
 
-// The phases alone, on a module parsed once, to see where the time goes.
-void BM_Verify(benchmark::State& state) {
-  int count = 0;
-  const std::string& text = module_text(&count);
-  auto module = sl::hlo::parse_program(text, "bench.hlo");
-  if (!ok_or_skip(state, module.status())) return;
-  for (auto _ : state) {
-    if (!ok_or_skip(state, sl::hlo::verify_status(module.value()))) return;
-  }
-  set_counters(state, text.size(), count);
-}
-BENCHMARK(BM_Verify)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
-
-void BM_Lower(benchmark::State& state) {
-  int count = 0;
-  const std::string& text = module_text(&count);
-  auto module = sl::hlo::parse_program(text, "bench.hlo");
-  if (!ok_or_skip(state, module.status())) return;
-  for (auto _ : state) {
-    auto lowered = sl::sched::lower(module.value(), sl::sched::LowerOptions{});
-    if (!ok_or_skip(state, lowered.status())) return;
-    benchmark::DoNotOptimize(lowered.value().devices.size());
-  }
-  set_counters(state, text.size(), count);
-}
-BENCHMARK(BM_Lower)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
-
-void BM_Print(benchmark::State& state) {
-  int count = 0;
-  const std::string& text = module_text(&count);
-  auto module = sl::hlo::parse_program(text, "bench.hlo");
-  if (!ok_or_skip(state, module.status())) return;
+void run_print(benchmark::State& state, const Input& in) {
+  const sl::hlo::Module* module = parsed_or_skip(state, in);
+  if (!module) return;
   size_t bytes = 0;
   for (auto _ : state) {
-    std::string printed = sl::hlo::print_module(module.value());
+    std::string printed = sl::hlo::print_module(*module);
     bytes = printed.size();
     benchmark::DoNotOptimize(printed.data());
   }
-  set_counters(state, bytes, count);
+  set_counters(state, bytes, in.instructions);
 }
-BENCHMARK(BM_Print)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
+
+// BM_<Stage>/<Input>, e.g. BM_ParseVerifyLower/Dump.
+const bool kRegistered = [] {
+  using Fn = void (*)(benchmark::State&, const Input&);
+  const std::pair<const char*, Fn> stages[] = {{"BM_Parse", run_parse},
+                                               {"BM_Verify", run_verify},
+                                               {"BM_Lower", run_lower},
+                                               {"BM_ParseVerifyLower", run_parse_verify_lower},
+                                               {"BM_Print", run_print}};
+  const std::pair<const char*, const Input& (*)()> inputs[] = {{"Generated", generated}, {"Dump", dump}};
+  for (const auto& [stage, fn] : stages) {
+    for (const auto& [input, get] : inputs) {
+      benchmark::RegisterBenchmark((std::string(stage) + "/" + input).c_str(),
+                                   [fn = fn, get = get](benchmark::State& state) { fn(state, get()); })
+          ->Unit(benchmark::kMillisecond)
+          ->MeasureProcessCPUTime()
+          ->UseRealTime();
+    }
+  }
+  return true;
+}();
 
 }  // namespace
 
