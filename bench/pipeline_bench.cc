@@ -1,5 +1,5 @@
 // Front-end pipeline throughput on a generated 100,000-instruction module:
-// parse alone, and parse + verify + lower (DESIGN section 1 flow). Counters
+// parse alone, and parse + verify + lower (docs/architecture.md flow). Counters
 // report input MB/s and instructions/s.
 //
 //   build-rel/bench/pipeline_bench [--benchmark_filter=Parse]

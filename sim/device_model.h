@@ -1,5 +1,5 @@
 #pragma once
-// A GPU as the simulator sees it (DESIGN section 5): peak rates, memory and
+// A GPU as the simulator sees it (docs/simulator.md): peak rates, memory and
 // link bandwidths, launch overheads, NCCL's protocol latencies, a GEMM
 // efficiency table and the contention factors. Loaded from
 // assets/devices/<name>.json, where every number carries its source.

@@ -1,6 +1,6 @@
 #pragma once
 // One function per `streamlens` subcommand; each returns the process exit
-// code (DESIGN section 7). main.cc only parses the command line.
+// code (docs/cli.md). main.cc only parses the command line.
 
 #include <cstdint>
 #include <string>

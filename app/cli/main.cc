@@ -1,4 +1,4 @@
-// `streamlens`: the headless command line (DESIGN section 7). Builds and runs
+// `streamlens`: the headless command line (docs/cli.md). Builds and runs
 // with no GPU, no display and no GLFW.
 
 #include <CLI/CLI.hpp>
