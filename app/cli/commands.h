@@ -39,6 +39,13 @@ struct StoreArgs {
   bool json = false;
 };
 
+struct QueryArgs {
+  std::string db = "streamlens.db";
+  std::string sql;                     // one statement; `events` holds every event
+  bool csv = false;
+  bool json = false;
+};
+
 struct MergeArgs {
   std::string out;                     // database that receives the merged run
   std::vector<std::string> inputs;     // IN.db or IN.db:RUN (id, last, last-N)
@@ -57,5 +64,6 @@ int cmd_import(const StoreArgs& args, const std::string& nsys_file, const std::s
 int cmd_capture(const StoreArgs& args, const std::string& name, const std::vector<std::string>& command);
 int cmd_calibrate(const StoreArgs& args, const std::vector<std::string>& runs, const std::string& out);
 int cmd_merge(const MergeArgs& args);
+int cmd_query(const QueryArgs& args);
 
 }  // namespace sl::cli

@@ -123,6 +123,14 @@ int main(int argc, char** argv) {
   merge->add_flag("--allow-overlap", merge_args.allow_overlap,
                   "merge even when two inputs hold the same (device, stream) track");
 
+  sl::cli::QueryArgs query_args;
+  auto* query = app.add_subcommand("query", "run one SQL statement over the database; `events` holds every event");
+  query->add_option("sql", query_args.sql, "SQL statement, e.g. \"select name, sum(dur_ns) from events group by name\"")
+      ->required();
+  query->add_option("--db", query_args.db, "trace database (SQLite), opened read-only");
+  query->add_flag("--csv", query_args.csv, "print CSV with a header line (default: tab-separated)");
+  query->add_flag("--json", query_args.json, "print a JSON array of row objects");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -147,5 +155,6 @@ int main(int argc, char** argv) {
   if (*capture) return sl::cli::cmd_capture(store_args, capture_name, capture_command);
   if (*calibrate) return sl::cli::cmd_calibrate(store_args, calibrate_runs, calibrate_out);
   if (*merge) return sl::cli::cmd_merge(merge_args);
+  if (*query) return sl::cli::cmd_query(query_args);
   return sl::cli::kExitUsage;
 }
