@@ -2,7 +2,7 @@
 # libstreamlens_sqlite in real hosts: the sqlite3 shell (.load) or python3's
 # sqlite3 module (load_extension) must count every event of a recorded
 # database, as the store itself reports them.
-#   extension_check.sh shell|python STREAMLENS EXTENSION SAMPLE
+#   extension_check.sh shell|python|pandas STREAMLENS EXTENSION SAMPLE
 # Exit 77 (skipped) when the host is missing or cannot load extensions.
 set -euo pipefail
 host=$1 bin=$2 ext=${3%.so} sample=$4
@@ -33,6 +33,21 @@ c.enable_load_extension(True)
 c.load_extension(sys.argv[2])
 print(c.execute("select count(*) from events").fetchone()[0],
       c.execute("select count(*) from events where run_id = 2").fetchone()[0])
+PY
+)
+    ;;
+  pandas)  # the README's example
+    /usr/bin/python3 -c 'import pandas' 2>/dev/null || { echo "no pandas for /usr/bin/python3"; exit 77; }
+    read -r got by_run < <(/usr/bin/python3 - "$db" "$ext" <<'PY'
+import sqlite3, sys
+import pandas as pd
+conn = sqlite3.connect(sys.argv[1])
+conn.enable_load_extension(True)
+conn.load_extension(sys.argv[2])
+df = pd.read_sql_query("select * from events", conn)
+busy = df.groupby(["device", "stream"]).dur_ns.sum()
+assert (busy > 0).all(), busy
+print(len(df), len(df[df.run_id == 2]))
 PY
 )
     ;;
