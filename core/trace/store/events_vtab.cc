@@ -14,7 +14,7 @@ SQLITE_EXTENSION_INIT3
 #include <cstring>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <algorithm>
 #include <vector>
 
 #include "core/trace/store/event_chunk.h"
@@ -58,8 +58,14 @@ struct EventsCursor {
   size_t pos = 0;
   Event legacy_event;
   int64_t rowid = 0;
-  std::unordered_map<uint32_t, std::string> strings;
+  // Interned names by id, filled as rows need them (ids are dense from 0).
+  std::vector<std::string> strings;
+  std::vector<uint8_t> string_state;  // 0 not looked up, 1 found, 2 missing
+  std::string uncached;               // the last name with an id beyond the cache
 };
+
+// Ids beyond this are looked up every time rather than cached in a vector.
+constexpr uint32_t kMaxCachedStringId = 1u << 22;
 
 void finalize(sqlite3_stmt** stmt) {
   sqlite3_finalize(*stmt);
@@ -250,6 +256,7 @@ int filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqlite
   c->eof = false;
   c->rowid = 0;
   c->strings.clear();  // the store may have interned more since the last scan
+  c->string_state.clear();
   if (!table_exists(c->table->db, schema, "event_chunks")) {
     return set_error(&c->table->base, SQLITE_ERROR,
                      "streamlens events: schema '" + schema + "' holds no streamlens store (no event_chunks table)");
@@ -293,13 +300,26 @@ const Event& current(const EventsCursor* c) { return c->in_legacy ? c->legacy_ev
 
 // Interned names, looked up once per scan; null when the id is not in `strings`.
 const std::string* string_of(EventsCursor* c, uint32_t id) {
-  if (auto it = c->strings.find(id); it != c->strings.end()) return &it->second;
+  const bool cached = id < kMaxCachedStringId;
+  if (cached && id < c->string_state.size() && c->string_state[id] != 0) {
+    return c->string_state[id] == 1 ? &c->strings[id] : nullptr;
+  }
   sqlite3_reset(c->lookup);
   sqlite3_bind_int64(c->lookup, 1, id);
-  if (sqlite3_step(c->lookup) != SQLITE_ROW) return nullptr;
-  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(c->lookup, 0));
-  std::string value(text ? text : "", static_cast<size_t>(sqlite3_column_bytes(c->lookup, 0)));
-  return &c->strings.emplace(id, std::move(value)).first->second;
+  const bool found = sqlite3_step(c->lookup) == SQLITE_ROW;
+  const auto* text = found ? reinterpret_cast<const char*>(sqlite3_column_text(c->lookup, 0)) : nullptr;
+  std::string value(text ? text : "", text ? static_cast<size_t>(sqlite3_column_bytes(c->lookup, 0)) : 0);
+  if (!cached) {
+    c->uncached = std::move(value);  // valid until the next lookup; the column copies it
+    return found ? &c->uncached : nullptr;
+  }
+  if (id >= c->string_state.size()) {
+    c->string_state.resize(id + 1, 0);
+    c->strings.resize(id + 1);
+  }
+  c->string_state[id] = found ? 1 : 2;
+  c->strings[id] = std::move(value);
+  return found ? &c->strings[id] : nullptr;
 }
 
 void result_string(sqlite3_context* ctx, const std::string* s) {
