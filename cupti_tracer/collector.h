@@ -1,5 +1,5 @@
 #pragma once
-// Turns CUPTI activity records into a trace::Trace (DESIGN section 4):
+// Turns CUPTI activity records into a trace::Trace (docs/architecture.md):
 // external correlation ids -> the instruction (thunk occurrence) that
 // launched the work, GPU timestamps -> the run's time base, CUPTI stream ids
 // -> program stream numbers, dropped/unknown records -> named counters.

@@ -1,5 +1,5 @@
 #pragma once
-// Calibration (DESIGN section 5, `streamlens calibrate`): fits the numbers of a
+// Calibration (docs/simulator.md, `streamlens calibrate`): fits the numbers of a
 // DeviceModel to measured runs, through the cost model's own formulas
 // (sim/cost_model.h), so the simulator reproduces what was measured.
 //

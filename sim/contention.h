@@ -1,5 +1,5 @@
 #pragma once
-// How work running at once on one device slows each other (DESIGN section 5).
+// How work running at once on one device slows each other (docs/simulator.md).
 // Every running job has a standalone duration and the shares of compute and
 // HBM it keeps busy alone; its progress rate is 1 when nothing else runs and
 // drops when the device is oversubscribed. Rates are piecewise constant

@@ -1,5 +1,5 @@
 #pragma once
-// Standalone costs of thunks on a DeviceModel (DESIGN section 5). The engine
+// Standalone costs of thunks on a DeviceModel (docs/simulator.md). The engine
 // turns these into progress rates that change with contention, so a cost is
 // the work (ns at full speed) plus how much of the device's compute and HBM
 // bandwidth the work keeps busy while it runs alone.

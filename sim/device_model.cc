@@ -285,13 +285,16 @@ std::vector<std::string> device_model_candidates(const std::string& name) {
   std::vector<std::string> out;
   const std::string leaf = "devices/" + name + ".json";
   if (const char* env = std::getenv("STREAMLENS_ASSETS"); env && *env) out.push_back(std::string(env) + "/" + leaf);
-#ifdef SL_ASSETS_DIR
-  out.push_back(std::string(SL_ASSETS_DIR) + "/" + leaf);
-#endif
+  // An installed binary finds its prefix's files before the source tree it
+  // was built from (docs/install.md): PREFIX/bin -> PREFIX/share/streamlens.
   if (std::string dir = executable_dir(); !dir.empty()) {
+    out.push_back(dir + "/../share/streamlens/" + leaf);
     out.push_back(dir + "/../assets/" + leaf);
     out.push_back(dir + "/../share/streamlens/assets/" + leaf);
   }
+#ifdef SL_ASSETS_DIR
+  out.push_back(std::string(SL_ASSETS_DIR) + "/" + leaf);
+#endif
   return out;
 }
 

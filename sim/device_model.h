@@ -1,5 +1,5 @@
 #pragma once
-// A GPU as the simulator sees it (DESIGN section 5): peak rates, memory and
+// A GPU as the simulator sees it (docs/simulator.md): peak rates, memory and
 // link bandwidths, launch overheads, NCCL's protocol latencies, a GEMM
 // efficiency table and the contention factors. Loaded from
 // assets/devices/<name>.json, where every number carries its source.
@@ -125,8 +125,9 @@ std::string rate_beside_confined_gemm_key(hlo::Opcode op);
 // Parses a device file. `file_name` names it in errors.
 Result<DeviceModel> parse_device_model(const std::string& json_text, const std::string& file_name);
 
-// "h200" -> $STREAMLENS_ASSETS/devices/h200.json, SL_ASSETS_DIR/devices/h200.json,
-// or <executable dir>/../assets/devices/h200.json (the first that exists);
+// "h200" -> $STREAMLENS_ASSETS/devices/h200.json, <executable dir>/../share/streamlens/
+// devices/h200.json (installed), <executable dir>/../assets/devices/h200.json, or
+// SL_ASSETS_DIR/devices/h200.json (the source tree; the first that exists);
 // anything containing '/' or ending in ".json" is a path.
 Result<DeviceModel> load_device_model(const std::string& name_or_path);
 

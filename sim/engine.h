@@ -1,5 +1,5 @@
 #pragma once
-// The discrete-event simulator (DESIGN section 5). Every stream of every
+// The discrete-event simulator (docs/simulator.md). Every stream of every
 // device is a FIFO of thunks. A thunk starts when its stream is free and its
 // waits are satisfied; a kWaitEvent waits for the record of its event that
 // was issued before it in program order (CUDA's cudaStreamWaitEvent; a wait

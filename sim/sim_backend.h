@@ -1,5 +1,5 @@
 #pragma once
-// The `sim` backend (DESIGN section 4): simulates a lowered program on a
+// The `sim` backend (docs/architecture.md): simulates a lowered program on a
 // device model. No numerics; deterministic.
 
 #include <memory>

@@ -35,7 +35,8 @@ std::string injection_library() {
   if (const char* env = std::getenv("STREAMLENS_INJECT")) return env;
   std::error_code ec;
   std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  for (const char* rel : {"libstreamlens_inject.so", "../lib/libstreamlens_inject.so", "../../libstreamlens_inject.so"}) {
+  for (const char* rel : {"libstreamlens_inject.so", "../lib/streamlens/libstreamlens_inject.so",
+                          "../lib/libstreamlens_inject.so", "../../libstreamlens_inject.so"}) {
     std::filesystem::path candidate = exe.parent_path() / rel;
     if (!ec && std::filesystem::exists(candidate)) return std::filesystem::weakly_canonical(candidate).string();
   }

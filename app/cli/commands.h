@@ -1,6 +1,6 @@
 #pragma once
 // One function per `streamlens` subcommand; each returns the process exit
-// code (DESIGN section 7). main.cc only parses the command line.
+// code (docs/cli.md). main.cc only parses the command line.
 
 #include <cstdint>
 #include <string>
@@ -38,6 +38,13 @@ struct RunArgs {
 
 struct StoreArgs {
   std::string db = "streamlens.db";
+  bool json = false;
+};
+
+struct QueryArgs {
+  std::string db = "streamlens.db";
+  std::string sql;                     // one statement; `events` holds every event
+  bool csv = false;
   bool json = false;
 };
 
@@ -79,5 +86,6 @@ int cmd_merge(const MergeArgs& args);
 int cmd_link(const LinkArgs& args);
 int cmd_import_capture(const StoreArgs& args, const std::string& file, const std::string& name,
                        const std::string& xla_dump);
+int cmd_query(const QueryArgs& args);
 
 }  // namespace sl::cli

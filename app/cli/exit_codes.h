@@ -1,6 +1,6 @@
 #pragma once
 // The one place where library Status values become process exit codes
-// (DESIGN section 7): 0 ok, 1 invalid input, 2 usage, 3 runtime failure.
+// (docs/cli.md): 0 ok, 1 invalid input, 2 usage, 3 runtime failure.
 
 #include <cstdio>
 #include <string>

@@ -1,4 +1,4 @@
-// `streamlens`: the headless command line (DESIGN section 7). Builds and runs
+// `streamlens`: the headless command line (docs/cli.md). Builds and runs
 // with no GPU, no display and no GLFW.
 
 #include <CLI/CLI.hpp>
@@ -154,6 +154,13 @@ int main(int argc, char** argv) {
   link->add_option("--db", link_args.db, "trace database (SQLite)");
   sl::cli::SuggestArgs suggest_args;
   auto* suggest = sl::cli::add_suggest_command(app, suggest_args);
+  sl::cli::QueryArgs query_args;
+  auto* query = app.add_subcommand("query", "run one SQL statement over the database; `events` holds every event");
+  query->add_option("sql", query_args.sql, "SQL statement, e.g. \"select name, sum(dur_ns) from events group by name\"")
+      ->required();
+  query->add_option("--db", query_args.db, "trace database (SQLite), opened read-only");
+  query->add_flag("--csv", query_args.csv, "print CSV with a header line (default: tab-separated)");
+  query->add_flag("--json", query_args.json, "print a JSON array of row objects");
 
   try {
     app.parse(argc, argv);
@@ -188,5 +195,6 @@ int main(int argc, char** argv) {
   if (*merge) return sl::cli::cmd_merge(merge_args);
   if (*link) return sl::cli::cmd_link(link_args);
   if (*suggest) return sl::cli::cmd_suggest(suggest_args);
+  if (*query) return sl::cli::cmd_query(query_args);
   return sl::cli::kExitUsage;
 }

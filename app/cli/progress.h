@@ -1,5 +1,5 @@
 #pragma once
-// A progress bar on a terminal; silent when stderr is piped (DESIGN section 7).
+// A progress bar on a terminal; silent when stderr is piped (docs/cli.md).
 
 #include <cstdint>
 #include <string>

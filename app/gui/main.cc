@@ -1,4 +1,4 @@
-// streamlens-gui: Dear ImGui + GLFW + OpenGL 3 (DESIGN section 8).
+// streamlens-gui: Dear ImGui + GLFW + OpenGL 3 (docs/gui.md).
 //
 //   streamlens-gui [DB] [--db F] [--run N] [--compare M] [--screenshot out.png]
 //                  [--size 1600x900] [--script actions.txt] [--bench-frames N]

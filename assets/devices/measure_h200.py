@@ -1,11 +1,11 @@
-"""Reference figures for assets/devices/h200.json (DESIGN section 5).
+"""Reference figures for assets/devices/h200.json (docs/simulator.md).
 
 Run on a 2-GPU H200 machine:  NCCL_NVLS_ENABLE=0 python3 assets/devices/measure_h200.py
 Prints one JSON object (medians of 10 runs, CUDA event timing, rank 0): the raw
 times, then under "model" the device-file fields they give, by the formulas in
 h200.json's *_source strings.
 
-The experiment is DESIGN section 5's, with torch's defaults. The cuda backend
+The experiment is the reference one of docs/simulator.md, with torch's defaults. The cuda backend
 launches NCCL's kernels one CTA a cluster (cgaClusterSize 1) when --comm-sms
 is on, as it is by default; "sweep" times the ring collectives so configured,
 at four sizes, each size as a burst of back-to-back calls as a program issues
@@ -40,7 +40,7 @@ def timeit(fn, reps=10, warm=3):
     return times[len(times) // 2]
 
 
-GEMM = (1024, 24576, 24576)  # m, k, n of DESIGN section 5's GEMM
+GEMM = (1024, 24576, 24576)  # m, k, n of the reference GEMM (docs/simulator.md)
 GATHERED_BYTES = 16384 * 16384 * 2  # the 512 MiB all-gather's output
 EXCHANGED_BYTES = 512 << 20  # each rank's send (and receive) of the point-to-point exchange
 # The simulator's ring latency for 2 ranks (Simple protocol, h200.json's

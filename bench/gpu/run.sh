@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU benchmarks (DESIGN section 9): runs the prebuilt gpu_bench and the torch
+# GPU benchmarks (docs/architecture.md): runs the prebuilt gpu_bench and the torch
 # references on the GPU machine and prints one table. Builds nothing.
 #   bench/gpu/run.sh [BUILD_DIR] [OUT_DIR]
 set -u

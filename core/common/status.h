@@ -10,7 +10,7 @@
 
 namespace sl {
 
-// The exit-code families of DESIGN section 7 map onto these codes in app/.
+// The exit-code families of docs/cli.md map onto these codes in app/.
 enum class ErrorCode {
   kOk = 0,
   kInvalidInput,  // malformed program, trace file or database: exit 1

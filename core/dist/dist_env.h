@@ -1,5 +1,5 @@
 #pragma once
-// The launcher's view of a multi-process job (DESIGN section 4): one process
+// The launcher's view of a multi-process job (docs/architecture.md): one process
 // per GPU, configured like torchrun through RANK, WORLD_SIZE, LOCAL_RANK,
 // MASTER_ADDR and MASTER_PORT.
 

@@ -1,5 +1,5 @@
 #pragma once
-// One interface for every backend (DESIGN section 4): cpu, sim, cuda.
+// One interface for every backend (docs/architecture.md): cpu, sim, cuda.
 
 #include <cstdint>
 #include <functional>

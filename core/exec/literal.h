@@ -14,7 +14,7 @@ struct Literal {
   std::vector<double> values;
 };
 
-// DESIGN section 4 `--init ramp`: element i of parameter p on device g is
+// docs/program-format.md, `--init ramp`: element i of parameter p on device g is
 // ((g*7 + p*3 + i) mod 11) - 5 converted to the type (pred: odd -> true).
 Literal ramp_literal(const hlo::Shape& shape, int64_t device, int64_t parameter);
 // `--init random --seed S`: uniform in [-1, 1), deterministic per (seed, device, parameter).

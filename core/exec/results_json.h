@@ -1,5 +1,5 @@
 #pragma once
-// `--results FILE.json` (DESIGN section 4):
+// `--results FILE.json` (docs/program-format.md):
 // {"devices":[{"device":g,"replica":r,"partition":q,
 //              "outputs":[{"shape":"f32[4,2]","values":[...]}]}]}
 // Values are row-major JSON numbers: integers for pred (0/1) and integer

@@ -1,6 +1,6 @@
 #pragma once
 // The program IR: a Module of Computations of Instructions, as parsed from
-// XLA HLO text (DESIGN section 2). Operands are indices into the owning
+// XLA HLO text (docs/program-format.md). Operands are indices into the owning
 // computation's instruction list; called computations are indices into the
 // module's computation list. Attributes the tool understands are typed
 // fields; any other attribute is kept verbatim in `attributes` (the parser

@@ -1,5 +1,5 @@
 #pragma once
-// Front door of the HLO text parser (DESIGN section 2). The token stream,
+// Front door of the HLO text parser (docs/program-format.md). The token stream,
 // attribute grammar and error recovery live in parser.cc and friends.
 
 #include <string>

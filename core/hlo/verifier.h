@@ -1,5 +1,5 @@
 #pragma once
-// Verifier (DESIGN section 2): one rule family per opcode family; every error
+// Verifier (docs/program-format.md): one rule family per opcode family; every error
 // points at the offending instruction.
 
 #include <vector>

@@ -1,4 +1,4 @@
-// Async pairs (DESIGN section 2): explicit async-start `((operands...),
+// Async pairs (docs/program-format.md): explicit async-start `((operands...),
 // output, context...)` matching the called computation; XLA's sugared start
 // shapes (all-gather, all-reduce, collective-permute, copy); done shape = the
 // wrapped op's result; done/update operands are starts;

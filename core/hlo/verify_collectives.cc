@@ -1,4 +1,4 @@
-// Collectives (DESIGN section 2): operand counts, gather/scatter dimension,
+// Collectives (docs/program-format.md): operand counts, gather/scatter dimension,
 // replica groups per XLA group mode, source-target pairs, to_apply and the
 // inferred result shapes. Sugared starts reach here with the result part of
 // their shape (verify_async.cc).

@@ -1,5 +1,5 @@
 #pragma once
-// Buffer assignment (DESIGN section 3): every array value that needs memory
+// Buffer assignment (docs/streams.md): every array value that needs memory
 // gets a slice of one per-device arena. Live ranges run over the flattened
 // schedule; a value defined inside an async region lives until its done, so
 // concurrent work never shares memory, while strictly sequential work may.

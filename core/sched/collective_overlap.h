@@ -5,8 +5,8 @@
 // (one CTA per SM until it is done), so when it becomes resident first a
 // concurrent collective gets no SM and waits for the GEMM to end: the overlap
 // the schedule asked for does not happen. GEMMs marked here are run on fewer
-// SMs by the cuda backend, and modelled so by the simulator (DESIGN
-// section 4, "compute beside communication").
+// SMs by the cuda backend, and modelled so by the simulator
+// (docs/streams.md, "SMs beside collectives").
 
 #include <cstdint>
 #include <span>

@@ -1,6 +1,6 @@
 #pragma once
-// Flattens a module into one device-independent thunk sequence (DESIGN
-// section 3): calls inlined, whiles unrolled, async starts and implicit async
+// Flattens a module into one device-independent thunk sequence
+// (docs/streams.md): calls inlined, whiles unrolled, async starts and implicit async
 // pairs turned into record/wait events, and every value given a logical
 // buffer with its live range. lower() then allocates the buffers and copies
 // the sequence per device, filling in each device's collective peers.

@@ -1,5 +1,5 @@
 #pragma once
-// GEMM recognition and dimensions (DESIGN section 2): `dot`, and custom-calls
+// GEMM recognition and dimensions (docs/program-format.md): `dot`, and custom-calls
 // to cuBLAS (`__cublas$gemm`, `__cublas$lt$matmul`), whose dot dimension
 // numbers live in backend_config.
 

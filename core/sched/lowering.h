@@ -1,5 +1,5 @@
 #pragma once
-// Lowering (DESIGN section 3): stream assignment, per-device thunk
+// Lowering (docs/streams.md): stream assignment, per-device thunk
 // sequences with per-start completion events, and buffer assignment.
 
 #include <string>

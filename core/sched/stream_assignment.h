@@ -1,5 +1,5 @@
 #pragma once
-// Where instructions run (DESIGN section 3), before lowering places them:
+// Where instructions run (docs/streams.md), before lowering places them:
 //   - operation_queue_id / _xla_stream_annotation N != 0: compute stream N,
 //     as an implicit async pair (start in place, done before the first user);
 //   - async-start: XLA's own assignment (execution_streams.h): its annotated

@@ -1,5 +1,5 @@
 #pragma once
-// The lowered form of a program on one device (DESIGN section 3): a flat
+// The lowered form of a program on one device (docs/streams.md): a flat
 // sequence of thunks in issue order. Calls and whiles with a known trip count
 // are unrolled, so every thunk is one occurrence of one instruction.
 
@@ -57,7 +57,7 @@ struct Thunk {
   const hlo::Computation* computation = nullptr;  // where `instruction` lives
   const hlo::Instruction* instruction = nullptr;  // null for record/wait
   // Name reported in traces: the instruction's name, or the async-start's
-  // name for work it wraps (DESIGN section 7). Lowering points it at the
+  // name for work it wraps (docs/cli.md). Lowering points it at the
   // module's instruction names (the module outlives the program); code that
   // builds thunks by hand must keep the text alive as long as the thunk.
   std::string_view attributed_name;

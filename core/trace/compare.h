@@ -1,5 +1,5 @@
 #pragma once
-// Comparing two runs (DESIGN section 6): events matched per (device,
+// Comparing two runs (docs/store.md): events matched per (device,
 // instruction, occurrence) after reducing each run to its median iteration
 // and one event per instruction launch (core/trace/iterations.h), makespans, per-instruction duration and start
 // deltas, per-stream busy time, overlap and critical path of each run.

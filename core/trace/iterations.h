@@ -1,5 +1,5 @@
 #pragma once
-// Views of a trace for comparing runs across backends (DESIGN section 6):
+// Views of a trace for comparing runs across backends (docs/store.md):
 // a measured cuda run records several iterations and may launch several
 // kernels per instruction (a cuBLAS GEMM, a NCCL group), while a simulated
 // run has one iteration and one event per thunk.

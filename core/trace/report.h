@@ -24,7 +24,7 @@ std::vector<uint32_t> display_order(const Trace& trace);
 // max_events = 0 prints every event.
 std::string format_show_text(const RunInfo& info, const Trace& trace, size_t max_events = 0);
 
-// DESIGN section 7's object, one line:
+// The `run --json` / `show --json` object (docs/cli.md), one line:
 // {"run":ID,"backend":...,"device_model":...,"makespan_ns":N,"events":[{"device","stream",
 //  "stream_kind","kind","name","instruction","start_ns","end_ns"},...]}
 // Times count from the trace's first event; makespan_ns is info.makespan_ns,

@@ -1,5 +1,5 @@
 #pragma once
-// What is stored about a run besides its events (DESIGN section 6).
+// What is stored about a run besides its events (docs/store.md).
 
 #include <cstdint>
 #include <string>

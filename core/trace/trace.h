@@ -1,6 +1,6 @@
 #pragma once
 // The trace model every backend produces and every consumer reads
-// (DESIGN section 4): events on (device, stream) tracks plus dependency edges
+// (docs/architecture.md): events on (device, stream) tracks plus dependency edges
 // for waits between streams. Names are interned so a million events stay
 // small and load quickly.
 

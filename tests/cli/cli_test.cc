@@ -1,4 +1,4 @@
-// End-to-end tests of the `streamlens` command line: exit codes (DESIGN §7),
+// End-to-end tests of the `streamlens` command line: exit codes (docs/cli.md),
 // recording into a real SQLite file, and the JSON it prints.
 
 #include <gtest/gtest.h>
@@ -130,7 +130,7 @@ TEST_F(Cli, MovingAGemmToAnotherStreamChangesTheSimulatedMakespan) {
   auto j = nlohmann::json::parse(cmp.out);
   int64_t a = j["a"]["makespan_ns"], b = j["b"]["makespan_ns"];
   // Two saturating GEMMs side by side finish later than one after the other
-  // (H200: 3.29 ms on one stream, 3.58 ms on two; DESIGN section 5).
+  // (H200: 3.29 ms on one stream, 3.58 ms on two; docs/simulator.md).
   EXPECT_GT(b, a);
   EXPECT_FALSE(j["deltas"].empty());
 

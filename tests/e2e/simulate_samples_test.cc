@@ -79,7 +79,7 @@ TEST(E2eSimulate, MovingTheSecondGemmToAnotherStreamChangesTheMakespan) {
   int64_t moved_back = simulate(sample("two_gemms_two_streams"), {{"gemm1", 0}});
   ASSERT_GT(one, 0);
   EXPECT_NE(moved, one);
-  // Two saturating GEMMs gain nothing from a second stream (DESIGN section 5:
+  // Two saturating GEMMs gain nothing from a second stream (docs/simulator.md:
   // 3.29 ms on one stream, 3.58 ms on two).
   EXPECT_GT(two, one);
   EXPECT_EQ(moved, two);

@@ -1,4 +1,4 @@
-// The cuda backend against the cpu reference (DESIGN section 4). Skips
+// The cuda backend against the cpu reference (docs/architecture.md). Skips
 // cleanly without a GPU; on a GPU every op and every small sample that fits
 // the visible devices must give the cpu backend's results (exact for data
 // movement and integers, a tolerance for GEMMs and transcendental ops).

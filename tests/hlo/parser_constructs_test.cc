@@ -1,4 +1,4 @@
-// Every construct of DESIGN section 2, one test each.
+// Every construct of docs/program-format.md, one test each.
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-// Buffer assignment (DESIGN section 3): the interval allocator, live ranges
+// Buffer assignment (docs/streams.md): the interval allocator, live ranges
 // across async regions, GEMM workspaces, and hand-computed peaks.
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Lowering (DESIGN section 3): thunk order for async work,
+// Lowering (docs/streams.md): thunk order for async work, unrolling,
 // collectives per device, GEMM dims, and linear time.
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Stream assignment from each source (DESIGN section 3): operation_queue_id,
+// Stream assignment from each source (docs/streams.md): operation_queue_id,
 // _xla_stream_annotation, explicit async-start, async/sync collectives, and
 // user overrides.
 

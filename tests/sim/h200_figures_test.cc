@@ -1,4 +1,4 @@
-// DESIGN section 5: the H200 measurements the shipped model must reproduce
+// docs/simulator.md: the H200 measurements the shipped model must reproduce
 // within 15% (cuBLAS via torch, NCCL 2.28, 2 GPUs).
 #include <gtest/gtest.h>
 
@@ -69,10 +69,10 @@ TEST_F(H200Figures, TwoGemmsOneStreamAndTwoStreams) {
   EXPECT_GE(two.makespan_ns(), one.makespan_ns()) << "two saturating GEMMs gain nothing from two streams";
 }
 
-// DESIGN's 1.17 ms ran on torch's default communicator. The shipped model's
+// The reference 1.17 ms (docs/simulator.md) ran on torch's default communicator. The shipped model's
 // NCCL figures are for the one-CTA-a-cluster communicators the cuda backend
 // makes by default, on which torch ran this all-gather in 0.99-1.00 ms
-// (h200.json's sources): 1.00 ms simulated, still within DESIGN's 15%.
+// (h200.json's sources): 1.00 ms simulated, still within this test's 15%.
 TEST_F(H200Figures, AllGatherAlone) {
   trace::Trace t = run({device(0, {all_gather(0)}), device(1, {all_gather(1)})});
   expect_near_pct(ms(t.makespan_ns()), 1.17);

@@ -1,5 +1,5 @@
 // Chrome trace JSON (parsed back with nlohmann::json), CSV, and the
-// run/show JSON object of DESIGN section 7.
+// run/show JSON object of docs/cli.md.
 
 #include <gtest/gtest.h>
 

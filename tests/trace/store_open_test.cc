@@ -1,5 +1,5 @@
 // Files that are not ours are refused with kInvalidInput naming the file and
-// are left byte-identical (DESIGN sections 6 and 9).
+// are left byte-identical (docs/store.md).
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>

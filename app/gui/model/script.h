@@ -1,5 +1,5 @@
 #pragma once
-// `--script` files (DESIGN section 8): one command per line, parsed into the
+// `--script` files (docs/gui.md): one command per line, parsed into the
 // same Actions the buttons push, plus two driver steps (wait-frames,
 // screenshot) that the frame loop carries out. Blank lines and lines
 // starting with '#' are skipped.

@@ -1,5 +1,5 @@
 #pragma once
-// The CPU reference backend (DESIGN section 4): exact XLA numerics for every
+// The CPU reference backend (docs/architecture.md): exact XLA numerics for every
 // supported op on every device of the program, one thread per device.
 // Timestamps are host times, meaningful for ordering only.
 
@@ -20,7 +20,7 @@ std::unique_ptr<Backend> make_cpu_backend();
 Result<RunOutput> run_cpu(const hlo::Module& module, int64_t replicas, int64_t partitions,
                           const RunOptions& options);
 
-// Parameter values for device `device` (DESIGN section 4 --init), one per
+// Parameter values for device `device` (docs/program-format.md, `--init`), one per
 // entry parameter; tuple parameters get every leaf initialised alike.
 std::vector<Literal> init_parameter_leaves(const hlo::Shape& shape, const RunOptions& options, int64_t device,
                                            int64_t parameter);

@@ -1,5 +1,5 @@
 #pragma once
-// The CUDA backend (DESIGN section 4): real CUDA streams per program stream,
+// The CUDA backend (docs/architecture.md): real CUDA streams per program stream,
 // cuBLASLt GEMMs, CUDA kernels for elementwise/data ops, NCCL collectives,
 // kernel times from the CUPTI tracer. One process drives all visible GPUs
 // (program device g runs on CUDA device g), or, in multi-process mode, one

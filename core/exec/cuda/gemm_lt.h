@@ -1,5 +1,5 @@
 #pragma once
-// Row-major GEMMs through cuBLASLt (DESIGN section 4): bf16 and f16 with f32
+// Row-major GEMMs through cuBLASLt (docs/architecture.md): bf16 and f16 with f32
 // accumulation, f32 with TF32 only when allowed. cuBLASLt is column-major, so
 // row-major C = A.B is issued as C^T = B^T.A^T by swapping the operands.
 // Plans (descriptors + heuristic algorithm) are cached per shape.

@@ -1,6 +1,6 @@
 #pragma once
 // Host launchers for the CUDA kernels of the elementwise and data ops
-// (DESIGN section 2). Plain C++ header: no CUDA types, streams as void*.
+// (docs/program-format.md). Plain C++ header: no CUDA types, streams as void*.
 // Element types are hlo::PrimitiveType values (as int); every kernel is a
 // grid-stride loop that converts through the same rules as the cpu backend
 // (narrow floats compute in f32, f64 in double, integers in int64, results

@@ -1,4 +1,4 @@
--- streamlens trace store, schema version 2 (DESIGN section 6).
+-- streamlens trace store, schema version 2 (docs/store.md).
 -- Compiled into the binary as kSchemaSql (core/CMakeLists.txt, schema_sql.cc.in).
 -- Version 2 stores events packed in event_chunks (event_chunk.cc) rather than
 -- one row each: a million events insert in well under a second. Opening a

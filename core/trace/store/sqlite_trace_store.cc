@@ -1,4 +1,4 @@
-// TraceStore on SQLite (DESIGN section 6). One connection per TraceStore;
+// TraceStore on SQLite (docs/store.md). One connection per TraceStore;
 // WAL lets one writer append batches while other connections read.
 
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 #pragma once
 // Deciding whether a file may be opened as a streamlens store, before
-// anything is written to it (DESIGN section 6: foreign, corrupt or newer
+// anything is written to it (docs/store.md: foreign, corrupt or newer
 // files are refused and left byte-identical).
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// The SQLite trace store (DESIGN section 6). One file holds many runs.
+// The SQLite trace store (docs/store.md). One file holds many runs.
 // SQLite appears only behind this header (core/trace/store).
 
 #include <cstdint>
