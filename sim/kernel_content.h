@@ -1,5 +1,5 @@
 #pragma once
-// What a kernel thunk does, read from its instruction (DESIGN section 10,
+// What a kernel thunk does, read from its instruction (docs/program-format.md,
 // "Simulator cost by content"): a fusion that holds a dot is a GEMM with
 // that dot's dimensions; other work counts the flops and transcendental
 // operations of the instructions inside and the bytes it actually moves

@@ -1,5 +1,5 @@
 #pragma once
-// `streamlens suggest` (DESIGN section 12): search stream assignments with
+// `streamlens suggest` (docs/cli.md): search stream assignments with
 // the simulator, print the best with the `--stream` flags that reproduce
 // them, and with `--verify cuda` measure them against the original.
 

@@ -144,6 +144,7 @@ bool Parser::parse_header() {
   }
   module_.name = std::string(is(TokenKind::kString) ? cur_.value : cur_.text);
   advance();
+  accept(TokenKind::kColon);  // XLA's parser takes `HloModule name:` too (its tests write it)
   while (accept(TokenKind::kComma)) {
     if (!is(TokenKind::kIdent)) return fail_expected("a module attribute name");
     std::string_view name = cur_.text;

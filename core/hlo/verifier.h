@@ -12,7 +12,7 @@ namespace sl::hlo {
 
 std::vector<Diagnostic> verify(const Module& module);
 
-// Device counts, settled before verification (DESIGN section 10): `replicas`
+// Device counts, settled before verification (docs/program-format.md): `replicas`
 // and `partitions` (from --replicas/--partitions; 0 = not given) replace the
 // header's counts. A count that neither the header nor the caller declares is
 // inferred as the smallest one the replica groups and source_target_pairs

@@ -33,6 +33,27 @@ void need(int64_t id, int64_t& count, const Instruction*& from, const Instructio
   }
 }
 
+// With no groups an all-gather or reduce-scatter spans every participant: its
+// shapes say how many there are (all-gather f32[32] -> f32[128] needs 4).
+int64_t participants_from_shapes(const Computation& computation, const Instruction& inst) {
+  const Opcode op = inst.async_wrapped.value_or(inst.opcode);
+  if ((op != Opcode::kAllGather && op != Opcode::kReduceScatter) || inst.operands.empty() ||
+      inst.dimensions.size() != 1) {
+    return 0;
+  }
+  const Shape& in = computation.instructions[static_cast<size_t>(inst.operands[0])].shape;
+  const Shape* out = &inst.shape;
+  // all-gather-start's shape is (operand(s), result(s)).
+  if (inst.opcode == Opcode::kAsyncStart && out->is_tuple() && out->elements.size() >= 2) out = &out->elements[1];
+  while (out->is_tuple() && !out->elements.empty()) out = &out->elements[0];
+  const int64_t d = inst.dimensions[0];
+  if (!in.is_array() || !out->is_array() || d < 0 || d >= in.rank() || d >= out->rank()) return 0;
+  const int64_t a = in.dims[static_cast<size_t>(d)], b = out->dims[static_cast<size_t>(d)];
+  const int64_t small = op == Opcode::kAllGather ? a : b, large = op == Opcode::kAllGather ? b : a;
+  if (small <= 0 || large % small != 0) return 0;
+  return large / small;
+}
+
 Needs collect(const Module& module) {
   Needs needs;
   for (const Computation& computation : module.computations) {
@@ -47,6 +68,9 @@ Needs collect(const Module& module) {
       for (const auto& [source, target] : inst.source_target_pairs) {
         ids.push_back(source);
         ids.push_back(target);
+      }
+      if (!inst.replica_groups || inst.replica_groups->groups.empty()) {
+        if (int64_t n = participants_from_shapes(computation, inst); n > 1) ids.push_back(n - 1);
       }
       for (int64_t id : ids) {
         switch (*mode) {

@@ -29,9 +29,13 @@ std::optional<int> annotated_stream(const hlo::Instruction& instruction) {
 }
 
 // The stream an async-start asks for through operation_queue_id, or an
-// annotation on its wrapped computation's root.
+// annotation on its wrapped computation's root. In a module XLA scheduled,
+// operation_queue_id is the scheduler's and does not pick the stream: the
+// windowed einsum dumps' GEMMs with operation_queue_id 4 and 5 ran on
+// computation_stream[0] and [1] (tests/corpus/jax/large/windowed_einsum).
 std::optional<int> requested_compute_stream(const hlo::Module& module, const hlo::Instruction& start) {
-  if (std::optional<int64_t> queue = start.operation_queue_id; queue && *queue > 0 && *queue < kCommStreamBase) {
+  if (std::optional<int64_t> queue = start.operation_queue_id;
+      !module.is_scheduled && queue && *queue > 0 && *queue < kCommStreamBase) {
     return static_cast<int>(*queue);
   }
   if (start.async_wrapped || start.called.empty()) return std::nullopt;

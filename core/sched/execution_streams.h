@@ -6,7 +6,7 @@
 // computation's instructions in XLA's post order. A start asks for its stream
 // with `_xla_stream_annotation="N"` (compute stream N; on a collective, the
 // communication stream N), else with operation_queue_id / an annotation on the
-// wrapped instruction (DESIGN section 3); otherwise XLA's round robin hands out
+// wrapped instruction (docs/streams.md); otherwise XLA's round robin hands out
 // compute streams 1..kXlaComputeStreams and communication streams
 // kCommStreamBase.. in turn. Internal to core/sched.
 

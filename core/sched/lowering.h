@@ -21,7 +21,7 @@ struct LowerOptions {
   // (trip_count.h) runs this many times in sim/cuda. (The cpu backend
   // evaluates the condition instead.)
   int64_t default_trip_count = 1;
-  // Unrolling cap (DESIGN section 14): lowering refuses a trip count, or a
+  // Unrolling cap (README.md, "What streamlens promises"): lowering refuses a trip count, or a
   // flattened program, larger than this many thunks, naming the while's
   // location (`--max-unroll` raises it).
   int64_t max_thunks = kDefaultMaxThunks;

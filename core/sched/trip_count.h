@@ -1,5 +1,5 @@
 #pragma once
-// Trip counts of while loops without known_trip_count (DESIGN section 10):
+// Trip counts of while loops without known_trip_count (docs/program-format.md):
 // the pattern XLA's while_loop_analysis recognises, a tuple element that the
 // init sets to a constant, the body steps by a constant, and the condition
 // compares with a constant. Scalar integer arithmetic through copies, converts

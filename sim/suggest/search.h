@@ -1,5 +1,5 @@
 #pragma once
-// The search of `streamlens suggest` (DESIGN section 12): every canonical
+// The search of `streamlens suggest` (docs/cli.md): every canonical
 // assignment when the space is small, otherwise a local search seeded with
 // the program's own assignment -- hill climbing over single moves, then
 // FlexFlow's MCMC: propose a random move, accept it by the Metropolis rule on

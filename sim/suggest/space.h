@@ -1,5 +1,5 @@
 #pragma once
-// The space `streamlens suggest` searches (DESIGN section 12): the stream of
+// The space `streamlens suggest` searches (docs/cli.md): the stream of
 // each movable instruction (GEMMs, fusions, custom calls, async-wrapped work,
 // collectives) and the SMs GEMMs beside a collective leave to NCCL
 // (`--comm-sms`, one value for the whole run). Only streams change: lowering

@@ -148,15 +148,8 @@ Outcome run_stages_reporting(const Entry& entry, const std::function<void(Stage)
   }
   advance(Stage::kParse);
   // The counts XLA's test gives its HloModuleConfig, applied before verifying
-  // as `--replicas` / `--partitions` are.
-  if (entry.replicas > 0) {
-    module->replica_count = entry.replicas;
-    module->replica_count_declared = true;
-  }
-  if (entry.partitions > 0) {
-    module->num_partitions = entry.partitions;
-    module->num_partitions_declared = true;
-  }
+  // as `--replicas` / `--partitions` are (the rest inferred, as check does).
+  hlo::settle_device_counts(*module, entry.replicas, entry.partitions);
   Status verified = hlo::verify_status(*module);
   if (!verified) {
     out.detail = failed(Stage::kCheck, verified.message());

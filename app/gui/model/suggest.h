@@ -1,5 +1,5 @@
 #pragma once
-// The GUI's "Suggest" (DESIGN section 12): the simulator searches stream
+// The GUI's "Suggest" (docs/cli.md): the simulator searches stream
 // assignments for the open run's program on a worker thread; "apply" reruns
 // with one of them on the simulator and opens the comparison.
 
