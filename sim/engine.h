@@ -67,6 +67,9 @@ struct SimOptions {
   // a kernel or collective (the launch gap still comes before it); 0 or
   // missing: the model's cost. Must outlive simulate().
   const std::vector<std::vector<int64_t>>* fixed_thunk_ns = nullptr;
+  // Likewise the idle time before each such kernel (its launch gap); -1 or
+  // missing: kernel_launch_us.
+  const std::vector<std::vector<int64_t>>* fixed_thunk_gap_ns = nullptr;
   // Called now and then with thunks done / total; may be empty.
   std::function<void(int64_t done, int64_t total)> progress;
 };

@@ -54,13 +54,16 @@ void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t i
       thunk.kind == ThunkKind::kGemm ? std::nullopt : std::optional<KernelWork>(work_of(thunk));
   KernelCost cost = !work ? gemm_cost(model_, thunk, options_.allow_tf32, sms)
                           : content_cost(model_, thunk, *work, options_.allow_tf32);
-  if (const int64_t fixed = fixed_ns(static_cast<size_t>(device), index); fixed > 0) {
-    cost.work_ns = static_cast<double>(fixed) + model_.kernel_launch_us * 1e3;  // measured, after the launch gap
-  }
-  auto [name, kind] = name_and_kind(thunk);
   // The launch is a gap on the stream before the kernel, as CUPTI shows it:
   // the kernel starts (and takes its share of the device) after it.
-  const double launch_ns = std::min(cost.work_ns, model_.kernel_launch_us * 1e3);
+  double launch_ns = std::min(cost.work_ns, model_.kernel_launch_us * 1e3);
+  if (const int64_t fixed = fixed_ns(static_cast<size_t>(device), index); fixed > 0) {
+    // Trace-driven: the measured kernel after the measured (or modelled) gap.
+    const int64_t gap = fixed_gap_ns(static_cast<size_t>(device), index);
+    launch_ns = gap >= 0 ? static_cast<double>(gap) : model_.kernel_launch_us * 1e3;
+    cost.work_ns = static_cast<double>(fixed) + launch_ns;
+  }
+  auto [name, kind] = name_and_kind(thunk);
   uint32_t event = emit(device, stream, thunk, index, kind, name, now_ + launch_ns);
   if (work && work->work_class != WorkClass::kThunk) {
     // The event reports what the content analysis counted.

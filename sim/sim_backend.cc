@@ -83,6 +83,7 @@ class SimBackend : public exec::Backend {
     DeviceModel replay = model_;
     if (measured_->launch_gap_ns > 0) replay.kernel_launch_us = static_cast<double>(measured_->launch_gap_ns) / 1e3;
     options.fixed_thunk_ns = &times.ns;
+    options.fixed_thunk_gap_ns = &times.gap_ns;
     SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(program.devices, replay, options));
     trace.add_counter("trace_driven.matched_thunks", times.matched_thunks,
                       "thunks costed by what their instruction took in the measured run's median step");

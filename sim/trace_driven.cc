@@ -28,7 +28,7 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
   for (size_t i = 0; i < steps.size(); ++i) step_index[steps[i]] = i;
 
   // Per instruction, per step: the sum of its records' durations.
-  std::unordered_map<uint32_t, std::vector<int64_t>> per_step;
+  std::unordered_map<uint32_t, std::vector<int64_t>> per_step, gap_per_step;
   std::vector<std::pair<int64_t, int64_t>> span(steps.size(), {INT64_MAX, INT64_MIN});
   std::map<std::tuple<int32_t, int32_t, int32_t>, std::vector<const trace::Event*>> by_stream;  // step, device, stream
   for (const trace::Event& e : linked.events) {
@@ -53,8 +53,17 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
     std::sort(events.begin(), events.end(), [](const trace::Event* a, const trace::Event* b) {
       return a->start_ns < b->start_ns;
     });
-    for (size_t i = 1; i < events.size(); ++i) gaps.push_back(std::max<int64_t>(0, events[i]->start_ns - events[i - 1]->end_ns));
+    for (size_t i = 1; i < events.size(); ++i) {
+      const int64_t gap = std::max<int64_t>(0, events[i]->start_ns - events[i - 1]->end_ns);
+      gaps.push_back(gap);
+      const trace::Event& e = *events[i];
+      if (e.instruction == 0) continue;
+      auto& v = gap_per_step[e.instruction];
+      if (v.empty()) v.assign(steps.size(), 0);
+      v[step_index.at(e.iteration)] += gap;
+    }
   }
+  for (auto& [instruction, v] : gap_per_step) out.gap_ns_per_step[linked.strings.get(instruction)] = median_of(v);
   out.launch_gap_ns = median_of(gaps);
   return out;
 }
@@ -75,6 +84,7 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
   // Thunks per instruction per device: a measured step's time is shared by
   // the instruction's occurrences (a loop body's kernels run once a trip).
   out.ns.resize(devices.size());
+  out.gap_ns.resize(devices.size());
   std::vector<double> ratios;
   for (size_t d = 0; d < devices.size(); ++d) {
     const auto& thunks = devices[d].thunks;
@@ -84,13 +94,18 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
       ++occurrences[t.attributed_name];
     }
     out.ns[d].assign(thunks.size(), 0);
+    out.gap_ns[d].assign(thunks.size(), -1);
     for (size_t i = 0; i < thunks.size(); ++i) {
       const sched::Thunk& t = thunks[i];
       if (t.kind == sched::ThunkKind::kRecordEvent || t.kind == sched::ThunkKind::kWaitEvent) continue;
       auto m = measured.ns_per_step.find(std::string(t.attributed_name));
       if (m == measured.ns_per_step.end() || m->second <= 0) continue;
-      const int64_t ns = std::max<int64_t>(1, m->second / std::max<int64_t>(1, occurrences[t.attributed_name]));
+      const int64_t count = std::max<int64_t>(1, occurrences[t.attributed_name]);
+      const int64_t ns = std::max<int64_t>(1, m->second / count);
       out.ns[d][i] = ns;
+      if (auto g = measured.gap_ns_per_step.find(std::string(t.attributed_name)); g != measured.gap_ns_per_step.end()) {
+        out.gap_ns[d][i] = g->second / count;
+      }
       ++out.matched_thunks;
       auto model = model_ns.find({static_cast<int32_t>(d), static_cast<int64_t>(i)});
       if (model != model_ns.end() && model->second > 0 && t.kind != sched::ThunkKind::kCollective) {

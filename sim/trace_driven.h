@@ -24,6 +24,10 @@ struct MeasuredTimes {
   // Instruction -> GPU time per step (the median over steps of the sum of its
   // kernels' durations in the step).
   std::unordered_map<std::string, int64_t> ns_per_step;
+  // Instruction -> idle time of its stream just before its records, per step
+  // (median over steps): the launch latency it really paid, short inside a
+  // CUDA graph, long where a graph or a loop trip starts.
+  std::unordered_map<std::string, int64_t> gap_ns_per_step;
   int64_t steps = 0;
   int64_t median_step_ns = 0;     // the median step's span, first start to last end
   // Median idle time between consecutive records of one stream inside a step:
@@ -40,6 +44,8 @@ struct ThunkTimes {
   // Per device (in the order of the programs given), per thunk: the duration
   // the simulator uses, in ns; 0 = the device model's cost.
   std::vector<std::vector<int64_t>> ns;
+  // The idle time before each thunk (its launch gap), or -1: the model's.
+  std::vector<std::vector<int64_t>> gap_ns;
   int64_t matched_thunks = 0;      // costed from the measured run
   int64_t modelled_thunks = 0;     // costed by the model (times model_bias)
   double model_bias = 1.0;         // median measured / modelled over matched kernel thunks
