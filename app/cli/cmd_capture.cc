@@ -17,6 +17,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/store_access.h"
 #include "core/trace/store/trace_store.h"
 #ifdef SL_HAVE_CUDA
 #include "core/exec/cuda/cuda_backend.h"
@@ -72,7 +73,7 @@ int cmd_capture(const StoreArgs& args, const std::string& name, const std::vecto
   if (exec::cuda_device_count() == 0) return fail(runtime_error("no GPU: capture records CUDA programs"));
   std::string library = injection_library();
   if (!std::filesystem::exists(library)) return fail(runtime_error("injection library not found: " + library));
-  auto store = trace::TraceStore::open(args.db);
+  auto store = open_store_for_writing(args.db);
   if (!store) return fail(store.status());
 
   std::string out = (std::filesystem::temp_directory_path() /
@@ -88,7 +89,7 @@ int cmd_capture(const StoreArgs& args, const std::string& name, const std::vecto
   info.program_name = command[0];
   info.backend = "capture";
   info.device_model = "cuda";
-  info.config_json = nlohmann::json{{"command", command}}.dump();
+  info.config_json = nlohmann::json{{"command", command}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   int64_t max_device = -1;
   for (const trace::Event& e : captured->events) max_device = std::max<int64_t>(max_device, e.device);
   info.num_devices = max_device + 1;
