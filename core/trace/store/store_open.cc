@@ -49,7 +49,14 @@ Result<Database> open_for_reading(const std::string& path, bool* read_write) {
   *read_write = owner && can_write_beside(path);
   if (*read_write) return Database::open(path, SQLITE_OPEN_READWRITE);
   if (!exists(path + "-wal")) return Database::open_immutable(path);
-  return Database::open(path, SQLITE_OPEN_READONLY);
+  SL_ASSIGN_OR_RETURN(Database db, Database::open(path, SQLITE_OPEN_READONLY));
+  // A -wal left on a read-only mount without a usable -shm cannot be read
+  // through; the main file still holds every checkpointed run.
+  auto probe = db.prepare("SELECT 1 FROM sqlite_master LIMIT 1");
+  Status status;
+  if (probe) probe->step(&status);
+  if (probe && status.is_ok()) return db;
+  return Database::open_immutable(path);
 }
 
 Result<std::vector<std::string>> table_names(Database& db) {
