@@ -241,6 +241,8 @@ void kill_while_running(const std::string& program, const std::string& db, const
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
+    FILE* quiet = std::freopen("/dev/null", "w", stderr);
+    (void)quiet;
     execl(SL_STREAMLENS, SL_STREAMLENS, "run", program.c_str(), "--backend", "cpu", "--db", db.c_str(),
           static_cast<char*>(nullptr));
     _exit(127);
