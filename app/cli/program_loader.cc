@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdio>
 
+#include "app/cli/terminal.h"
 #include "app/common/input_file.h"
 #include "core/hlo/parser.h"
 #include "core/hlo/verifier.h"
@@ -12,7 +13,7 @@ namespace sl::cli {
 Result<hlo::Module> load_program(const std::string& path) {
   SL_ASSIGN_OR_RETURN(std::string text, app::read_input_file(path, app::kMaxProgramBytes, "program"));
   SL_ASSIGN_OR_RETURN(hlo::Module module, hlo::parse_program(text, path));
-  for (const std::string& warning : module.warnings) std::fprintf(stderr, "%s\n", warning.c_str());
+  for (const std::string& warning : module.warnings) print_text(stderr, warning + "\n");
   SL_RETURN_IF_ERROR(hlo::verify_status(module));
   return module;
 }
