@@ -2,6 +2,7 @@
 // each test reproduces one defect found by probing, and checks the clean
 // error (exit code, message) and that the database survives.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -192,10 +193,9 @@ TEST_F(Hardening, StreamMessageNamesTheValuesItAccepts) {
 TEST_F(Hardening, DeepCallRecursionIsLocated) {
   std::string text = "HloModule deep\n\n";
   const int depth = 600;
-  text += "c" + std::to_string(depth) + " {\n  ROOT p = f32[] parameter(0)\n}\n\n";
+  text += fmt::format("c{} {{\n  ROOT p = f32[] parameter(0)\n}}\n\n", depth);
   for (int i = depth - 1; i >= 1; --i) {
-    text += "c" + std::to_string(i) + " {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c" +
-            std::to_string(i + 1) + "\n}\n\n";
+    text += fmt::format("c{} {{\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c{}\n}}\n\n", i, i + 1);
   }
   text += "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c1\n}\n";
   Outcome o = sl("lower " + write("deep.hlo", text));
