@@ -66,12 +66,6 @@ Status write_text_file(const std::string& path, const std::string& text) {
 }  // namespace
 
 int cmd_run(const RunArgs& args) {
-  // Before any backend starts a thread: SIGINT/SIGTERM then mark the run.
-  app::InterruptGuard interrupt_guard(args.db);
-  if (!args.results.empty()) {
-    Status safe = refuse_overwrite(args.results, args.db, {args.program.program, args.device});
-    if (!safe.is_ok()) return fail(safe);
-  }
   Result<hlo::Module> module = load_program(args.program.program);
   if (!module) return fail(module.status());
   Result<sched::LowerOptions> options =
@@ -82,6 +76,13 @@ int cmd_run(const RunArgs& args) {
   for (const std::string& warning : lowered->warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
   options->replica_count = lowered->replica_count;
   options->num_partitions = lowered->num_partitions;
+
+  // Before any backend starts a thread: SIGINT/SIGTERM then mark the run.
+  app::InterruptGuard interrupt_guard(args.db);
+  if (!args.results.empty()) {
+    Status safe = refuse_overwrite(args.results, args.db, {args.program.program, args.device});
+    if (!safe.is_ok()) return fail(safe);
+  }
 
   if (args.backend != "cuda" && args.backend != "auto" && (args.warmup > 0 || args.iterations > 1)) {
     std::fprintf(stderr, "note: --warmup/--iterations only apply to the cuda backend\n");
