@@ -45,6 +45,11 @@ inline int64_t saturating_sub(int64_t a, int64_t b) {
   if (!__builtin_sub_overflow(a, b, &out)) return out;
   return b < 0 ? INT64_MAX : INT64_MIN;
 }
+inline int64_t saturating_add(int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (!__builtin_add_overflow(a, b, &out)) return out;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
 
 struct Event {
   int32_t device = 0;
