@@ -10,6 +10,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/output_guard.h"
 #include "app/cli/run_ref.h"
 #include "core/hlo/parser.h"
 #include "core/hlo/verifier.h"
@@ -97,6 +98,8 @@ std::string base_model_name(const std::string& device) {
 }  // namespace
 
 int cmd_calibrate(const StoreArgs& args, const std::vector<std::string>& runs, const std::string& out) {
+  Status safe = refuse_overwrite(out, args.db, {});
+  if (!safe.is_ok()) return fail(safe);
   auto store = trace::TraceStore::open(args.db, trace::TraceStore::Mode::kReadOnly);
   if (!store) return fail(store.status());
   std::vector<LoadedRun> loaded;

@@ -18,6 +18,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/xla_link.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/store_access.h"
 #include "core/trace/store/trace_store.h"
 #ifdef SL_HAVE_CUDA
 #include "core/exec/cuda/cuda_backend.h"
@@ -98,7 +99,7 @@ int cmd_capture(const StoreArgs& args, const CaptureArgs& capture) {
   if (exec::cuda_device_count() == 0) return fail(runtime_error("no GPU: capture records CUDA programs"));
   std::string library = injection_library();
   if (!std::filesystem::exists(library)) return fail(runtime_error("injection library not found: " + library));
-  auto store = trace::TraceStore::open(args.db);
+  auto store = open_store_for_writing(args.db);
   if (!store) return fail(store.status());
 
   std::string out = (std::filesystem::temp_directory_path() /

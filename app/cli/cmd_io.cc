@@ -4,7 +4,9 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/output_guard.h"
 #include "app/cli/run_ref.h"
+#include "app/cli/store_access.h"
 #include "core/trace/export.h"
 #include "core/trace/store/nsys_import.h"
 #include "core/trace/store/trace_store.h"
@@ -14,6 +16,8 @@ namespace sl::cli {
 int cmd_export(const StoreArgs& args, const std::string& run, const std::string& format, const std::string& out) {
   auto parsed_format = trace::parse_export_format(format);
   if (!parsed_format) return fail(parsed_format.status());
+  Status safe = refuse_overwrite(out, args.db, {});
+  if (!safe.is_ok()) return fail(safe);
   auto store = trace::TraceStore::open(args.db, trace::TraceStore::Mode::kReadOnly);
   if (!store) return fail(store.status());
   auto loaded = load_stored_run(**store, run);
@@ -28,7 +32,9 @@ int cmd_export(const StoreArgs& args, const std::string& run, const std::string&
 int cmd_import(const StoreArgs& args, const std::string& nsys_file, const std::string& name) {
   auto imported = trace::import_nsys_sqlite(nsys_file);
   if (!imported) return fail(imported.status());
-  auto store = trace::TraceStore::open(args.db);
+  Status safe = refuse_overwrite(args.db, nsys_file, {});  // importing a database into itself
+  if (!safe.is_ok()) return fail(safe);
+  auto store = open_store_for_writing(args.db);
   if (!store) return fail(store.status());
   trace::RunInfo info = imported->info;
   if (!name.empty()) info.name = name;

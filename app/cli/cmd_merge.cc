@@ -13,7 +13,9 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
+#include "app/cli/output_guard.h"
 #include "app/cli/run_ref.h"
+#include "app/cli/store_access.h"
 #include "core/trace/store/trace_store.h"
 
 namespace sl::cli {
@@ -150,7 +152,7 @@ std::string merged_config(const std::vector<MergeInput>& inputs, const Merged& m
   } else {
     config.erase("time_origin_ns");
   }
-  return config.dump();
+  return config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 Result<int64_t> write_merged(trace::TraceStore& store, const trace::RunInfo& info,
@@ -189,6 +191,8 @@ int cmd_merge(const MergeArgs& args) {
       return fail(usage_error(args.out + " is also an input; merge writes a new database and never modifies "
                                          "its inputs"));
     }
+    Status safe = refuse_overwrite(args.out, in.db, {});  // OUT named as an input's -wal or -shm file
+    if (!safe.is_ok()) return fail(safe);
   }
 
   // Load everything before touching OUT, so a bad input leaves no trace.
@@ -214,7 +218,7 @@ int cmd_merge(const MergeArgs& args) {
   info.num_devices = merged.num_devices;
   info.config_json = merged_config(inputs, merged);
 
-  Result<std::unique_ptr<trace::TraceStore>> out = trace::TraceStore::open(args.out);
+  Result<std::unique_ptr<trace::TraceStore>> out = open_store_for_writing(args.out);
   if (!out) return fail(out.status());
   Result<int64_t> id = write_merged(**out, info, program_text, streams, merged.trace);
   if (!id) return fail(id.status());

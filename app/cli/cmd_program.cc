@@ -1,10 +1,13 @@
 // `streamlens check` and `streamlens lower`.
 
+#include <fmt/format.h>
+
 #include <cstdio>
 
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "app/cli/program_loader.h"
+#include "app/cli/terminal.h"
 #include "core/sched/lowering.h"
 
 namespace sl::cli {
@@ -14,9 +17,9 @@ int cmd_check(const ProgramArgs& args) {
   if (!module) return fail(module.status());
   size_t instructions = 0;
   for (const hlo::Computation& c : module->computations) instructions += c.instructions.size();
-  std::printf("%s: ok (module %s, %zu computations, %zu instructions, %lld replicas x %lld partitions)\n",
-              args.program.c_str(), module->name.c_str(), module->computations.size(), instructions,
-              static_cast<long long>(module->replica_count), static_cast<long long>(module->num_partitions));
+  print_text(stdout, fmt::format("{}: ok (module {}, {} computations, {} instructions, {} replicas x {} partitions)\n",
+                                  args.program, module->name, module->computations.size(), instructions,
+                                  module->replica_count, module->num_partitions));
   return kExitOk;
 }
 
@@ -27,12 +30,12 @@ int cmd_lower(const ProgramArgs& args, int64_t device) {
   if (!options) return fail(options.status());
   Result<sched::LoweredProgram> lowered = sched::lower(*module, *options);
   if (!lowered) return fail(lowered.status());
-  for (const std::string& warning : lowered->warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  for (const std::string& warning : lowered->warnings) print_text(stderr, "warning: " + warning + "\n");
   if (device >= static_cast<int64_t>(lowered->devices.size())) {
     return fail(usage_error("--device-id " + std::to_string(device) + " is out of range (the program has " +
                             std::to_string(lowered->devices.size()) + " devices)"));
   }
-  std::fputs(sched::format_lowered(*lowered, device).c_str(), stdout);
+  print_text(stdout, sched::format_lowered(*lowered, device));
   return kExitOk;
 }
 

@@ -5,14 +5,19 @@
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "app/cli/kernel_times.h"
 #include "app/cli/program_loader.h"
+#include "app/cli/output_guard.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_summary.h"
+#include "app/cli/store_access.h"
+#include "app/cli/terminal.h"
 #include "app/common/backend_factory.h"
+#include "app/common/interrupt_guard.h"
 #include "app/common/run_recorder.h"
 #include "core/dist/dist_env.h"
 #include "core/exec/results_json.h"
@@ -35,6 +40,9 @@ std::string config_json(const RunArgs& args, const sched::LowerOptions& options,
       {"allow_tf32", args.allow_tf32},
       {"comm_sms", args.comm_sms},
       {"stream_overrides", options.overrides},
+      // Who records the run: a reader shows it `interrupted` once this process is gone.
+      {"pid", static_cast<int64_t>(getpid())},
+      {"host", app::process_host_name()},
   };
   // One process per GPU: every rank's times count from rank 0's start
   // (CudaOptions::dist), so `streamlens merge` lines the ranks' runs up as they are.
@@ -45,7 +53,7 @@ std::string config_json(const RunArgs& args, const sched::LowerOptions& options,
       config["time_origin_ns"] = 0;
     }
   }
-  return config.dump();
+  return config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 Status write_text_file(const std::string& path, const std::string& text) {
@@ -71,6 +79,13 @@ int cmd_run(const RunArgs& args) {
   options->replica_count = lowered->replica_count;
   options->num_partitions = lowered->num_partitions;
 
+  // Before any backend starts a thread: SIGINT/SIGTERM then mark the run.
+  app::InterruptGuard interrupt_guard(args.db);
+  if (!args.results.empty()) {
+    Status safe = refuse_overwrite(args.results, args.db, {args.program.program, args.device});
+    if (!safe.is_ok()) return fail(safe);
+  }
+
   if (args.backend != "cuda" && args.backend != "auto" && (args.warmup > 0 || args.iterations > 1)) {
     std::fprintf(stderr, "note: --warmup/--iterations only apply to the cuda backend\n");
   }
@@ -86,7 +101,7 @@ int cmd_run(const RunArgs& args) {
   }
 
   // Open the database before running, so a bad file fails fast and untouched.
-  Result<std::unique_ptr<trace::TraceStore>> store = trace::TraceStore::open(args.db);
+  Result<std::unique_ptr<trace::TraceStore>> store = open_store_for_writing(args.db);
   if (!store) return fail(store.status());
 
   trace::RunInfo info;
@@ -111,7 +126,9 @@ int cmd_run(const RunArgs& args) {
   run_options.progress = [&progress](int64_t done, int64_t total) { progress.update(done, total); };
 
   Result<app::RecordedRun> recorded =
-      app::record_run(**store, info, module->source_text, lowered->streams, *choice->backend, *lowered, run_options);
+      app::record_run(**store, info, module->source_text, lowered->streams, *choice->backend, *lowered, run_options,
+                      nullptr, [&](int64_t run_id) { interrupt_guard.set_run(run_id); });
+  interrupt_guard.set_run(0);
   if (!recorded) return fail(recorded.status());
   for (const trace::Counter& c : recorded->output.trace.counters) {
     if (c.name == "cupti_dropped_records" && c.value > 0) {
@@ -135,7 +152,7 @@ int cmd_run(const RunArgs& args) {
   if (args.json) {
     std::printf("%s\n", trace::run_json(*stored, recorded->output.trace).c_str());
   } else {
-    std::printf("%s", run_summary_text(*stored, recorded->output.trace).c_str());
+    print_text(stdout, run_summary_text(*stored, recorded->output.trace));
   }
   return kExitOk;
 }

@@ -7,6 +7,7 @@
 #include "app/cli/exit_codes.h"
 #include "app/cli/linked_report.h"
 #include "app/cli/run_ref.h"
+#include "app/cli/terminal.h"
 #include "core/trace/compare.h"
 #include "core/trace/report.h"
 #include "core/trace/store/trace_store.h"
@@ -30,9 +31,9 @@ int cmd_runs(const StoreArgs& args) {
                      {"status", trace::run_status_name(r.status)}, {"makespan_ns", r.makespan_ns},
                      {"events", r.event_count}, {"created_at", r.created_at}});
     }
-    std::printf("%s\n", out.dump(1).c_str());
+    std::printf("%s\n", out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
-    std::fputs(trace::format_runs_table(*runs).c_str(), stdout);
+    print_text(stdout, trace::format_runs_table(*runs));
   }
   return kExitOk;
 }
@@ -48,7 +49,7 @@ int cmd_show(const StoreArgs& args, const std::string& run) {
     auto program = (*store)->program_text(loaded->id);
     std::fputs(format_linked_show(loaded->info, loaded->trace, program ? *program : "").c_str(), stdout);
   } else {
-    std::fputs(trace::format_show_text(loaded->info, loaded->trace).c_str(), stdout);
+    print_text(stdout, trace::format_show_text(loaded->info, loaded->trace));
   }
   return kExitOk;
 }
@@ -64,7 +65,7 @@ int cmd_compare(const StoreArgs& args, const std::string& run_a, const std::stri
   if (args.json) {
     std::printf("%s\n", trace::comparison_json(comparison).c_str());
   } else {
-    std::fputs(trace::format_comparison_text(comparison, 40).c_str(), stdout);
+    print_text(stdout, trace::format_comparison_text(comparison, 40));
   }
   return kExitOk;
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "app/cli/terminal.h"
 #include "core/common/status.h"
 
 namespace sl::cli {
@@ -30,7 +31,7 @@ inline int exit_code_for(const Status& status) {
 inline int fail(const Status& status) {
   const std::string& m = status.message();
   bool located = m.find(": error: ") != std::string::npos;
-  std::fprintf(stderr, "%s%s\n", located ? "" : "streamlens: error: ", m.c_str());
+  print_text(stderr, (located ? "" : "streamlens: error: ") + m + "\n");
   return exit_code_for(status);
 }
 

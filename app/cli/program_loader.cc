@@ -3,15 +3,19 @@
 #include <charconv>
 #include <cstdio>
 
+#include "app/cli/terminal.h"
+#include "app/common/input_file.h"
 #include "core/hlo/parser.h"
 #include "core/hlo/verifier.h"
 
 namespace sl::cli {
 
 Result<hlo::Module> load_program(const std::string& path, int64_t replicas, int64_t partitions) {
-  SL_ASSIGN_OR_RETURN(hlo::Module module, hlo::parse_program_file(path));
+  SL_ASSIGN_OR_RETURN(std::string text, app::read_input_file(path, app::kMaxProgramBytes, "program"));
+  SL_ASSIGN_OR_RETURN(hlo::Module module, hlo::parse_program(text, path));
   hlo::settle_device_counts(module, replicas, partitions);
-  for (const std::string& warning : module.warnings) std::fprintf(stderr, "%s\n", warning.c_str());
+  for (const std::string& warning : module.warnings) print_text(stderr, warning + "
+");
   SL_RETURN_IF_ERROR(hlo::verify_status(module));
   return module;
 }
@@ -34,7 +38,9 @@ Result<sched::StreamOverrides> parse_stream_overrides(const std::vector<std::str
       if (ec != std::errc() || ptr != value.data() + value.size() || stream < 0 ||
           stream >= sched::kCommStreamBase + 16) {
         return usage_error("--stream " + spec + ": N must be a compute stream 0.." +
-                           std::to_string(sched::kCommStreamBase - 1) + " or 'comm'");
+                           std::to_string(sched::kCommStreamBase - 1) + ", a communication stream " +
+                           std::to_string(sched::kCommStreamBase) + ".." +
+                           std::to_string(sched::kCommStreamBase + 15) + " or 'comm'");
       }
     }
     overrides[name] = stream;

@@ -1,5 +1,6 @@
 #include "app/common/backend_factory.h"
 
+#include "app/common/input_file.h"
 #include "core/exec/cpu/cpu_backend.h"
 #include "sim/sim_backend.h"
 #ifdef SL_HAVE_CUDA
@@ -9,8 +10,17 @@
 namespace sl::app {
 namespace {
 
+// A device file is read here, with a size cap and its type checked (a pipe
+// or /dev/zero must not grow without bound); bare names are installed files.
+Result<sim::DeviceModel> load_device(const std::string& device) {
+  const bool is_path = device.find('/') != std::string::npos || (device.size() > 5 && device.ends_with(".json"));
+  if (!is_path) return sim::load_device_model(device);
+  SL_ASSIGN_OR_RETURN(std::string text, read_input_file(device, kMaxDeviceFileBytes, "device file"));
+  return sim::parse_device_model(text, device);
+}
+
 Result<BackendChoice> make_sim(const std::string& device) {
-  SL_ASSIGN_OR_RETURN(sim::DeviceModel model, sim::load_device_model(device));
+  SL_ASSIGN_OR_RETURN(sim::DeviceModel model, load_device(device));
   BackendChoice choice;
   choice.backend = sim::make_sim_backend(model);
   choice.name = "sim";

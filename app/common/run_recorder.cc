@@ -11,8 +11,10 @@ Result<RecordedRun> record_run(trace::TraceStore& store, const trace::RunInfo& i
                                const std::string& program_text,
                                const std::vector<sched::StreamAssignmentEntry>& streams, exec::Backend& backend,
                                const sched::LoweredProgram& program, const exec::RunOptions& options,
-                               const std::function<void(int64_t saved, int64_t total)>& on_saved) {
+                               const std::function<void(int64_t saved, int64_t total)>& on_saved,
+                               const std::function<void(int64_t run_id)>& on_begun) {
   SL_ASSIGN_OR_RETURN(int64_t run_id, store.begin_run(info, program_text, streams));
+  if (on_begun) on_begun(run_id);
   Result<exec::RunOutput> output = backend.run(program, options);
   if (!output) {
     // Keep the record of the attempt; the error is what the user sees.
@@ -32,7 +34,10 @@ Result<RecordedRun> record_run(trace::TraceStore& store, const trace::RunInfo& i
     }
     if (on_saved) on_saved(static_cast<int64_t>(first + count), total);
   }
-  SL_RETURN_IF_ERROR(store.append_dependencies(run_id, trace.dependencies));
+  if (Status deps = store.append_dependencies(run_id, trace.dependencies); !deps.is_ok()) {
+    (void)store.finish_run(run_id, trace::RunStatus::kFailed, 0, trace.counters);  // the first error is reported
+    return deps;
+  }
   SL_RETURN_IF_ERROR(store.finish_run(run_id, trace::RunStatus::kComplete, trace.makespan_ns(), trace.counters));
   RecordedRun recorded;
   recorded.run_id = run_id;

@@ -1,5 +1,7 @@
 #include "core/hlo/diagnostic.h"
 
+#include <algorithm>
+
 namespace sl::hlo {
 namespace {
 
@@ -24,13 +26,20 @@ std::string format_diagnostic(const Diagnostic& d, std::string_view source) {
   out += d.message;
   std::string_view line = source_line(source, d.loc.line);
   if (!line.empty() && d.loc.col > 0) {
+    // A huge line (a 10 MB constant) is echoed only around the caret.
+    constexpr size_t kBefore = 80, kAfter = 80;
+    const size_t caret = std::min(static_cast<size_t>(d.loc.col - 1), line.size());
+    const size_t from = caret > kBefore ? caret - kBefore : 0;
+    const size_t to = std::min(line.size(), caret + kAfter);
+    const std::string_view prefix = from > 0 ? "..." : "";
     out += "\n";
-    out += line;
+    out += prefix;
+    out += line.substr(from, to - from);
+    if (to < line.size()) out += "...";
     out += "\n";
+    out.append(prefix.size(), ' ');
     // Keep tabs so the caret lines up under tabbed source.
-    for (int i = 1; i < d.loc.col && static_cast<size_t>(i - 1) < line.size(); ++i) {
-      out += line[static_cast<size_t>(i - 1)] == '\t' ? '\t' : ' ';
-    }
+    for (size_t i = from; i < caret; ++i) out += line[i] == '\t' ? '\t' : ' ';
     out += "^";
   }
   return out;

@@ -133,7 +133,12 @@ Status Emitter::emit_computation(const hlo::Computation& computation, int stream
     Status status = emit_instruction(computation, i, stream, attribution, env, pending, async);
     if (!status.is_ok()) {
       --depth_;
-      return status;
+      // Name the innermost instruction's place (a call nesting too deep, say).
+      const hlo::Instruction& at = computation.instructions[static_cast<size_t>(i)];
+      if (status.message().find(": error: ") != std::string::npos || at.loc.line <= 0) return status;
+      return Status(status.code(), fmt::format("{}:{}:{}: error: {}",
+                                               module_.file_name.empty() ? "<program>" : module_.file_name,
+                                               at.loc.line, at.loc.col, status.message()));
     }
   }
   flush(count);  // implicit dones without users: at the end of the computation

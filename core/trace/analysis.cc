@@ -29,7 +29,7 @@ Intervals merge(Intervals in) {
 
 int64_t total(const Intervals& merged) {
   int64_t sum = 0;
-  for (const auto& [s, e] : merged) sum += e - s;
+  for (const auto& [s, e] : merged) sum = saturating_add(sum, saturating_sub(e, s));
   return sum;
 }
 
@@ -40,7 +40,7 @@ int64_t intersection(const Intervals& a, const Intervals& b) {
   while (i < a.size() && j < b.size()) {
     int64_t lo = std::max(a[i].first, b[j].first);
     int64_t hi = std::min(a[i].second, b[j].second);
-    if (hi > lo) sum += hi - lo;
+    if (hi > lo) sum = saturating_add(sum, saturating_sub(hi, lo));
     (a[i].second < b[j].second) ? ++i : ++j;
   }
   return sum;
@@ -58,13 +58,13 @@ int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& intervals) {
     if (open && s <= cur_e) {
       cur_e = std::max(cur_e, e);
     } else {
-      if (open) sum += cur_e - cur_s;
+      if (open) sum = saturating_add(sum, saturating_sub(cur_e, cur_s));
       cur_s = s;
       cur_e = e;
       open = true;
     }
   }
-  if (open) sum += cur_e - cur_s;
+  if (open) sum = saturating_add(sum, saturating_sub(cur_e, cur_s));
   return sum;
 }
 
@@ -121,9 +121,9 @@ OverlapReport compute_communication_overlap(const Trace& trace) {
     d.overlap_ns = intersection(compute, comm);
     d.ratio = d.communication_ns > 0 ? static_cast<double>(d.overlap_ns) / static_cast<double>(d.communication_ns)
                                      : 0.0;
-    report.compute_ns += d.compute_ns;
-    report.communication_ns += d.communication_ns;
-    report.overlap_ns += d.overlap_ns;
+    report.compute_ns = saturating_add(report.compute_ns, d.compute_ns);
+    report.communication_ns = saturating_add(report.communication_ns, d.communication_ns);
+    report.overlap_ns = saturating_add(report.overlap_ns, d.overlap_ns);
     report.devices.push_back(d);
   }
   if (report.communication_ns > 0) {
@@ -164,7 +164,7 @@ CriticalPath critical_path(const Trace& trace) {
   while (cur != kNone && !seen[cur]) {
     seen[cur] = true;
     path.events.push_back(cur);
-    path.busy_ns += ev[cur].duration_ns();
+    path.busy_ns = saturating_add(path.busy_ns, ev[cur].duration_ns());
     uint32_t best = kNone;
     auto consider = [&](uint32_t p) {
       // A predecessor must not end after the event it precedes ends (guards
@@ -199,7 +199,7 @@ std::vector<KernelStats> kernel_statistics(const Trace& trace) {
       s.max_ns = d;
     }
     ++s.count;
-    s.total_ns += d;
+    s.total_ns = saturating_add(s.total_ns, d);
     s.min_ns = std::min(s.min_ns, d);
     s.max_ns = std::max(s.max_ns, d);
     double delta = static_cast<double>(d) - s.mean_ns;

@@ -58,7 +58,7 @@ struct CriticalPath {
   int64_t start_ns = 0;          // start of the first event on the path
   int64_t end_ns = 0;            // end of the last event on the path
   int64_t busy_ns = 0;           // sum of the path events' durations
-  int64_t length_ns() const { return end_ns - start_ns; }
+  int64_t length_ns() const { return saturating_sub(end_ns, start_ns); }
 };
 CriticalPath critical_path(const Trace& trace);
 

@@ -139,7 +139,7 @@ Comparison compare_runs(const RunInfo& info_a, const Trace& full_a, const RunInf
     const Event& e = t.events[i];
     if (d.name.empty()) d.name = t.name_of(e);
     (is_a ? d.in_a : d.in_b) = true;
-    (is_a ? d.start_a_ns : d.start_b_ns) = e.start_ns - origin;
+    (is_a ? d.start_a_ns : d.start_b_ns) = saturating_sub(e.start_ns, origin);
     (is_a ? d.duration_a_ns : d.duration_b_ns) = e.duration_ns();
     (is_a ? d.stream_a : d.stream_b) = e.stream;
   };
@@ -255,7 +255,7 @@ std::string format_comparison_text(const Comparison& c, size_t max_rows) {
   out += fmt::format("{:>6} {:>6}  {:>12} {:>12} {:>12}\n", "DEVICE", "STREAM", "A", "B", "B-A");
   for (const auto& [key, v] : busy) {
     out += fmt::format("{:>6} {:>6}  {:>12} {:>12} {:>12}\n", key.first, key.second, format_us(v.first),
-                       format_us(v.second), format_us(v.second - v.first));
+                       format_us(v.second), format_us(saturating_sub(v.second, v.first)));
   }
 
   out += "\ncompute/communication overlap\n";

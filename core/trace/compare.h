@@ -31,8 +31,8 @@ struct InstructionDelta {
   int32_t stream_a = 0;
   int32_t stream_b = 0;
   bool matched() const { return in_a && in_b; }
-  int64_t duration_delta_ns() const { return duration_b_ns - duration_a_ns; }  // B - A
-  int64_t start_delta_ns() const { return start_b_ns - start_a_ns; }
+  int64_t duration_delta_ns() const { return saturating_sub(duration_b_ns, duration_a_ns); }  // B - A
+  int64_t start_delta_ns() const { return saturating_sub(start_b_ns, start_a_ns); }
 };
 
 struct RunSummary {
@@ -55,7 +55,7 @@ struct Comparison {
   int64_t matched = 0;
   int64_t only_in_a = 0;
   int64_t only_in_b = 0;
-  int64_t makespan_delta_ns() const { return b.makespan_ns - a.makespan_ns; }
+  int64_t makespan_delta_ns() const { return saturating_sub(b.makespan_ns, a.makespan_ns); }
 };
 
 Comparison compare_runs(const RunInfo& info_a, const Trace& a, const RunInfo& info_b, const Trace& b);

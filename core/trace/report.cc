@@ -177,8 +177,8 @@ std::string run_json(const RunInfo& info, const Trace& trace, int indent) {
                       {"kind", event_kind_name(e.kind)},
                       {"name", trace.name_of(e)},
                       {"instruction", trace.instruction_of(e)},
-                      {"start_ns", e.start_ns - origin},
-                      {"end_ns", e.end_ns - origin}});
+                      {"start_ns", saturating_sub(e.start_ns, origin)},
+                      {"end_ns", saturating_sub(e.end_ns, origin)}});
   }
   j["events"] = std::move(events);
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -10,8 +10,10 @@
 
 namespace sl::trace {
 
-enum class RunStatus { kRunning, kComplete, kFailed };
-const char* run_status_name(RunStatus status);  // "running" | "complete" | "failed"
+// kInterrupted: stopped by a signal, or `running` while the process that
+// recorded it is gone (DESIGN section 14).
+enum class RunStatus { kRunning, kComplete, kFailed, kInterrupted };
+const char* run_status_name(RunStatus status);  // "running" | "complete" | "failed" | "interrupted"
 bool parse_run_status(std::string_view name, RunStatus* out);
 
 struct RunInfo {

@@ -39,7 +39,7 @@ int64_t Trace::makespan_ns() const {
     first = std::min(first, e.start_ns);
     last = std::max(last, e.end_ns);
   }
-  return last - first;
+  return saturating_sub(last, first);
 }
 
 void Trace::add_counter(std::string_view name, int64_t delta, std::string_view description) {
@@ -57,8 +57,8 @@ void Trace::normalize_time() {
   int64_t first = std::numeric_limits<int64_t>::max();
   for (const Event& e : events) first = std::min(first, e.start_ns);
   for (Event& e : events) {
-    e.start_ns -= first;
-    e.end_ns -= first;
+    e.start_ns = saturating_sub(e.start_ns, first);
+    e.end_ns = saturating_sub(e.end_ns, first);
   }
 }
 

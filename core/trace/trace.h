@@ -38,6 +38,19 @@ class StringTable {
   std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids_{{"", 0}};
 };
 
+// a - b, clamped to the int64 range: times from damaged files or extreme
+// device models must give a wrong number, never undefined behaviour.
+inline int64_t saturating_sub(int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (!__builtin_sub_overflow(a, b, &out)) return out;
+  return b < 0 ? INT64_MAX : INT64_MIN;
+}
+inline int64_t saturating_add(int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (!__builtin_add_overflow(a, b, &out)) return out;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
 struct Event {
   int32_t device = 0;
   int32_t stream = 0;                       // see sched/streams.h
@@ -51,7 +64,7 @@ struct Event {
   int64_t flops = 0;
   int64_t correlation = 0;                  // backend's id (CUPTI correlation id, thunk index)
   int32_t iteration = 0;                    // --iterations index; 0 for single runs
-  int64_t duration_ns() const { return end_ns - start_ns; }
+  int64_t duration_ns() const { return saturating_sub(end_ns, start_ns); }
 };
 
 // `to` could not start before `from` ended: a wait between streams (or a

@@ -216,6 +216,12 @@ class Importer {
       trace_.add_counter("nsys_negative_duration", 1, "records ending before they start (dropped)");
       return;
     }
+    // Nsight's timestamps count nanoseconds from the session's start; a
+    // negative one is damage, and would overflow the shift to the origin.
+    if (start < 0) {
+      trace_.add_counter("nsys_negative_timestamp", 1, "records with a negative timestamp (dropped)");
+      return;
+    }
     raw_.push_back({device_id, stream_id, kind, trace_.strings.intern(name), start, end, bytes, correlation});
   }
 
@@ -230,7 +236,13 @@ class Importer {
 Result<ImportedRun> import_nsys_sqlite(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return not_found(fmt::format("{}: no such file", path));
-  SL_ASSIGN_OR_RETURN(Database db, Database::open(path, SQLITE_OPEN_READONLY));
+  if (!S_ISREG(st.st_mode)) {
+    return invalid_input(fmt::format("{}: not an Nsight Systems SQLite export (not a regular file)", path));
+  }
+  // Someone else's finished file: read it without creating -wal/-shm files beside it.
+  struct stat wal {};
+  const bool has_wal = ::stat((path + "-wal").c_str(), &wal) == 0;
+  SL_ASSIGN_OR_RETURN(Database db, has_wal ? Database::open(path, SQLITE_OPEN_READONLY) : Database::open_immutable(path));
   auto tables = db.prepare("SELECT count(*) FROM sqlite_master");
   if (!tables) {
     return invalid_input(fmt::format("{}: not an Nsight Systems SQLite export (not a readable SQLite database)", path));
@@ -264,7 +276,7 @@ Result<ImportedRun> import_nsys_sqlite(const std::string& path) {
   run.info.device_model = importer.device_model();
   std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   run.info.name = base;
-  run.info.config_json = nlohmann::json{{"imported_from", path}}.dump();
+  run.info.config_json = nlohmann::json{{"imported_from", path}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   run.trace = importer.finish(&run.info.num_devices);
   run.info.makespan_ns = run.trace.makespan_ns();
   run.info.event_count = static_cast<int64_t>(run.trace.events.size());

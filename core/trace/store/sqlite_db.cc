@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <utility>
 
 namespace sl::trace::store {
@@ -22,14 +23,46 @@ Database::~Database() {
   if (db_) sqlite3_close_v2(db_);
 }
 
-Result<Database> Database::open(const std::string& path, int flags) {
+namespace {
+
+// Builds where SQLite treats "file:..." names as URIs even without
+// SQLITE_OPEN_URI; "./file:x" is the same file and never a URI.
+std::string plain_file_name(const std::string& path) {
+  if (path.rfind("file:", 0) == 0) return "./" + path;
+  return path;
+}
+
+// RFC 3986 percent-encoding of a path for a file: URI.
+std::string uri_path(const std::string& path) {
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '.' || c == '-' || c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Database> open_connection(const std::string& path, const std::string& name, int flags) {
   Database db;
   db.path_ = path;
-  int rc = sqlite3_open_v2(path.c_str(), &db.db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  int rc = sqlite3_open_v2(name.c_str(), &db.db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) return db.error_from(rc, "cannot open the database");
   sqlite3_extended_result_codes(db.db_, 1);
   sqlite3_busy_timeout(db.db_, 10000);
   return db;
+}
+
+Result<Database> Database::open(const std::string& path, int flags) {
+  return open_connection(path, plain_file_name(path), flags & ~SQLITE_OPEN_URI);
+}
+
+Result<Database> Database::open_immutable(const std::string& path) {
+  return open_connection(path, "file:" + uri_path(path) + "?immutable=1", SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
 }
 
 Status Database::error_from(int rc, std::string_view what) const {

@@ -24,7 +24,12 @@ class Database {
   ~Database();
 
   // flags: SQLITE_OPEN_READONLY or SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE.
+  // `path` is always a file name, never an SQLite URI ("file:..." names a
+  // file of that name in the current directory).
   static Result<Database> open(const std::string& path, int flags);
+  // Read-only without locks or -wal/-shm files (SQLite's immutable=1): for a
+  // file nobody writes, in a place where this process cannot create files.
+  static Result<Database> open_immutable(const std::string& path);
 
   Status exec(const char* sql);
   Result<Statement> prepare(std::string_view sql);
@@ -40,9 +45,13 @@ class Database {
   int changes() const { return sqlite3_changes(db_); }
 
  private:
+  friend Result<Database> open_connection(const std::string& path, const std::string& name, int flags);
   sqlite3* db_ = nullptr;
   std::string path_;
 };
+
+// Opens `name` (a file name or URI, as given) reporting errors against `path`.
+Result<Database> open_connection(const std::string& path, const std::string& name, int flags);
 
 // A prepared statement, reusable: bind, step until done, reset.
 class Statement {
@@ -61,6 +70,10 @@ class Statement {
     sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   }
   void bind_null(int index) { sqlite3_bind_null(stmt_, index); }
+  // The blob must stay alive until the statement is reset (SQLITE_STATIC).
+  void bind_blob(int index, std::string_view blob) {
+    sqlite3_bind_blob(stmt_, index, blob.data(), static_cast<int>(blob.size()), SQLITE_STATIC);
+  }
 
   // true: a row is available; false: done. Errors set *status.
   bool step(Status* status);
@@ -72,9 +85,16 @@ class Statement {
   }
 
   int64_t column_int(int index) const { return sqlite3_column_int64(stmt_, index); }
+  int32_t column_int32(int index) const { return sqlite3_column_int(stmt_, index); }
+  // Valid until the next step or reset.
+  std::string_view column_blob(int index) const {
+    const void* data = sqlite3_column_blob(stmt_, index);
+    int bytes = sqlite3_column_bytes(stmt_, index);
+    if (data == nullptr || bytes <= 0) return {};
+    return {static_cast<const char*>(data), static_cast<size_t>(bytes)};
+  }
   std::string column_text(int index) const;
   bool column_is_null(int index) const { return sqlite3_column_type(stmt_, index) == SQLITE_NULL; }
-  sqlite3_stmt* handle() const { return stmt_; }
 
  private:
   const Database* db_ = nullptr;

@@ -2,13 +2,16 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 #include "core/trace/store/schema.h"
 #include "core/trace/store/sqlite_db.h"
+#include "core/trace/store/sqlite_trace_store.h"
 
 namespace sl::trace::store {
 namespace {
@@ -17,6 +20,43 @@ constexpr char kSqliteMagic[] = "SQLite format 3";  // 16 bytes with the NUL
 
 Status not_ours(const std::string& path, std::string_view why) {
   return invalid_input(fmt::format("{}: not a streamlens database ({})", path, why));
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// Whether this process may write `path` and create files beside it.
+bool can_write_beside(const std::string& path) {
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  return ::access(path.c_str(), W_OK) == 0 && ::access(dir.empty() ? "." : dir.c_str(), W_OK) == 0;
+}
+
+// A reader must never leave -wal/-shm files behind that stop the owner
+// writing (SQLite creates them with the reader's ownership), and must work
+// where it cannot create them (read-only mounts, 0555 directories).
+//  - The owner, where it may write: a read-write connection (the caller sets
+//    query_only), so the last connection to close removes the files and a
+//    long-lived reader (the GUI) sees runs recorded after it opened.
+//  - Anyone else, with no -wal file: every committed transaction is in the
+//    main file; read it as immutable, creating nothing (a snapshot).
+//  - Anyone else, with a -wal file (a writer at work, or one that died):
+//    read through the files that are already there.
+Result<Database> open_for_reading(const std::string& path, bool* read_write) {
+  struct stat st {};
+  const bool owner = ::stat(path.c_str(), &st) == 0 && st.st_uid == ::geteuid();
+  *read_write = owner && can_write_beside(path);
+  if (*read_write) return Database::open(path, SQLITE_OPEN_READWRITE);
+  if (!exists(path + "-wal")) return Database::open_immutable(path);
+  SL_ASSIGN_OR_RETURN(Database db, Database::open(path, SQLITE_OPEN_READONLY));
+  // A -wal left on a read-only mount without a usable -shm cannot be read
+  // through; the main file still holds every checkpointed run.
+  auto probe = db.prepare("SELECT 1 FROM sqlite_master LIMIT 1");
+  Status status;
+  if (probe) probe->step(&status);
+  if (probe && status.is_ok()) return db;
+  return Database::open_immutable(path);
 }
 
 Result<std::vector<std::string>> table_names(Database& db) {
@@ -50,7 +90,9 @@ Result<FileState> inspect_file(const std::string& path, int64_t* schema_version)
     return invalid_input(fmt::format("{}: not an SQLite database (bad header)", path));
   }
 
-  SL_ASSIGN_OR_RETURN(Database db, Database::open(path, SQLITE_OPEN_READONLY));
+  bool read_write = false;
+  SL_ASSIGN_OR_RETURN(Database db, open_for_reading(path, &read_write));
+  if (read_write) SL_RETURN_IF_ERROR(db.exec("PRAGMA query_only = 1"));
   auto names = table_names(db);
   if (!names) return names.status();
   if (names->empty()) return FileState::kEmpty;
@@ -101,4 +143,77 @@ Result<FileState> inspect_file(const std::string& path, int64_t* schema_version)
   return FileState::kStreamlens;
 }
 
+namespace {
+
+// Creates the schema in a new file, or brings an older streamlens file up to
+// this version (every statement of schema.sql is IF NOT EXISTS; version 1
+// lacks only event_chunks).
+Status initialize_schema(Database& db, bool fresh) {
+  SL_RETURN_IF_ERROR(db.exec("BEGIN IMMEDIATE"));
+  Status status = db.exec(kSchemaSql);
+  if (status.is_ok()) {
+    std::string meta = fresh ? fmt::format(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('application', '{}'), ('schema_version', '{}'), "
+        "('created_at', '{}')",
+        kApplicationId, kSchemaVersion, now_iso8601())
+                             : fmt::format("UPDATE meta SET value = '{}' WHERE key = 'schema_version'",
+                                           kSchemaVersion);
+    status = db.exec(meta.c_str());
+  }
+  if (status.is_ok()) return db.exec("COMMIT");
+  db.exec("ROLLBACK");
+  return status;
+}
+
+}  // namespace
+
+Status check_plain_path(const std::string& path) {
+  if (path.empty()) return usage_error("--db: the database file name is empty");
+  if (path == ":memory:" || path.rfind("file:", 0) == 0) {
+    return usage_error(fmt::format(
+        "--db {}: a database is a plain file path, not an SQLite URI or special name (write ./{} for a file of "
+        "that name)",
+        path, path));
+  }
+  return Status::ok();
+}
+
 }  // namespace sl::trace::store
+
+namespace sl::trace {
+
+Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mode mode) {
+  SL_RETURN_IF_ERROR(store::check_plain_path(path));
+  int64_t version = 0;
+  SL_ASSIGN_OR_RETURN(store::FileState state, store::inspect_file(path, &version));
+  if (state == store::FileState::kMissing && mode != Mode::kCreateIfMissing) {
+    return not_found(fmt::format("{}: no such database", path));
+  }
+  if (state != store::FileState::kStreamlens && mode == Mode::kReadOnly) {
+    return invalid_input(fmt::format("{}: not a streamlens database (empty)", path));
+  }
+  const bool read_only = mode == Mode::kReadOnly;
+  bool read_write = false;
+  Result<store::Database> opened = read_only ? store::open_for_reading(path, &read_write)
+                                             : store::Database::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  if (!opened) return opened.status();
+  store::Database db = std::move(opened).value();
+  if (read_only) {
+    SL_RETURN_IF_ERROR(db.exec("PRAGMA query_only = 1"));
+  } else {
+    // Only our own (or new, empty) files reach this point: writing is safe.
+    SL_RETURN_IF_ERROR(db.exec("PRAGMA journal_mode = WAL"));
+    SL_RETURN_IF_ERROR(db.exec("PRAGMA synchronous = NORMAL"));
+    if (state != store::FileState::kStreamlens) {
+      SL_RETURN_IF_ERROR(store::initialize_schema(db, true));
+    } else if (version < store::kSchemaVersion) {
+      SL_RETURN_IF_ERROR(store::initialize_schema(db, false));
+    }
+  }
+  SL_RETURN_IF_ERROR(db.exec("PRAGMA cache_size = -65536"));
+  auto store = std::make_unique<store::SqliteTraceStore>(std::move(db), read_only);
+  SL_RETURN_IF_ERROR(store->prepare_statements());
+  return std::unique_ptr<TraceStore>(std::move(store));
+}
+
+}  // namespace sl::trace

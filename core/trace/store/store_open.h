@@ -21,4 +21,9 @@ enum class FileState {
 // For kStreamlens, *schema_version (when given) receives the file's version.
 Result<FileState> inspect_file(const std::string& path, int64_t* schema_version = nullptr);
 
+// A database is named by a plain file path: an empty name, ":memory:" or an
+// SQLite URI ("file:...") is a usage error (it would save nothing, or write
+// into whatever file the URI names).
+Status check_plain_path(const std::string& path);
+
 }  // namespace sl::trace::store
