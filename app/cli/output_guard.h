@@ -1,5 +1,5 @@
 #pragma once
-// Never write over the open database or an input (DESIGN section 14): an
+// Never write over the open database or an input (README.md, "What streamlens promises"): an
 // output that is the same file as one of them is a usage error (exit 2).
 
 #include <string>

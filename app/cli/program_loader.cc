@@ -14,8 +14,7 @@ Result<hlo::Module> load_program(const std::string& path, int64_t replicas, int6
   SL_ASSIGN_OR_RETURN(std::string text, app::read_input_file(path, app::kMaxProgramBytes, "program"));
   SL_ASSIGN_OR_RETURN(hlo::Module module, hlo::parse_program(text, path));
   hlo::settle_device_counts(module, replicas, partitions);
-  for (const std::string& warning : module.warnings) print_text(stderr, warning + "
-");
+  for (const std::string& warning : module.warnings) print_text(stderr, warning + "\n");
   SL_RETURN_IF_ERROR(hlo::verify_status(module));
   return module;
 }

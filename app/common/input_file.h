@@ -1,6 +1,6 @@
 #pragma once
 // Reading a user's input file (program, device file) with a size cap
-// (DESIGN section 14): a directory or a device node such as /dev/zero is
+// (README.md, "What streamlens promises"): a directory or a device node such as /dev/zero is
 // refused before anything is read; a pipe is read up to the cap.
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// SIGINT/SIGTERM while a run records (DESIGN section 14): the run is marked
+// SIGINT/SIGTERM while a run records (README.md, "What streamlens promises"): the run is marked
 // `interrupted` in the database before the process exits, instead of staying
 // `running` forever. (SIGKILL cannot be caught; readers recognise such runs
 // by the pid and host stored in their config.)

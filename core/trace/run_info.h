@@ -11,7 +11,7 @@
 namespace sl::trace {
 
 // kInterrupted: stopped by a signal, or `running` while the process that
-// recorded it is gone (DESIGN section 14).
+// recorded it is gone (README.md, "What streamlens promises").
 enum class RunStatus { kRunning, kComplete, kFailed, kInterrupted };
 const char* run_status_name(RunStatus status);  // "running" | "complete" | "failed" | "interrupted"
 bool parse_run_status(std::string_view name, RunStatus* out);

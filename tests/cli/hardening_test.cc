@@ -1,4 +1,4 @@
-// Hostile inputs through the real `streamlens` binary (DESIGN section 14):
+// Hostile inputs through the real `streamlens` binary (README.md, "What streamlens promises"):
 // each test reproduces one defect found by probing, and checks the clean
 // error (exit code, message) and that the database survives.
 

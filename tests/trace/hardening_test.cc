@@ -1,4 +1,4 @@
-// Hostile data reaching the trace library (DESIGN section 14): damaged
+// Hostile data reaching the trace library (README.md, "What streamlens promises"): damaged
 // stored counts and sequence numbers, extreme timestamps, URIs as paths,
 // interrupted runs. Each test reproduces a defect found by probing.
 
