@@ -117,5 +117,35 @@ TEST(CompareTest, IdenticalRunsHaveZeroDeltas) {
   }
 }
 
+// Measured traces start some µs after their run's origin, and not at the same
+// offset in both runs: start deltas must be taken from each run's own origin.
+TEST(CompareTest, StartDeltasSubtractEachRunsOrigin) {
+  RunInfo info_a, info_b;
+  info_a.id = 1;
+  info_a.backend = "cuda";
+  info_b.id = 2;
+  info_b.backend = "sim";
+  Trace a, b;
+  add_event(a, 0, 0, EventKind::kGemm, "gemm", "g0", 5000, 5100);
+  add_event(a, 0, 0, EventKind::kGemm, "gemm", "g1", 5100, 5300);
+  add_event(b, 0, 0, EventKind::kGemm, "gemm", "g0", 3000, 3120);
+  add_event(b, 0, 0, EventKind::kGemm, "gemm", "g1", 3120, 3300);
+  Comparison c = compare_runs(info_a, a, info_b, b);
+  ASSERT_EQ(c.deltas.size(), 2u);
+  for (const InstructionDelta& d : c.deltas) {
+    ASSERT_TRUE(d.in_a && d.in_b) << d.instruction;
+    if (d.instruction == "g0") {
+      EXPECT_EQ(d.start_a_ns, 0);
+      EXPECT_EQ(d.start_b_ns, 0);
+      EXPECT_EQ(d.start_delta_ns(), 0);
+    } else {
+      EXPECT_EQ(d.instruction, "g1");
+      EXPECT_EQ(d.start_a_ns, 100);
+      EXPECT_EQ(d.start_b_ns, 120);
+      EXPECT_EQ(d.start_delta_ns(), 20);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sl::trace
