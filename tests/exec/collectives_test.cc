@@ -68,6 +68,21 @@ TEST(AllGather, TupleWithMixedTypes) {
   EXPECT_EQ(shape_of(r, 0, 1), "s32[2]");
 }
 
+TEST(AllGather, TupleAlongAnInnerDimension) {
+  auto r = run_hlo(module("  a = f32[2,1] reshape(x)\n"
+                          "  xi = s32[2] convert(x)\n"
+                          "  ni = s32[2] negate(xi)\n"
+                          "  b = s32[2,1] reshape(ni)\n"
+                          "  ROOT ag = (f32[2,2], s32[2,2]) all-gather(a, b), dimensions={1}, replica_groups={{0,1}}"));
+  // Cross-replica: g0 with g2, g1 with g3; each row takes one element of each member, in group order.
+  // Leaf 0: g0 [[-5],[-4]] + g2 [[-2],[-1]] -> [[-5,-2],[-4,-1]].
+  expect_devices(r, {{-5, -2, -4, -1}, {2, 5, 3, -5}, {-5, -2, -4, -1}, {2, 5, 3, -5}}, 0);
+  // Leaf 1: -x as s32: g0 [[5],[4]] + g2 [[2],[1]] -> [[5,2],[4,1]]; g1 [[-2],[-3]] + g3 [[-5],[5]].
+  expect_devices(r, {{5, 2, 4, 1}, {-2, -5, -3, 5}, {5, 2, 4, 1}, {-2, -5, -3, 5}}, 1);
+  EXPECT_EQ(shape_of(r, 0, 0), "f32[2,2]");
+  EXPECT_EQ(shape_of(r, 0, 1), "s32[2,2]");
+}
+
 TEST(AllReduce, CrossReplicaAndFlattened) {
   auto r = run_hlo(module("  ROOT ar = f32[2] all-reduce(x), replica_groups={}, to_apply=add"));
   expect_devices(r, {{-7, -5}, {7, -2}, {-7, -5}, {7, -2}});
