@@ -82,7 +82,9 @@ TEST(PeerWatch, StopsPromptlyWithNothingToReport) {
   Lost lost;
   auto start = std::chrono::steady_clock::now();
   { PeerWatch watch({{a.watched, 1}}, [&](int r) { lost(r); }); }
-  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
+  // It notices a stop within one short poll; the bound only has to catch one
+  // that never does, so it is generous enough that load cannot flake it.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 30s);
   EXPECT_TRUE(lost.ranks.empty());
 }
 

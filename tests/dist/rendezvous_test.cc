@@ -134,7 +134,8 @@ TEST(Rendezvous, ConnectTimesOutWhenNoRootListens) {
   Clock::time_point start = Clock::now();
   auto rv = Rendezvous::connect(env_for(1, 2, port), milliseconds(300));
   ASSERT_FALSE(rv);
-  EXPECT_LT(seconds_since(start), 5.0);
+  // Only catches a connect that ignores its timeout: generous, so load never flakes it.
+  EXPECT_LT(seconds_since(start), 60.0);
   EXPECT_EQ(rv.status().code(), ErrorCode::kRuntime);
   const std::string& m = rv.status().message();
   EXPECT_NE(m.find("rank 1 could not reach MASTER_ADDR 127.0.0.1:" + std::to_string(port) + " within 300 ms"),
@@ -148,12 +149,13 @@ TEST(Rendezvous, RootReportsRanksThatNeverJoin) {
   std::string root_error, peer_error;
   Clock::time_point start = Clock::now();
   run_ranks(2, [&](int rank) {
-    // World of 3, but rank 2 never starts.
-    auto rv = Rendezvous::connect(env_for(rank, 3, port), milliseconds(rank == 0 ? 500 : 10000));
+    // World of 3, but rank 2 never starts. Rank 1's own timeout is far above
+    // the bound below, so the bound can stay generous.
+    auto rv = Rendezvous::connect(env_for(rank, 3, port), milliseconds(rank == 0 ? 500 : 300000));
     ASSERT_FALSE(rv);
     (rank == 0 ? root_error : peer_error) = rv.status().message();
   });
-  EXPECT_LT(seconds_since(start), 5.0) << "rank 1 must hear of the failure, not wait for its own timeout";
+  EXPECT_LT(seconds_since(start), 60.0) << "rank 1 must hear of the failure, not wait for its own timeout";
   EXPECT_NE(root_error.find("only 2 of 3 ranks joined"), std::string::npos) << root_error;
   EXPECT_NE(root_error.find("missing ranks 2"), std::string::npos) << root_error;
   EXPECT_NE(peer_error.find("rank 1: connect with rank 0"), std::string::npos) << peer_error;
@@ -165,7 +167,7 @@ TEST(Rendezvous, PeerThatLeavesEarlyIsAnErrorOnTheOthers) {
   std::vector<std::string> errors(3);
   Clock::time_point start = Clock::now();
   run_ranks(3, [&](int rank) {
-    auto rv = Rendezvous::connect(env_for(rank, 3, port), std::chrono::seconds(30));
+    auto rv = Rendezvous::connect(env_for(rank, 3, port), std::chrono::seconds(300));
     ASSERT_TRUE(rv) << rv.status().message();
     if (rank == 2) return;  // exits (closes its connection) without taking part
     auto all = (*rv)->all_gather("x");
@@ -176,7 +178,7 @@ TEST(Rendezvous, PeerThatLeavesEarlyIsAnErrorOnTheOthers) {
     EXPECT_FALSE(again.is_ok());
     EXPECT_NE(again.message().find("earlier rendezvous failure"), std::string::npos) << again.message();
   });
-  EXPECT_LT(seconds_since(start), 10.0) << "nobody may wait for the 30 s timeout";
+  EXPECT_LT(seconds_since(start), 60.0) << "nobody may wait for the 300 s timeout";
   EXPECT_NE(errors[0].find("rank 0: all_gather #1 with rank 2: connection closed"), std::string::npos)
       << errors[0];
   EXPECT_NE(errors[1].find("rank 1: all_gather #1 with rank 0"), std::string::npos) << errors[1];

@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 
 #include "app/gui/layout/colors.h"
 #include "app/gui/layout/compare.h"
@@ -220,9 +219,7 @@ TEST(Layout, MillionEventsCostIsBoundedByPixels) {
   LayoutOptions o;
   o.width_px = 1600;
   Viewport all = fit_range(idx.begin_ns, idx.end_ns);
-  auto start = std::chrono::steady_clock::now();
   auto draws = layout_timeline(t, idx, all, o);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   size_t merged = 0;
   for (const auto& d : draws) {
     EXPECT_LE(d.visited, 4 * 1600u);
@@ -233,8 +230,7 @@ TEST(Layout, MillionEventsCostIsBoundedByPixels) {
   // Mid zoom: 1/100 of the run.
   Viewport mid{all.start_ns + all.span_ns() / 2, all.start_ns + all.span_ns() / 2 + all.span_ns() / 100};
   for (const auto& d : layout_timeline(t, idx, mid, o)) EXPECT_LE(d.visited, 4 * 1600u);
-  // Generous: sanitizer builds are slow; the Release figure is in bench/gui.
-  EXPECT_LT(ms, 200.0);
+  // The bounded visit counts are what keeps it fast; its time is bench/gui's business.
 }
 
 TEST(Layout, LabelsOnlyWhenTheyFit) {
