@@ -2,6 +2,7 @@
 // `run --backend sim --kernel-times RUN`: the simulator costed by a linked
 // capture's measured kernels (sim/trace_driven.h).
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -17,7 +18,8 @@ struct TraceDrivenBackend {
 };
 
 // The measured times of a linked capture (`run` in the database `db`).
-Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const std::string& run);
+Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const std::string& run,
+                                                 int64_t* run_id = nullptr);
 
 Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std::string& run,
                                                 const std::string& device);

@@ -1,0 +1,97 @@
+// The real-program path through the streamlens binary: a capture of a JAX
+// program (recorded on an H200, tests/corpus/captures) imported and linked to
+// the module XLA dumped, shown by step, replayed by the trace-driven
+// simulator, and linked again with `link`.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/cli/cli_test_util.h"
+
+namespace sl::cli_test {
+namespace {
+
+const std::filesystem::path kCapture = std::filesystem::path(SL_SOURCE_DIR) / "tests/corpus/captures/mlp";
+const std::string kModule = (kCapture / "module_0000.jit_step.sm_9.0a_gpu_after_optimizations.txt").string();
+
+class LinkCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#if !SL_HAVE_CUDA_BUILD
+    GTEST_SKIP() << "reading capture files needs a CUDA build";
+#endif
+    dir_ = std::filesystem::temp_directory_path() /
+           ("sl_link_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    db_ = (dir_ / "t.db").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  Outcome run(const std::string& args) { return streamlens(args + " --db " + db_, dir_); }
+
+  std::filesystem::path dir_;
+  std::string db_;
+};
+
+int64_t makespan_of(const std::string& json_text) {
+  auto j = nlohmann::json::parse(json_text, nullptr, false);
+  return j.is_object() && j.contains("makespan_ns") ? j["makespan_ns"].get<int64_t>() : -1;
+}
+
+TEST_F(LinkCli, ImportsLinksShowsAndReplaysARealCapture) {
+  Outcome imported = run("import " + (kCapture / "capture.jsonl").string() + " --xla-dump " + kCapture.string());
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_NE(imported.out.find("31 steps of jit_step"), std::string::npos) << imported.out;
+  EXPECT_NE(imported.out.find("100.0% of the GPU time in steps linked"), std::string::npos) << imported.out;
+
+  Outcome shown = run("show 1");
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("<- median"), std::string::npos);
+  // The median step's instructions name the Python line they came from.
+  EXPECT_NE(shown.out.find("make_dumps.py:"), std::string::npos) << shown.out.substr(0, 3000);
+
+  Outcome json = run("show 1 --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_TRUE(j.is_object());
+  ASSERT_EQ(j["iterations"], 31);
+  const int64_t measured = j["median_iteration_makespan_ns"].get<int64_t>();
+
+  Outcome replay = run("run " + kModule + " --backend sim --kernel-times 1 --json");
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  const int64_t simulated = makespan_of(replay.out);
+  ASSERT_GT(simulated, 0);
+  // The replay of the program's own kernels lands within 3% of its median step.
+  EXPECT_NEAR(static_cast<double>(simulated), static_cast<double>(measured), 0.03 * static_cast<double>(measured));
+}
+
+TEST_F(LinkCli, LinkTiesAnImportedCaptureToItsModuleAsANewRun) {
+  ASSERT_EQ(run("import " + (kCapture / "capture.jsonl").string()).exit_code, 0);
+  Outcome linked = run("link 1 " + kModule);
+  ASSERT_EQ(linked.exit_code, 0) << linked.err;
+  EXPECT_NE(linked.out.find("as run 2"), std::string::npos) << linked.out;
+  Outcome runs = run("runs");
+  EXPECT_NE(runs.out.find("linked to jit_step"), std::string::npos) << runs.out;
+}
+
+TEST_F(LinkCli, KernelTimesFromAnUnlinkedRunIsInvalidInput) {
+  ASSERT_EQ(run("import " + (kCapture / "capture.jsonl").string()).exit_code, 0);
+  Outcome replay = run("run " + kModule + " --backend sim --kernel-times 1");
+  EXPECT_EQ(replay.exit_code, 1);
+  EXPECT_NE(replay.err.find("no steps"), std::string::npos) << replay.err;
+}
+
+TEST_F(LinkCli, LinkingTheWrongModuleSaysSo) {
+  ASSERT_EQ(run("import " + (kCapture / "capture.jsonl").string()).exit_code, 0);
+  const std::string other =
+      std::string(SL_SOURCE_DIR) + "/tests/corpus/captures/adam/module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt";
+  Outcome linked = run("link 1 " + other);
+  EXPECT_EQ(linked.exit_code, 1);
+  EXPECT_NE(linked.err.find("no execution of module jit_f"), std::string::npos) << linked.err;
+}
+
+}  // namespace
+}  // namespace sl::cli_test
