@@ -118,15 +118,9 @@ int cmd_capture(const StoreArgs& args, const CaptureArgs& capture) {
   std::filesystem::remove(out);
   if (!captured) return fail(captured.status());
 
-  trace::RunInfo info;
-  info.name = name.empty() ? join(command) : name;
-  info.program_name = command[0];
-  info.backend = "capture";
-  info.device_model = "cuda";
-  info.config_json = nlohmann::json{{"command", command}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  int64_t max_device = -1;
-  for (const trace::Event& e : captured->events) max_device = std::max<int64_t>(max_device, e.device);
-  info.num_devices = max_device + 1;
+  trace::RunInfo info = captured_run_info(
+      name.empty() ? join(command) : name, command[0],
+      nlohmann::json{{"command", command}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), *captured);
   Result<int64_t> id = int64_t{0};
   std::string linked_line;
   if (!capture.xla_dump.empty()) {

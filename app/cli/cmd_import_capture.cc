@@ -24,15 +24,10 @@ int cmd_import_capture(const StoreArgs& args, const std::string& file, const std
   if (!captured) return fail(captured.status());
   auto store = trace::TraceStore::open(args.db);
   if (!store) return fail(store.status());
-  trace::RunInfo info;
-  info.name = name.empty() ? "capture " + file : name;
-  info.program_name = file;
-  info.backend = "capture";
-  info.device_model = "cuda";
-  info.config_json = nlohmann::json{{"capture_file", file}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  int64_t max_device = -1;
-  for (const trace::Event& e : captured->events) max_device = std::max<int64_t>(max_device, e.device);
-  info.num_devices = max_device + 1;
+  trace::RunInfo info = captured_run_info(
+      name.empty() ? "capture " + file : name, file,
+      nlohmann::json{{"capture_file", file}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+      *captured);
   Result<int64_t> id = int64_t{0};
   std::string line;
   if (!xla_dump.empty()) {

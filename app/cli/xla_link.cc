@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -93,6 +94,20 @@ Result<int64_t> save_linked_run(trace::TraceStore& store, trace::RunInfo info, c
   if (source_run > 0) config["linked_from_run"] = source_run;
   info.config_json = config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return store.save_run(info, linked.module_text, {}, trace);
+}
+
+trace::RunInfo captured_run_info(const std::string& name, const std::string& program, const std::string& config,
+                                 const trace::Trace& trace) {
+  trace::RunInfo info;
+  info.name = name;
+  info.program_name = program;
+  info.backend = "capture";
+  info.device_model = "cuda";
+  info.config_json = config;
+  int64_t max_device = -1;
+  for (const trace::Event& e : trace.events) max_device = std::max<int64_t>(max_device, e.device);
+  info.num_devices = max_device + 1;
+  return info;
 }
 
 std::string link_summary_line(const LinkedModule& linked) {
