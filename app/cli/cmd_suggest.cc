@@ -127,8 +127,11 @@ void print_text(const SuggestArgs& args, const sim::SearchSpace& space, const si
               args.program.c_str(), args.device.c_str(), space.dimensions.size(),
               space.dimensions.size() == 1 ? "" : "s", space.compute_streams - 1, space.comm_streams,
               space.comm_streams == 1 ? "" : "s", fmt::format("{}", fmt::join(space.comm_sms, ",")).c_str());
-  std::printf("  %s search: %llu assignments, %lld simulations%s\n", result.exhaustive ? "exhaustive" : "local",
-              static_cast<unsigned long long>(result.space_size), static_cast<long long>(result.simulations),
+  // The space's size saturates where it would pass 64 bits.
+  const std::string size = result.space_size == UINT64_MAX ? std::string("more than 1.8e19")
+                                                           : std::to_string(result.space_size);
+  std::printf("  %s search: %s assignments, %lld simulations%s\n", result.exhaustive ? "exhaustive" : "local",
+              size.c_str(), static_cast<long long>(result.simulations),
               result.infeasible > 0 ? fmt::format(", {} infeasible", result.infeasible).c_str() : "");
   std::printf("original: %s us predicted\n", trace::format_us(result.original_makespan_ns).c_str());
   if (result.candidates.empty()) {
@@ -146,8 +149,10 @@ void print_text(const SuggestArgs& args, const sim::SearchSpace& space, const si
                 flags.empty() ? "(the same streams, renumbered)" : joined(flags).c_str());
   }
   const std::vector<std::string> best = candidate_args(args, result.candidates.front());
-  std::printf("reproduce 1: streamlens run %s --backend sim --device %s%s%s\n", args.program.c_str(),
-              args.device.c_str(), best.empty() ? "" : " ", joined(best).c_str());
+  const std::string measured =
+      args.kernel_times.empty() ? "" : " --kernel-times " + args.kernel_times + " --db " + args.db;
+  std::printf("reproduce 1: streamlens run %s --backend sim --device %s%s%s%s\n", args.program.c_str(),
+              args.device.c_str(), measured.c_str(), best.empty() ? "" : " ", joined(best).c_str());
   if (!verified) return;
   std::printf("measured on the GPU (median of %d runs, each its median of %d iterations):\n", args.repeats,
               args.iterations);
