@@ -179,11 +179,11 @@ bool Parser::parse_array_shape(Shape& shape, bool before_body) {
     return fail(loc, fmt::format("shape {} is too large (element count or byte size overflows int64)",
                                  to_string(shape).substr(0, 80)));
   }
-  if (is(TokenKind::kLbrace)) return skip_layout(before_body);
+  if (is(TokenKind::kLbrace)) return skip_layout(before_body, shape.rank());
   return true;
 }
 
-bool Parser::skip_layout(bool before_body) {
+bool Parser::skip_layout(bool before_body, int64_t rank) {
   if (before_body) {
     // `-> f32[4]{0} {` vs `-> f32[4] {`: a layout holds numbers and ':'; an
     // empty layout `{}` is one only when the body brace follows it.
@@ -194,6 +194,29 @@ bool Parser::skip_layout(bool before_body) {
     bool layout = first.kind == TokenKind::kInt || first.kind == TokenKind::kColon ||
                   (first.kind == TokenKind::kRbrace && second.kind == TokenKind::kLbrace);
     if (!layout) return true;
+  }
+  // The layout is dropped, but its minor-to-major order must be a permutation
+  // of the dimensions, as XLA's verifier requires ({5,-1} is no layout).
+  Lexer::State saved = lexer_.state();
+  const SourceLoc at = cur_.loc;
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(rank, 0)), false);
+  size_t count = 0;
+  for (Token t = lexer_.next(); t.kind == TokenKind::kInt; t = lexer_.next()) {
+    int64_t d = -1;
+    std::from_chars(t.text.data(), t.text.data() + t.text.size(), d);
+    if (d < 0 || d >= rank || seen[static_cast<size_t>(d)]) {
+      lexer_.restore(saved);
+      return fail(at, fmt::format("layout dimension {} is not a dimension of this rank-{} shape (or repeats)",
+                                  t.text, rank));
+    }
+    seen[static_cast<size_t>(d)] = true;
+    ++count;
+    Token sep = lexer_.next();
+    if (sep.kind != TokenKind::kComma) break;
+  }
+  lexer_.restore(saved);
+  if (count != 0 && static_cast<int64_t>(count) != rank) {
+    return fail(at, fmt::format("layout names {} of the {} dimensions", count, rank));
   }
   return skip_balanced();
 }

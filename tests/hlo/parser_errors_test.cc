@@ -188,3 +188,22 @@ TEST(ParserErrors, SeveralUndefinedOperandsAreAllReported) {
 
 }  // namespace
 }  // namespace sl::hlo
+
+namespace sl::hlo {
+namespace {
+
+// A layout's minor-to-major order is a permutation of the dimensions.
+TEST(ParserErrors, LayoutNotAPermutationOfTheDimensions) {
+  const std::string bad = "HloModule m\nENTRY e {\n  ROOT p = f32[4,2]{5,-1} parameter(0)\n}\n";
+  auto module = parse_program(bad, "t.hlo");
+  ASSERT_FALSE(module.is_ok());
+  EXPECT_NE(module.status().message().find("layout dimension 5"), std::string::npos) << module.status().message();
+  auto short_layout = parse_program("HloModule m\nENTRY e {\n  ROOT p = f32[4,2]{0} parameter(0)\n}\n", "t.hlo");
+  ASSERT_FALSE(short_layout.is_ok());
+  EXPECT_NE(short_layout.status().message().find("names 1 of the 2 dimensions"), std::string::npos);
+  EXPECT_TRUE(parse_program("HloModule m\nENTRY e {\n  ROOT p = f32[4,2]{0,1:T(8,128)} parameter(0)\n}\n", "t.hlo")
+                  .is_ok());
+}
+
+}  // namespace
+}  // namespace sl::hlo
