@@ -126,7 +126,7 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
     protocols.push_back(std::move(proto));
   }
   root["nccl_protocols"] = std::move(protocols);
-  return root.dump(2) + "\n";
+  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 Status write_device_model(const DeviceModel& model, const DeviceSources& sources, const std::string& path) {

@@ -63,7 +63,7 @@ std::string config_json(const RerunRequest& request, const sched::LoweredProgram
       {"comm_sms", request.comm_sms},
       {"source", "streamlens-gui"},
   };
-  return config.dump();
+  return config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 Result<int64_t> run_pipeline(const RerunRequest& request, JobProgress& progress) {
