@@ -14,6 +14,7 @@ namespace sl::cli {
 namespace {
 
 constexpr size_t kTopInstructions = 25;
+constexpr size_t kStepRows = 40;  // a long training run has thousands of steps
 
 struct StepStats {
   int32_t step = 0;
@@ -48,11 +49,14 @@ std::string format_linked_show(const trace::RunInfo& info, const trace::Trace& t
                                 info.id, info.name, info.backend, info.program_name, steps.size(), outside);
   out += "\nsteps\n";
   out += fmt::format("{:>6}  {:>12}  {:>12}  {:>12}  {:>8}\n", "STEP", "START(us)", "SPAN(us)", "BUSY(us)", "RECORDS");
+  size_t row = 0;
   for (const auto& [id, s] : steps) {
+    if (row++ >= kStepRows && id != median) continue;
     out += fmt::format("{:>6}  {:>12}  {:>12}  {:>12}  {:>8}{}\n", id, trace::format_us(s.start_ns),
                        trace::format_us(s.end_ns - s.start_ns), trace::format_us(s.busy_ns), s.records,
                        id == median ? "  <- median" : "");
   }
+  if (steps.size() > kStepRows) out += fmt::format("... {} more steps\n", steps.size() - kStepRows);
 
   // The median step's instructions by GPU time, with their Python lines.
   std::unordered_map<std::string, std::string> source;
@@ -86,7 +90,9 @@ std::string format_linked_show(const trace::RunInfo& info, const trace::Trace& t
   }
   if (rows.size() > kTopInstructions) out += fmt::format("... {} more instructions\n", rows.size() - kTopInstructions);
   out += "\n";
-  out += trace::format_show_text(info, trace::one_iteration(trace, median));
+  trace::RunInfo step_info = info;
+  step_info.makespan_ns = 0;  // the step's own span, not the whole capture's
+  out += trace::format_show_text(step_info, trace::one_iteration(trace, median));
   return out;
 }
 
