@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <string>
 
+#include "bench/capture_like_trace.h"
 #include "core/trace/store/trace_store.h"
 
 namespace {
@@ -18,34 +19,7 @@ using namespace sl::trace;
 
 constexpr int64_t kEvents = 1000000;
 
-// A capture-like trace: 2 devices, 3 compute streams and one communication
-// stream each, ~2000 distinct kernel names and instruction names.
-Trace make_trace(int64_t n) {
-  Trace t;
-  t.events.reserve(static_cast<size_t>(n));
-  const EventKind kinds[] = {EventKind::kGemm, EventKind::kElementwise, EventKind::kCollective, EventKind::kCopy};
-  std::vector<int64_t> clock(8, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    Event e;
-    e.device = static_cast<int32_t>(i % 2);
-    int k = static_cast<int>((i / 2) % 4);
-    e.kind = kinds[k];
-    e.stream = k == 2 ? sl::sched::kCommStreamBase : k % 3;
-    e.stream_kind = sl::sched::stream_kind(e.stream);
-    e.name = t.strings.intern("kernel_" + std::to_string(i % 997));
-    e.instruction = t.strings.intern("instr." + std::to_string(i % 1009));
-    int64_t& c = clock[static_cast<size_t>(e.device * 4 + k)];
-    e.start_ns = c + 50;
-    e.end_ns = e.start_ns + 1000 + (i % 300);
-    c = e.end_ns;
-    e.bytes = (i % 7) * 4096;
-    e.flops = (i % 5) * 1000000;
-    e.correlation = i + 1;
-    t.events.push_back(e);
-  }
-  for (uint32_t i = 0; i + 3 < static_cast<uint32_t>(n); i += 50) t.dependencies.push_back({i, i + 3});
-  return t;
-}
+Trace make_trace(int64_t n) { return sl::bench::capture_like_trace(n); }
 
 std::string scratch_path(const char* tag) {
   return "/tmp/sl_store_bench_" + std::to_string(getpid()) + "_" + tag + ".db";
