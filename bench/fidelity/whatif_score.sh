@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Scores the trace-driven simulator on captures of real JAX programs, without
+# a GPU. CAPTURES holds one folder per capture, NAME/{capture.jsonl,dump/},
+# as bench/gpu/capture_jax.sh writes them; names are PROGRAM_SETTING, where
+# SETTING "def" is XLA's default and the others (cboff, cbfusion, notriton)
+# change one XLA flag.
+#   bench/fidelity/whatif_score.sh STREAMLENS CAPTURES DB > report.md
+# (a) replay: each capture's module simulated with its own kernel times.
+# (b) what-if: each non-default setting's module simulated with the kernel
+#     times of the same program's default capture, against the setting's own
+#     measured median step; and the default's module from the cboff capture.
+set -u
+SL=$1 ROOT=$2 DB=$3
+rm -f "$DB"
+declare -A run_of
+for d in "$ROOT"/*/; do
+  name=$(basename "$d")
+  out=$("$SL" import "$d/capture.jsonl" --xla-dump "$d/dump" --db "$DB" --name "$name" 2>&1) || {
+    echo "import $name failed: $out" >&2; continue; }
+  run_of[$name]=$(sed -n 's/.* as run \([0-9]*\) .*/\1/p' <<< "$out" | head -1)
+done
+module_of() { ls "$ROOT/$1"/dump/*jit_*gpu_after_optimizations.txt | head -1; }
+# Prints "measured simulated error" for module of $1 costed with run $2, against run $3.
+score() {
+  local sim
+  sim=$("$SL" run "$(module_of "$1")" --backend sim --kernel-times "$2" --db "$DB" --name "$1 from $2" 2>&1) || {
+    echo "- - failed"; return; }
+  "$SL" compare "$3" last --db "$DB" 2>&1 | awk '
+    /^A: /{for(i=1;i<=NF;i++) if($i=="makespan") a=$(i+1)}
+    /^B: /{for(i=1;i<=NF;i++) if($i=="makespan") b=$(i+1)}
+    END{ if (a=="" || b=="") print "- - failed"; else printf "%.1f %.1f %+.1f%%\n", a, b, (b-a)/a*100 }'
+}
+echo "## (a) Replay: kernel times from the same capture"
+echo
+echo "| capture | measured median step (us) | simulated (us) | error |"
+echo "| --- | ---: | ---: | ---: |"
+for name in $(printf '%s\n' "${!run_of[@]}" | sort); do
+  read -r m s e <<< "$(score "$name" "${run_of[$name]}" "${run_of[$name]}")"
+  echo "| $name | $m | $s | $e |"
+done
+echo
+echo "## (b) What-if: another XLA setting's module, kernel times from the first capture"
+echo
+echo "| program | times from | module of | measured (us) | predicted (us) | error |"
+echo "| --- | --- | --- | ---: | ---: | ---: |"
+for name in $(printf '%s\n' "${!run_of[@]}" | sort); do
+  prog=${name%_*} setting=${name##*_}
+  [ "$setting" = def ] && continue
+  base=${prog}_def
+  [ -n "${run_of[$base]:-}" ] || continue
+  read -r m s e <<< "$(score "$name" "${run_of[$base]}" "${run_of[$name]}")"
+  echo "| $prog | def | $setting | $m | $s | $e |"
+  if [ "$setting" = cboff ]; then
+    read -r m s e <<< "$(score "$base" "${run_of[$name]}" "${run_of[$base]}")"
+    echo "| $prog | cboff | def | $m | $s | $e |"
+  fi
+done
