@@ -15,12 +15,13 @@ trap 'rm -f "$tmp"' EXIT
 measure() {  # prints "median_ms median_rss_mb" of N runs of the command
   local times=() rss=()
   for _ in $(seq "$n"); do
-    /usr/bin/time -o "$tmp" -f '%e %M' "$@" >/dev/null 2>&1 || true
-    out=$(tail -1 "$tmp")
-    times+=("$(awk '{print $1 * 1000}' <<<"$out")")
-    rss+=("$(awk '{print $2 / 1024}' <<<"$out")")
+    t0=$(date +%s%N)
+    /usr/bin/time -o "$tmp" -f '%M' "$@" >/dev/null 2>&1 || true
+    t1=$(date +%s%N)
+    times+=("$(( (t1 - t0) / 1000 ))")  # us, /usr/bin/time's own start included
+    rss+=("$(awk '{print $1 / 1024}' <<<"$(tail -1 "$tmp")")")
   done
-  printf '%s\n' "${times[@]}" | sort -n | awk -v m=$(( (n + 1) / 2 )) 'NR == m {printf "%.0f ms", $1}'
+  printf '%s\n' "${times[@]}" | sort -n | awk -v m=$(( (n + 1) / 2 )) 'NR == m {printf "%.1f ms", $1 / 1000}'
   printf '  '
   printf '%s\n' "${rss[@]}" | sort -n | awk -v m=$(( (n + 1) / 2 )) 'NR == m {printf "%.1f MB\n", $1}'
 }
