@@ -10,8 +10,9 @@ include(GNUInstallDirs)
 set(SL_PLUGIN_DIR lib/streamlens)
 
 # The CUDA libraries live outside the linker path on GPU machines: keep the
-# build's search path in the installed binaries.
-foreach(_t streamlens streamlens-gui streamlens_inject streamlens_cuda)
+# build's search path in the installed libraries that load them (the
+# executables link no CUDA library).
+foreach(_t streamlens_inject streamlens_cuda)
   if(TARGET ${_t} AND SL_HAVE_CUDA)
     set_target_properties(${_t} PROPERTIES INSTALL_RPATH "${CMAKE_BUILD_RPATH}")
   endif()

@@ -23,6 +23,21 @@ done
 if [ -e "$build/libstreamlens_cuda.so" ]; then
   [ -e "$prefix/lib/streamlens/libstreamlens_cuda.so" ] || { echo "not installed: /usr/lib/streamlens/libstreamlens_cuda.so" >&2; exit 1; }
   if ldd "$bin" | grep -qE 'lib(cudart|cublasLt|nccl|cupti)\.so'; then echo "installed binary links CUDA" >&2; exit 1; fi
+  # Prove a cuda run loads the installed plugin, not the build's: break it, and the loader names it.
+  plugin=$prefix/lib/streamlens/libstreamlens_cuda.so
+  mv "$plugin" "$plugin.keep"
+  echo "not a library" > "$plugin"
+  set +e
+  (cd "$work" && env -u STREAMLENS_CUDA_PLUGIN "$bin" run "$share/samples/small/two_gemms_one_stream.hlo" \
+     --backend cuda --db cuda.db > /dev/null 2> cuda_err.txt)
+  rc=$?
+  set -e
+  mv "$plugin.keep" "$plugin"
+  if [ "$rc" -ne 3 ] || ! grep -q "$prefix/bin/../lib/streamlens/libstreamlens_cuda.so" "$work/cuda_err.txt"; then
+    echo "the installed binary did not load $plugin (exit $rc):" >&2
+    cat "$work/cuda_err.txt" >&2
+    exit 1
+  fi
 fi
 
 cd "$work"
