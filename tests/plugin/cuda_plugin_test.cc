@@ -25,11 +25,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The build's layout, found from this executable (BUILD/tests/gpu_tests), so
+// The build's layout, found from this executable (BUILD/tests/plugin_tests), so
 // the tests work where the build was copied to (the GPU machine).
 fs::path build_dir() {
   std::error_code ec;
   return fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path();
+}
+
+// The sample, from the source tree this was built from, or else from the
+// working directory (a copy of the repository run from its root).
+std::string small_sample() {
+  const fs::path rel = "samples/small/two_gemms_one_stream.hlo";
+  if (fs::exists(fs::path(SL_SOURCE_DIR) / rel)) return (fs::path(SL_SOURCE_DIR) / rel).string();
+  return (fs::current_path() / rel).string();
 }
 
 class PluginEnv : public ::testing::Environment {
@@ -63,8 +71,7 @@ TEST(CudaPlugin, BackendMatchesCpu) {
   Result<const CudaPlugin*> plugin = cuda_plugin();
   ASSERT_TRUE(plugin.is_ok()) << plugin.status().message();
   if ((*plugin)->device_count() == 0) GTEST_SKIP() << "no GPU";
-  auto module = hlo::parse_program(read_text(fs::path(SL_SOURCE_DIR) / "samples/small/two_gemms_one_stream.hlo"),
-                                   "two_gemms_one_stream.hlo");
+  auto module = hlo::parse_program(read_text(small_sample()), "two_gemms_one_stream.hlo");
   ASSERT_TRUE(module.is_ok()) << module.status().message();
   auto lowered = sched::lower(*module, {});
   ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
@@ -96,8 +103,8 @@ TEST(CudaPlugin, CliRunsOnTheCudaBackend) {
   if ((*plugin)->device_count() == 0) GTEST_SKIP() << "no GPU";
   const fs::path dir = fs::temp_directory_path() / ("sl_cuda_plugin_" + std::to_string(getpid()));
   fs::create_directories(dir);
-  const std::string command = (build_dir() / "app/cli/streamlens").string() + " run " + SL_SOURCE_DIR +
-                              "/samples/small/two_gemms_one_stream.hlo --backend cuda --json --db " +
+  const std::string command = (build_dir() / "app/cli/streamlens").string() + " run " + small_sample() +
+                              " --backend cuda --json --db " +
                               (dir / "run.db").string() + " >" + (dir / "out.json").string() + " 2>" +
                               (dir / "err.txt").string();
   const int status = std::system(command.c_str());
