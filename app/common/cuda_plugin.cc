@@ -52,7 +52,9 @@ Result<const CudaPlugin*> load() {
     return plugin;
   }
   const char* env = std::getenv("STREAMLENS_CUDA_PLUGIN");
-  if (reason.empty() && env != nullptr && *env != '\0') reason = std::string("STREAMLENS_CUDA_PLUGIN=") + env + ": no such file";
+  if (reason.empty() && env != nullptr && *env != '\0') {
+    reason = std::string("STREAMLENS_CUDA_PLUGIN=") + env + ": no such file";
+  }
   if (reason.empty()) reason = "libstreamlens_cuda.so not found beside the executable or in lib/streamlens";
   return runtime_error("no GPU: the CUDA backend is not available (" + reason + ")");
 #endif
