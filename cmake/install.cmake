@@ -1,6 +1,7 @@
 # `cmake --install` and CPack (docs/install.md). Layout under the prefix:
 #   bin/streamlens, bin/streamlens-gui
-#   lib/streamlens/libstreamlens_inject.so, libstreamlens_sqlite.so (plugins, not on the linker path)
+#   lib/streamlens/libstreamlens_cuda.so, libstreamlens_inject.so, libstreamlens_sqlite.so (plugins,
+#   not on the linker path)
 #   share/streamlens/devices/*.json, share/streamlens/samples/
 #   share/doc/streamlens/ (README, docs), share/man/man1/streamlens.1.gz
 # The binaries find these relative to their own location (PREFIX/bin/..), so a
@@ -9,8 +10,9 @@ include(GNUInstallDirs)
 set(SL_PLUGIN_DIR lib/streamlens)
 
 # The CUDA libraries live outside the linker path on GPU machines: keep the
-# build's search path in the installed binaries.
-foreach(_t streamlens streamlens-gui streamlens_inject)
+# build's search path in the installed libraries that load them (the
+# executables link no CUDA library).
+foreach(_t streamlens_inject streamlens_cuda)
   if(TARGET ${_t} AND SL_HAVE_CUDA)
     set_target_properties(${_t} PROPERTIES INSTALL_RPATH "${CMAKE_BUILD_RPATH}")
   endif()
@@ -21,7 +23,7 @@ if(TARGET streamlens-gui)
   install(TARGETS streamlens-gui RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 if(TARGET streamlens_inject)
-  install(TARGETS streamlens_inject LIBRARY DESTINATION ${SL_PLUGIN_DIR})
+  install(TARGETS streamlens_inject streamlens_cuda LIBRARY DESTINATION ${SL_PLUGIN_DIR})
 endif()
 install(TARGETS streamlens_sqlite LIBRARY DESTINATION ${SL_PLUGIN_DIR})
 

@@ -21,8 +21,7 @@
 #include "app/cli/store_access.h"
 #include "core/trace/store/trace_store.h"
 #ifdef SL_HAVE_CUDA
-#include "core/exec/cuda/cuda_backend.h"
-#include "cupti_tracer/capture_file.h"
+#include "app/common/cuda_plugin.h"  // the capture reader comes with the CUDA plugin
 #endif
 
 extern char** environ;
@@ -96,7 +95,9 @@ int cmd_capture(const StoreArgs& args, const CaptureArgs& capture) {
     if (!flags) return fail(flags.status());
     setenv("XLA_FLAGS", flags->c_str(), 1);
   }
-  if (exec::cuda_device_count() == 0) return fail(runtime_error("no GPU: capture records CUDA programs"));
+  Result<const app::CudaPlugin*> cuda = app::cuda_plugin();
+  if (!cuda) return fail(cuda.status());
+  if ((*cuda)->device_count() == 0) return fail(runtime_error("no GPU: capture records CUDA programs"));
   std::string library = injection_library();
   if (!std::filesystem::exists(library)) return fail(runtime_error("injection library not found: " + library));
   auto store = open_store_for_writing(args.db);
@@ -114,7 +115,7 @@ int cmd_capture(const StoreArgs& args, const CaptureArgs& capture) {
   window.delay_ns = static_cast<int64_t>(capture.delay_s * 1e9);
   window.duration_ns = static_cast<int64_t>(capture.duration_s * 1e9);
   window.profiler_ranges = capture.capture_range == "cudaProfilerApi";
-  Result<trace::Trace> captured = cupti::import_capture_file(out, window);
+  Result<trace::Trace> captured = (*cuda)->import_capture_file(out, window);
   std::filesystem::remove(out);
   if (!captured) return fail(captured.status());
 

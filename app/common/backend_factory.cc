@@ -3,9 +3,7 @@
 #include "app/common/input_file.h"
 #include "core/exec/cpu/cpu_backend.h"
 #include "sim/sim_backend.h"
-#ifdef SL_HAVE_CUDA
-#include "core/exec/cuda/cuda_backend.h"
-#endif
+#include "app/common/cuda_plugin.h"
 
 namespace sl::app {
 namespace {
@@ -29,20 +27,16 @@ Result<BackendChoice> make_sim(const std::string& device) {
 }
 
 Result<BackendChoice> make_cuda(bool allow_tf32) {
-#ifdef SL_HAVE_CUDA
   (void)allow_tf32;  // passed per run in RunOptions
+  SL_ASSIGN_OR_RETURN(const CudaPlugin* cuda, cuda_plugin());
   SL_ASSIGN_OR_RETURN(std::optional<dist::DistEnv> dist, dist::dist_env_from_environment());
-  SL_ASSIGN_OR_RETURN(std::unique_ptr<exec::Backend> backend, exec::make_cuda_backend({.dist = dist}));
+  SL_ASSIGN_OR_RETURN(std::unique_ptr<exec::Backend> backend, cuda->make_backend({.dist = dist}));
   BackendChoice choice;
   // The GPU the run uses (the program's device count is recorded apart).
-  choice.device_model = exec::cuda_device_name(dist ? dist->local_rank : 0);
+  choice.device_model = cuda->device_name(dist ? dist->local_rank : 0);
   choice.backend = std::move(backend);
   choice.name = "cuda";
   return choice;
-#else
-  (void)allow_tf32;
-  return runtime_error("no GPU: this streamlens was built without CUDA (configure with -DSTREAMLENS_CUDA=ON)");
-#endif
 }
 
 }  // namespace

@@ -18,6 +18,8 @@ step gpu_tests
 SL_CUPTI_DEBUG=1 timeout 180 "$BUILD/tests/gpu_tests" --gtest_brief=1 > "$OUT/gpu_tests.log" 2>&1
 echo "gpu_tests rc=$?"; grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|error|cupti debug" "$OUT/gpu_tests.log" | head -40
 timeout 60 "$BUILD/tests/cupti_tests" --gtest_brief=1 2>&1 | tail -3
+# The backend through the plugin libstreamlens_cuda.so, as streamlens loads it.
+[ -x "$BUILD/tests/plugin_tests" ] && timeout 60 "$BUILD/tests/plugin_tests" --gtest_brief=1 2>&1 | tail -3
 
 step multi-process: one streamlens per GPU, then merge
 tmp=$(mktemp -d)

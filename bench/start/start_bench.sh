@@ -1,31 +1,20 @@
 #!/usr/bin/env bash
 # Start-up cost of `streamlens`: wall time and peak RSS of commands that need
-# no GPU (--version, check on a sample), the median of N runs each, and which
-# CUDA libraries the binary loads at start. The baseline for loading the CUDA
-# backend on demand (target: <= 10 ms and <= 20 MB for non-GPU commands).
+# no GPU (--version, check on a sample), the median of N runs each, timed by
+# spawn_time.cc (posix_spawn + wait4's rusage of the child), and which CUDA
+# libraries the binary loads at start (none: CUDA is the on-demand plugin
+# libstreamlens_cuda.so). Target: <= 10 ms and <= 20 MB for non-GPU commands.
 #   bench/start/start_bench.sh [STREAMLENS] [N]
 set -euo pipefail
 bin=${1:-build/release/app/cli/streamlens}
 n=${2:-21}
-src=$(cd "$(dirname "$0")/../.." && pwd)
-sample=$src/samples/two_gemms_one_stream.hlo
-tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
-
-measure() {  # prints "median_ms median_rss_mb" of N runs of the command
-  local times=() rss=()
-  for _ in $(seq "$n"); do
-    /usr/bin/time -o "$tmp" -f '%e %M' "$@" >/dev/null 2>&1 || true
-    out=$(tail -1 "$tmp")
-    times+=("$(awk '{print $1 * 1000}' <<<"$out")")
-    rss+=("$(awk '{print $2 / 1024}' <<<"$out")")
-  done
-  printf '%s\n' "${times[@]}" | sort -n | awk -v m=$(( (n + 1) / 2 )) 'NR == m {printf "%.0f ms", $1}'
-  printf '  '
-  printf '%s\n' "${rss[@]}" | sort -n | awk -v m=$(( (n + 1) / 2 )) 'NR == m {printf "%.1f MB\n", $1}'
-}
+here=$(cd "$(dirname "$0")" && pwd)
+sample=$here/../../samples/two_gemms_one_stream.hlo
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"${CXX:-c++}" -std=c++20 -O2 -o "$tmp/spawn_time" "$here/spawn_time.cc"
 
 echo "binary: $bin"
 echo "CUDA libraries loaded at start: $(ldd "$bin" | grep -cE 'libcuda|libcublas|libnccl|libcupti') ($(ldd "$bin" | grep -oE 'lib(cudart|cublasLt|cublas|nccl|cupti)[^ ]*' | sort -u | tr '\n' ' '))"
-printf '%-28s %s\n' "streamlens --version" "$(measure "$bin" --version)"
-printf '%-28s %s\n' "streamlens check SAMPLE" "$(measure "$bin" check "$sample")"
+printf '%-28s %s\n' "streamlens --version" "$("$tmp/spawn_time" "$n" "$bin" --version)"
+printf '%-28s %s\n' "streamlens check SAMPLE" "$("$tmp/spawn_time" "$n" "$bin" check "$sample")"

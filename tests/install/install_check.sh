@@ -19,6 +19,27 @@ for f in "$bin" "$prefix/lib/streamlens/libstreamlens_sqlite.so" "$share/devices
   [ -e "$f" ] || { echo "not installed: ${f#"$root"}" >&2; exit 1; }
 done
 
+# CUDA builds: the backend plugin goes with the binary, and the installed binary loads CUDA only on demand.
+if [ -e "$build/libstreamlens_cuda.so" ]; then
+  [ -e "$prefix/lib/streamlens/libstreamlens_cuda.so" ] || { echo "not installed: /usr/lib/streamlens/libstreamlens_cuda.so" >&2; exit 1; }
+  if ldd "$bin" | grep -qE 'lib(cudart|cublasLt|nccl|cupti)\.so'; then echo "installed binary links CUDA" >&2; exit 1; fi
+  # Prove a cuda run loads the installed plugin, not the build's: break it, and the loader names it.
+  plugin=$prefix/lib/streamlens/libstreamlens_cuda.so
+  mv "$plugin" "$plugin.keep"
+  echo "not a library" > "$plugin"
+  set +e
+  (cd "$work" && env -u STREAMLENS_CUDA_PLUGIN "$bin" run "$share/samples/small/two_gemms_one_stream.hlo" \
+     --backend cuda --db cuda.db > /dev/null 2> cuda_err.txt)
+  rc=$?
+  set -e
+  mv "$plugin.keep" "$plugin"
+  if [ "$rc" -ne 3 ] || ! grep -q "$prefix/bin/../lib/streamlens/libstreamlens_cuda.so" "$work/cuda_err.txt"; then
+    echo "the installed binary did not load $plugin (exit $rc):" >&2
+    cat "$work/cuda_err.txt" >&2
+    exit 1
+  fi
+fi
+
 cd "$work"
 # The installed samples and device models, from elsewhere, with nothing in the environment pointing back.
 env -u STREAMLENS_ASSETS "$bin" run "$share/samples/two_gemms_one_stream.hlo" --backend sim --device h200 \

@@ -9,9 +9,7 @@
 #include "app/common/run_recorder.h"
 #include "core/hlo/parser.h"
 #include "core/sched/lowering.h"
-#ifdef SL_HAVE_CUDA
-#include "core/exec/cuda/cuda_backend.h"
-#endif
+#include "app/common/cuda_plugin.h"
 
 namespace sl::gui {
 
@@ -37,7 +35,9 @@ std::string unavailable(const std::string& backend) {
 #ifdef SL_HAVE_CUDA
     // Cached: asking the driver every frame would be slow.
     static const std::string reason = [] {
-      Result<std::unique_ptr<exec::Backend>> probe = exec::make_cuda_backend(exec::CudaOptions{});
+      Result<const app::CudaPlugin*> cuda = app::cuda_plugin();
+      if (!cuda) return cuda.status().message();
+      Result<std::unique_ptr<exec::Backend>> probe = (*cuda)->make_backend(exec::CudaOptions{});
       return probe ? std::string() : probe.status().message();
     }();
     return reason;
