@@ -21,7 +21,8 @@
 #include "app/cli/store_access.h"
 #include "core/trace/store/trace_store.h"
 #ifdef SL_HAVE_CUDA
-#include "app/common/cuda_plugin.h"  // the capture reader comes with the CUDA plugin
+#include "app/common/cuda_plugin.h"
+#include "cupti_tracer/capture_file.h"
 #endif
 
 extern char** environ;
@@ -115,7 +116,7 @@ int cmd_capture(const StoreArgs& args, const CaptureArgs& capture) {
   window.delay_ns = static_cast<int64_t>(capture.delay_s * 1e9);
   window.duration_ns = static_cast<int64_t>(capture.duration_s * 1e9);
   window.profiler_ranges = capture.capture_range == "cudaProfilerApi";
-  Result<trace::Trace> captured = (*cuda)->import_capture_file(out, window);
+  Result<trace::Trace> captured = cupti::import_capture_file(out, window);
   std::filesystem::remove(out);
   if (!captured) return fail(captured.status());
 

@@ -12,7 +12,7 @@
 #include "app/cli/xla_link.h"
 #include "core/trace/store/trace_store.h"
 #ifdef SL_HAVE_CUDA
-#include "app/common/cuda_plugin.h"  // the capture reader comes with the CUDA plugin
+#include "cupti_tracer/capture_file.h"  // needs CUPTI's headers, none of CUDA's libraries
 #endif
 
 namespace sl::cli {
@@ -20,11 +20,7 @@ namespace sl::cli {
 int cmd_import_capture(const StoreArgs& args, const std::string& file, const std::string& name,
                        const std::string& xla_dump) {
 #ifdef SL_HAVE_CUDA
-  // No GPU is needed, but the reader is part of the CUDA plugin.
-  Result<const app::CudaPlugin*> cuda = app::cuda_plugin();
-  if (!cuda) return fail(runtime_error("cannot read " + file + ": the capture reader comes with the CUDA plugin, " +
-                                       "which did not load: " + cuda.status().message()));
-  auto captured = (*cuda)->import_capture_file(file, cupti::CaptureWindow{});
+  auto captured = cupti::import_capture_file(file, cupti::CaptureWindow{});
   if (!captured) return fail(captured.status());
   auto store = trace::TraceStore::open(args.db);
   if (!store) return fail(store.status());

@@ -1,9 +1,10 @@
 #pragma once
-// The CUDA backend and the CUPTI capture reader live in a plugin,
+// The CUDA backend lives in a plugin,
 // libstreamlens_cuda.so, loaded on first use (dlopen), so that commands
 // without a GPU start without loading CUDA, cuBLASLt, NCCL or CUPTI, and the
 // same binary runs where those libraries are missing (cuda runs then fail
-// with the loader's reason, exit 3). Header free of CUDA.
+// with the loader's reason, exit 3). Header free of CUDA. Capture files are
+// read without it (cupti_tracer/capture_file.h needs no CUDA library).
 
 #include <memory>
 #include <string>
@@ -12,19 +13,17 @@
 #include "core/exec/backend.h"
 #include "core/exec/cuda/cuda_backend.h"
 #include "core/trace/trace.h"
-#include "cupti_tracer/capture_file.h"
 
 namespace sl::app {
 
 // Bumped whenever CudaPlugin or the types it passes change layout.
-constexpr int kCudaPluginAbi = 2;
+constexpr int kCudaPluginAbi = 3;
 
 struct CudaPlugin {
   int abi = kCudaPluginAbi;
   Result<std::unique_ptr<exec::Backend>> (*make_backend)(const exec::CudaOptions& options) = nullptr;
   int (*device_count)() = nullptr;
   std::string (*device_name)(int ordinal) = nullptr;
-  Result<trace::Trace> (*import_capture_file)(const std::string& path, const cupti::CaptureWindow& window) = nullptr;
 };
 
 // The loaded plugin, or kRuntime "no GPU: the CUDA backend is not available

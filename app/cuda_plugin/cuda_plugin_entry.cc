@@ -1,9 +1,7 @@
-// libstreamlens_cuda.so: the CUDA backend and the CUPTI capture reader
-// behind app/common/cuda_plugin.h.
+// libstreamlens_cuda.so: the CUDA backend behind app/common/cuda_plugin.h.
 
 #include "app/common/cuda_plugin.h"
 #include "core/exec/cuda/cuda_backend.h"
-#include "cupti_tracer/capture_file.h"
 
 namespace {
 
@@ -11,15 +9,10 @@ sl::Result<std::unique_ptr<sl::exec::Backend>> make_backend(const sl::exec::Cuda
   return sl::exec::make_cuda_backend(options);
 }
 
-sl::Result<sl::trace::Trace> import_capture(const std::string& path, const sl::cupti::CaptureWindow& window) {
-  return sl::cupti::import_capture_file(path, window);
-}
-
 const sl::app::CudaPlugin kPlugin{.abi = sl::app::kCudaPluginAbi,
                                   .make_backend = make_backend,
                                   .device_count = sl::exec::cuda_device_count,
-                                  .device_name = sl::exec::cuda_device_name,
-                                  .import_capture_file = import_capture};
+                                  .device_name = sl::exec::cuda_device_name};
 
 }  // namespace
 
