@@ -91,40 +91,6 @@ bool is_corpus_file(const fs::path& path) {
   return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// An upper bound of the evaluator's work: every result is materialised once
-// per device; dots and convolutions cost one multiply-add per output element
-// and contracted (or kernel) element.
-EvalCost eval_cost(const hlo::Module& module) {
-  EvalCost cost;
-  for (const hlo::Computation& computation : module.computations) {
-    for (const hlo::Instruction& instruction : computation.instructions) {
-      cost.bytes += instruction.shape.byte_size();
-      auto operand_shape = [&](size_t i) -> const hlo::Shape* {
-        if (i >= instruction.operands.size()) return nullptr;
-        int index = instruction.operands[i];
-        if (index < 0 || static_cast<size_t>(index) >= computation.instructions.size()) return nullptr;
-        return &computation.instructions[static_cast<size_t>(index)].shape;
-      };
-      int64_t out = instruction.shape.element_count();
-      if (instruction.opcode == hlo::Opcode::kDot) {
-        int64_t contracted = 1;
-        if (const hlo::Shape* lhs = operand_shape(0)) {
-          for (int64_t d : instruction.dot.lhs_contracting) {
-            if (d >= 0 && d < lhs->rank()) contracted *= lhs->dims[static_cast<size_t>(d)];
-          }
-        }
-        cost.flops += out * contracted;
-      } else if (instruction.opcode == hlo::Opcode::kConvolution) {
-        if (const hlo::Shape* kernel = operand_shape(1)) cost.flops += out * kernel->element_count();
-      }
-    }
-  }
-  int64_t devices = std::max<int64_t>(1, module.device_count());
-  cost.bytes *= devices;
-  cost.flops *= devices;
-  return cost;
-}
-
 // The stages proper; `reached` is told of every stage that succeeds.
 Outcome run_stages_reporting(const Entry& entry, const std::function<void(Stage)>& reached) {
   Outcome out;
@@ -224,6 +190,40 @@ void apply_child_line(const std::string& line, Outcome* out, bool* finished) {
 }
 
 }  // namespace
+
+// An upper bound of the evaluator's work: every result is materialised once
+// per device; dots and convolutions cost one multiply-add per output element
+// and contracted (or kernel) element.
+EvalCost eval_cost(const hlo::Module& module) {
+  EvalCost cost;
+  for (const hlo::Computation& computation : module.computations) {
+    for (const hlo::Instruction& instruction : computation.instructions) {
+      cost.bytes += instruction.shape.byte_size();
+      auto operand_shape = [&](size_t i) -> const hlo::Shape* {
+        if (i >= instruction.operands.size()) return nullptr;
+        int index = instruction.operands[i];
+        if (index < 0 || static_cast<size_t>(index) >= computation.instructions.size()) return nullptr;
+        return &computation.instructions[static_cast<size_t>(index)].shape;
+      };
+      int64_t out = instruction.shape.element_count();
+      if (instruction.opcode == hlo::Opcode::kDot) {
+        int64_t contracted = 1;
+        if (const hlo::Shape* lhs = operand_shape(0)) {
+          for (int64_t d : instruction.dot.lhs_contracting) {
+            if (d >= 0 && d < lhs->rank()) contracted *= lhs->dims[static_cast<size_t>(d)];
+          }
+        }
+        cost.flops += out * contracted;
+      } else if (instruction.opcode == hlo::Opcode::kConvolution) {
+        if (const hlo::Shape* kernel = operand_shape(1)) cost.flops += out * kernel->element_count();
+      }
+    }
+  }
+  int64_t devices = std::max<int64_t>(1, module.device_count());
+  cost.bytes *= devices;
+  cost.flops *= devices;
+  return cost;
+}
 
 const char* stage_name(Stage stage) { return kStageNames[static_cast<int>(stage)]; }
 

@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+namespace sl::hlo {
+struct Module;
+}
+
 namespace sl::corpus {
 
 // Stages in order; Outcome::reached is the last one that succeeded.
@@ -53,6 +57,7 @@ struct EvalCost {
 };
 inline constexpr int64_t kMaxEvalBytes = int64_t{64} << 20;
 inline constexpr int64_t kMaxEvalFlops = int64_t{200} * 1000 * 1000;
+EvalCost eval_cost(const hlo::Module& module);
 
 // Groups for the report: "jax" (XLA's dumps of JAX programs: jax/ and
 // captures/), "xla" and "xla-rejected" (modules of XLA's tests).

@@ -1,0 +1,170 @@
+// bench/FIDELITY-real.md in CI: every committed capture of a real JAX step
+// replayed by the trace-driven simulator (`run MODULE --backend sim
+// --kernel-times RUN`) against the capture's median step. Programs that meet
+// the promised 3% must keep meeting it; the known misses (command buffers
+// are not modelled) are pinned at today's error within a small band, so a
+// change of them, better or worse, shows here and the pin is moved on purpose.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "tests/cli/cli_test_util.h"
+
+namespace sl::cli_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSource(SL_SOURCE_DIR);
+const fs::path kCaptures = kSource / "tests/corpus/captures";
+// bench/gpu/real_check.sh's database: captures linked on the device, with
+// their modules' text; runs 1, 3, 5, 7 are the captures.
+const fs::path kRealDb = kSource / "bench/fidelity/real/h200_real_2026-12-01.db";
+
+constexpr double kTarget = 0.03;     // FIDELITY-real.md: at most 3% each
+constexpr double kPinBand = 0.01;    // a pinned miss may move one point either way
+
+struct Expectation {
+  bool pinned = false;  // a known miss: at `error` within kPinBand
+  double error = 0.0;   // (simulated - measured) / measured
+};
+void PrintTo(const Expectation& e, std::ostream* os) {
+  *os << (e.pinned ? "pinned at " + std::to_string(100 * e.error) + "%" : std::string("within 3%"));
+}
+
+class RealReplay : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("sl_real_replay_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    db_ = (dir_ / "t.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  Outcome run(const std::string& args) { return streamlens(args + " --db " + db_, dir_); }
+
+  nlohmann::json json_of(const std::string& args) {
+    Outcome o = run(args + " --json");
+    EXPECT_EQ(o.exit_code, 0) << args << ": " << o.err;
+    return nlohmann::json::parse(o.out, nullptr, false);
+  }
+
+  // Replays `module` with the kernel times of linked run `run_id`; the error
+  // against that run's median step.
+  double replay_error(const std::string& module, int run_id) {
+    nlohmann::json shown = json_of("show " + std::to_string(run_id));
+    nlohmann::json replay = json_of("run " + module + " --backend sim --kernel-times " + std::to_string(run_id));
+    if (!shown.is_object() || !shown.contains("median_iteration_makespan_ns") || !replay.is_object()) {
+      ADD_FAILURE() << "no median step or replay for run " << run_id;
+      return NAN;
+    }
+    const double measured = shown["median_iteration_makespan_ns"].get<double>();
+    const double simulated = replay["makespan_ns"].get<double>();
+    std::printf("%s: measured %.1f us, simulated %.1f us, %+.2f%%\n", module.c_str(), measured / 1e3,
+                simulated / 1e3, 100 * (simulated - measured) / measured);
+    return measured > 0 ? (simulated - measured) / measured : NAN;
+  }
+
+  void expect(double error, const Expectation& e, const std::string& what) {
+    if (e.pinned) {
+      EXPECT_NEAR(error, e.error, kPinBand)
+          << what << ": a known miss moved (pinned at " << 100 * e.error << "% +- " << 100 * kPinBand
+          << " points); if it is meant, move the pin here and in bench/FIDELITY-real.md";
+    } else {
+      EXPECT_LE(std::fabs(error), kTarget) << what << ": " << 100 * error << "%, the target is at most 3%";
+    }
+  }
+
+  fs::path dir_;
+  std::string db_;
+};
+
+std::string module_in(const fs::path& dir) {
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find("gpu_after_optimizations.txt") != std::string::npos) return entry.path().string();
+  }
+  return "";
+}
+
+// The committed captures of the session's first device call (FIDELITY-real.md (a), second table).
+class CommittedCapture : public RealReplay, public ::testing::WithParamInterface<std::pair<std::string, Expectation>> {};
+
+TEST_P(CommittedCapture, ReplayMatchesTheMedianStep) {
+#if !SL_HAVE_CUDA_BUILD
+  GTEST_SKIP() << "reading capture files needs a CUDA build";
+#endif
+  const auto& [name, expectation] = GetParam();
+  const fs::path capture = kCaptures / name;
+  Outcome imported = run("import " + (capture / "capture.jsonl").string() + " --xla-dump " + capture.string());
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  ASSERT_NE(imported.out.find("linked: 31 steps"), std::string::npos) << imported.out;
+  expect(replay_error(module_in(capture), 1), expectation, name);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    FidelityReal, CommittedCapture,
+    ::testing::Values(std::pair{std::string("adam"), Expectation{}},
+                      std::pair{std::string("layernorm_gelu"), Expectation{}},
+                      std::pair{std::string("mlp"), Expectation{}},
+                      std::pair{std::string("mlp_nocb"), Expectation{}},
+                      // Its kernels overlap inside XLA's command buffer: +14.8%.
+                      std::pair{std::string("transformer_small"), Expectation{true, 0.148}}),
+    [](const auto& info) { return info.param.first; });
+
+// FIDELITY-real.md (b): kernel times with command buffers on, the module XLA
+// compiled with them off, against that program measured: +20.9%.
+TEST_F(RealReplay, CommandBuffersOffWhatIfIsPinned) {
+#if !SL_HAVE_CUDA_BUILD
+  GTEST_SKIP() << "reading capture files needs a CUDA build";
+#endif
+  ASSERT_EQ(run("import " + (kCaptures / "mlp/capture.jsonl").string() + " --xla-dump " + (kCaptures / "mlp").string())
+                .exit_code,
+            0);
+  ASSERT_EQ(run("import " + (kCaptures / "mlp_nocb/capture.jsonl").string() + " --xla-dump " +
+                (kCaptures / "mlp_nocb").string())
+                .exit_code,
+            0);
+  nlohmann::json measured = json_of("show 2");
+  nlohmann::json predicted = json_of("run " + module_in(kCaptures / "mlp_nocb") + " --backend sim --kernel-times 1");
+  ASSERT_TRUE(measured.contains("median_iteration_makespan_ns") && predicted.contains("makespan_ns"));
+  const double m = measured["median_iteration_makespan_ns"].get<double>();
+  const double error = (predicted["makespan_ns"].get<double>() - m) / m;
+  expect(error, Expectation{true, 0.209}, "mlp command buffers on -> off");
+}
+
+// The second device call's captures, in bench/fidelity/real (FIDELITY-real.md (a), first table):
+// the database holds each linked module's text, so no capture file is read.
+class DeviceCallDb : public RealReplay, public ::testing::WithParamInterface<std::pair<int, Expectation>> {};
+
+TEST_P(DeviceCallDb, ReplayMatchesTheMedianStep) {
+  const auto& [run_id, expectation] = GetParam();
+  fs::copy_file(kRealDb, db_, fs::copy_options::overwrite_existing);
+  Outcome text = run("query --json \"select p.text from programs p join runs r on r.program_id = p.id where r.id = " +
+                     std::to_string(run_id) + "\"");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  nlohmann::json rows = nlohmann::json::parse(text.out, nullptr, false);
+  ASSERT_TRUE(rows.is_array() && rows.size() == 1 && rows[0]["text"].is_string()) << text.out.substr(0, 200);
+  const fs::path module = dir_ / "module.txt";
+  std::ofstream(module, std::ios::binary) << rows[0]["text"].get<std::string>();
+  expect(replay_error(module.string(), run_id), expectation, "run " + std::to_string(run_id));
+}
+
+INSTANTIATE_TEST_SUITE_P(FidelityReal, DeviceCallDb,
+                         ::testing::Values(std::pair{1, Expectation{}},  // transformer_train_step_bf16, large
+                                           std::pair{3, Expectation{}},  // mlp_train_step, large
+                                           std::pair{5, Expectation{}},  // adam_update, large
+                                           // scan_rnn: the body's async copies serialise inside its
+                                           // command buffer on the GPU: -19.7%.
+                                           std::pair{7, Expectation{true, -0.197}}),
+                         [](const auto& info) { return "run" + std::to_string(info.param.first); });
+
+}  // namespace
+}  // namespace sl::cli_test
