@@ -85,6 +85,18 @@ Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, c
     info.setup.command_buffers = false;
     return info;
   }
+  if (info.dump_path.empty() && !xla::thunk_sequence_path_for(module_path, false).empty()) {
+    // XLA writes the dump after the thunk passes only when they formed
+    // command buffers: with the plain dump alone, every kernel is launched alone.
+    if (mode == "on") {
+      return invalid_input(fmt::format("--command-buffers on: {} has a thunk dump but none after the thunk passes: "
+                                       "XLA formed no command buffers for it (forming them is not modelled)",
+                                       module_path));
+    }
+    info.setup.xla_executable = true;
+    info.setup.command_buffers = true;
+    return info;
+  }
   if (info.dump_path.empty()) {
     if (mode == "on") {
       return invalid_input(fmt::format("--command-buffers on: {} has no thunk dump beside it (XLA's "
@@ -118,7 +130,11 @@ std::unordered_set<std::string> instructions_in_graphs(const std::string& module
   *known = false;
   std::unordered_set<std::string> out;
   const std::string dump = dump_beside(module_path);
-  if (dump.empty()) return out;
+  if (dump.empty()) {
+    // The plain dump alone: XLA formed no command buffers (command_buffer_setup).
+    *known = !xla::thunk_sequence_path_for(module_path, false).empty();
+    return out;
+  }
   auto module = hlo::parse_program_file(module_path);
   auto thunks = xla::read_thunk_sequence(dump);
   if (!module || !thunks) return out;
@@ -131,6 +147,9 @@ std::unordered_set<std::string> instructions_in_graphs(const std::string& module
 
 std::string command_buffer_line(const CommandBufferInfo& info) {
   if (!info.setup.xla_executable) return "";
+  if (info.dump_path.empty() && info.setup.command_buffers) {
+    return "command buffers: none formed by XLA (no thunk dump after the thunk passes): every kernel launched alone";
+  }
   if (!info.setup.command_buffers) {
     return "command buffers off: every kernel launched by the host one by one (stream_launch_us)";
   }

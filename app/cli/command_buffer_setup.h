@@ -22,8 +22,10 @@ struct CommandBufferInfo {
   int64_t unmatched_launches = 0;  // launches of the dump with no thunk of that instruction
 };
 
-// `mode`: "auto" (as the dump after the thunk passes says; without one, as
-// any HLO program: kernel_launch_us), "on" (the dump must show command buffers), "off" (every kernel
+// `mode`: "auto" (as the dump after the thunk passes says; with only the
+// plain thunk dump, which XLA writes alone when it formed no command buffer,
+// every kernel launched alone; with no dump, as any HLO program:
+// kernel_launch_us), "on" (the dump must show command buffers), "off" (every kernel
 // launched by the host one by one). Errors name the module and the dump.
 Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, const hlo::Module& module,
                                                const sched::LoweredProgram& lowered, const std::string& mode);
