@@ -91,11 +91,12 @@ TEST_F(CommandBuffersCli, CommandBuffersOffPredictsTheModuleCompiledWithoutThem)
   ASSERT_GT(import("mlp"), 0);
   const std::string off_module = module_of("mlp_nocb") + " --kernel-times 1 --allow-tf32";
   const int64_t predicted = simulate(off_module + " --command-buffers off");
-  const int64_t graph_gaps = simulate(off_module);  // the graph nodes' gaps replayed: far too fast
   ASSERT_GT(predicted, 0);
   EXPECT_LE(std::abs(static_cast<double>(predicted) / static_cast<double>(measured_off) - 1), 0.05)
       << "predicted " << predicted << " ns, measured " << measured_off;
-  EXPECT_LT(static_cast<double>(graph_gaps), 0.8 * static_cast<double>(measured_off));
+  // The module's plain thunk dump alone says XLA formed no command buffer:
+  // auto launches its kernels alone too.
+  EXPECT_EQ(simulate(off_module), predicted);
 }
 #endif
 

@@ -144,5 +144,14 @@ TEST(CommandBuffers, ThunksOutsideGraphsKeepTheirStreamsAndOrder) {
   EXPECT_EQ(laid->devices[0].thunks.back().stream, 0);
 }
 
+TEST(CommandBuffers, TheH200ModelCarriesTheFittedLaunchGaps) {
+  auto m = load_device_model("h200");
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_DOUBLE_EQ(m->stream_launch_us, 4.502);
+  EXPECT_DOUBLE_EQ(m->graph_launch_us, 4.502);
+  EXPECT_DOUBLE_EQ(m->graph_node_gap_us, -0.068);  // an overlap: signed in the device file
+  EXPECT_EQ(m->graph_concurrency, 1);
+}
+
 }  // namespace
 }  // namespace sl::sim
