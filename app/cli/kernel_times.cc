@@ -33,8 +33,9 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
   // A negative gap is kept for graph nodes only, whose successors really
   // start before CUPTI's end of their predecessor; outside graphs the stream
   // model replays idle time alone (as fitted on mlp_nocb, bench/FIDELITY-real.md).
+  // Unknown: the simulator keeps them for its own graph nodes only.
   for (auto& [instruction, gap] : measured->gap_ns_per_step) {
-    if (gap < 0 && measured->in_graph.count(instruction) == 0) gap = 0;
+    if (measured->graph_mode_known && gap < 0 && measured->in_graph.count(instruction) == 0) gap = 0;
   }
   return measured;
 }
