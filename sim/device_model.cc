@@ -31,6 +31,7 @@ constexpr Range kTflops{1e-3, 1e5, "a rate in TFLOP/s"};
 constexpr Range kTopsOrZero{0, 1e5, "a rate in 1e12 operations/s (0: derived)"};
 constexpr Range kBandwidth{1, 1e5, "a bandwidth in GB/s (1 GB/s to 100 TB/s)"};
 constexpr Range kMicroseconds{0, 1e6, "a time in us (0 to 1 s)"};
+constexpr Range kSignedGap{-10, 1e6, "a time in us (-10 to 1 s; negative: overlap)"};
 constexpr Range kScale{1e-3, 1e3, "a relative scale"};
 constexpr Range kTile{1, 4096, "a CTA tile size"};
 
@@ -41,15 +42,16 @@ class FieldReader {
   FieldReader(const json& object, std::string file, std::string where)
       : object_(object), file_(std::move(file)), where_(std::move(where)) {}
 
-  // A positive number with a non-empty sibling "<key>_source".
-  double number(const std::string& key, bool allow_zero = false) {
+  // A positive number with a non-empty sibling "<key>_source" (any sign
+  // with `allow_negative`: an overlap).
+  double number(const std::string& key, bool allow_zero = false, bool allow_negative = false) {
     if (!error_.empty()) return 0;
     auto it = object_.find(key);
     if (it == object_.end()) return fail(fmt::format("missing field '{}'", key));
     if (!it->is_number()) return fail(fmt::format("field '{}' must be a number", key));
     double value = it->get<double>();
     if (!std::isfinite(value)) return fail(fmt::format("field '{}' must be a finite number", key));
-    if (value < 0 || (!allow_zero && value == 0)) {
+    if (!allow_negative && (value < 0 || (!allow_zero && value == 0))) {
       return fail(fmt::format("field '{}' must be {} (got {})", key, allow_zero ? ">= 0" : "> 0", value));
     }
     auto source = object_.find(key + "_source");
@@ -61,7 +63,7 @@ class FieldReader {
 
   // number(key) within the physical range of its quantity.
   double number(const std::string& key, const Range& range) {
-    double value = number(key, range.lo == 0);
+    double value = number(key, range.lo <= 0, range.lo < 0);
     if (error_.empty() && (value < range.lo || value > range.hi)) {
       return fail(fmt::format("field '{}' = {} is outside the physical range of {}, [{}, {}]", key, value, range.what,
                               range.lo, range.hi));
@@ -258,6 +260,10 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.nccl_channels = r.integer("nccl_channels", kSms);
   m.kernel_launch_us = r.number("kernel_launch_us", kMicroseconds);
   m.min_kernel_us = r.optional_number("min_kernel_us", 0, kMicroseconds);
+  m.stream_launch_us = r.optional_number("stream_launch_us", m.kernel_launch_us, kMicroseconds);
+  m.graph_launch_us = r.optional_number("graph_launch_us", m.stream_launch_us, kMicroseconds);
+  m.graph_node_gap_us = r.optional_number("graph_node_gap_us", m.kernel_launch_us, kSignedGap);
+  m.graph_concurrency = static_cast<int>(r.optional_number("graph_concurrency", 1, kCount));
   m.gemm_wave_overhead_us = r.optional_number("gemm_wave_overhead_us", 0, kMicroseconds);
   m.nccl_launch_us = r.number("nccl_launch_us", kMicroseconds);
   m.contention_factor = r.number("contention_factor", kScale);

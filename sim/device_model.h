@@ -72,6 +72,13 @@ struct DeviceModel {
   // about 2 us on an H200 by CUPTI). Optional in device files: 0.
   double min_kernel_us = 0;
   double nccl_launch_us = 0;
+  // XLA executables (docs/simulator.md, "Command buffers"). Optional in
+  // device files: stream_launch_us and graph_node_gap_us default to
+  // kernel_launch_us, graph_launch_us to stream_launch_us, concurrency to 1.
+  double stream_launch_us = 0;   // gap before a kernel the host launches alone (no command buffer)
+  double graph_launch_us = 0;    // gap before a graph's first nodes: one launch of the graph
+  double graph_node_gap_us = 0;  // between a node and its predecessor; negative: they overlap
+  int graph_concurrency = 1;     // lanes a graph's independent nodes run on at once
 
   GemmEfficiencyTable gemm_efficiency;
   // Time each wave of CTA tiles adds beyond its FLOPs (filling the pipeline,

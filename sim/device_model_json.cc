@@ -91,6 +91,10 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
   w.put(root, "", "nccl_channels", m.nccl_channels);
   w.put(root, "", "kernel_launch_us", m.kernel_launch_us);
   w.put(root, "", "min_kernel_us", m.min_kernel_us);
+  w.put(root, "", "stream_launch_us", m.stream_launch_us);
+  w.put(root, "", "graph_launch_us", m.graph_launch_us);
+  w.put(root, "", "graph_node_gap_us", m.graph_node_gap_us);
+  w.put(root, "", "graph_concurrency", m.graph_concurrency);
   w.put(root, "", "gemm_wave_overhead_us", m.gemm_wave_overhead_us);
   w.put(root, "", "nccl_launch_us", m.nccl_launch_us);
   w.put(root, "", "contention_factor", m.contention_factor);

@@ -55,6 +55,9 @@ inline constexpr const char* kHeldNsCounter = "sim.collective_ns_behind_gemm";
 // Trace counter of opaque custom-calls the cost model could only cost by bytes.
 inline constexpr const char* kCustomCallsByBytesCounter = "sim.custom_calls_by_bytes";
 
+// SimOptions::fixed_thunk_gap_ns: no gap given (the model's launch gap).
+inline constexpr int64_t kNoGap = INT64_MIN;
+
 struct SimOptions {
   bool allow_tf32 = false;  // f32 GEMMs at the TF32 tensor core rate
   int comm_sms = 0;         // exec::RunOptions::comm_sms: SMs GEMMs beside a collective leave free
@@ -67,8 +70,10 @@ struct SimOptions {
   // a kernel or collective (the launch gap still comes before it); 0 or
   // missing: the model's cost. Must outlive simulate().
   const std::vector<std::vector<int64_t>>* fixed_thunk_ns = nullptr;
-  // Likewise the idle time before each such kernel (its launch gap); -1 or
-  // missing: kernel_launch_us.
+  // The launch gap before each kernel, with or without a fixed duration
+  // (trace-driven runs, command buffers); kNoGap or missing: kernel_launch_us.
+  // A negative gap (graph nodes) overlaps the predecessor's tail: it is taken
+  // off the kernel's duration, at most half of it.
   const std::vector<std::vector<int64_t>>* fixed_thunk_gap_ns = nullptr;
   // Called now and then with thunks done / total; may be empty.
   std::function<void(int64_t done, int64_t total)> progress;

@@ -57,11 +57,24 @@ void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t i
   // The launch is a gap on the stream before the kernel, as CUPTI shows it:
   // the kernel starts (and takes its share of the device) after it.
   double launch_ns = std::min(cost.work_ns, model_.kernel_launch_us * 1e3);
+  const int64_t gap = fixed_gap_ns(static_cast<size_t>(device), index);
+  const bool has_gap = gap != kNoGap;
   if (const int64_t fixed = fixed_ns(static_cast<size_t>(device), index); fixed > 0) {
     // Trace-driven: the measured kernel after the measured (or modelled) gap.
-    const int64_t gap = fixed_gap_ns(static_cast<size_t>(device), index);
-    launch_ns = gap >= 0 ? static_cast<double>(gap) : model_.kernel_launch_us * 1e3;
+    launch_ns = has_gap ? static_cast<double>(gap) : model_.kernel_launch_us * 1e3;
     cost.work_ns = static_cast<double>(fixed) + launch_ns;
+  } else if (has_gap) {
+    // The model's kernel after the gap its launch pays (command buffers).
+    cost.work_ns = cost.work_ns - launch_ns + static_cast<double>(gap);
+    launch_ns = static_cast<double>(gap);
+  }
+  if (launch_ns < 0) {
+    // A graph node overlapping its predecessor's tail (CUPTI shows it
+    // starting before the predecessor ends): the overlap comes off the
+    // node, never more than half of it.
+    const double busy = cost.work_ns - launch_ns;
+    cost.work_ns = std::max(busy / 2, cost.work_ns);
+    launch_ns = 0;
   }
   auto [name, kind] = name_and_kind(thunk);
   uint32_t event = emit(device, stream, thunk, index, kind, name, now_ + launch_ns);

@@ -179,10 +179,10 @@ class Engine {
     if (fixed == nullptr || device >= fixed->size() || thunk >= (*fixed)[device].size()) return 0;
     return (*fixed)[device][thunk];
   }
-  // SimOptions::fixed_thunk_gap_ns of (device slot, thunk), or -1.
+  // SimOptions::fixed_thunk_gap_ns of (device slot, thunk), or kNoGap.
   int64_t fixed_gap_ns(size_t device, uint32_t thunk) const {
     const auto* fixed = options_.fixed_thunk_gap_ns;
-    if (fixed == nullptr || device >= fixed->size() || thunk >= (*fixed)[device].size()) return -1;
+    if (fixed == nullptr || device >= fixed->size() || thunk >= (*fixed)[device].size()) return kNoGap;
     return (*fixed)[device][thunk];
   }
 

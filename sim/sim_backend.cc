@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 
+#include "sim/command_buffers.h"
 #include "sim/engine.h"
 #include "sim/trace_driven.h"
 
@@ -13,8 +14,8 @@ namespace {
 
 class SimBackend : public exec::Backend {
  public:
-  explicit SimBackend(DeviceModel model, std::optional<MeasuredTimes> measured = std::nullopt)
-      : model_(std::move(model)), measured_(std::move(measured)) {}
+  SimBackend(DeviceModel model, std::optional<MeasuredTimes> measured, LaunchSetup launch)
+      : model_(std::move(model)), measured_(std::move(measured)), launch_(std::move(launch)) {}
 
   std::string name() const override { return "sim"; }
 
@@ -29,9 +30,29 @@ class SimBackend : public exec::Backend {
       // One simulated iteration is the whole work; repeats are copies.
       sim_options.progress = options.progress;
     }
-    SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(program.devices, model_, sim_options));
+    // An XLA executable runs as XLA launches it: graphs laid out on lanes,
+    // every kernel's gap by how it is launched.
+    const std::vector<sched::DeviceProgram>* devices = &program.devices;
+    std::optional<GraphProgram> laid;
+    std::vector<std::vector<int64_t>> role_gaps;
+    if (launch_.xla_executable) {
+      const std::vector<std::vector<CommandBuffer>> none;
+      SL_ASSIGN_OR_RETURN(laid, lay_out_command_buffers(program.devices, launch_.command_buffers ? launch_.graphs : none,
+                                                        model_.graph_concurrency));
+      devices = &laid->devices;
+      role_gaps = role_gaps_ns(*laid, model_, true);
+      sim_options.fixed_thunk_gap_ns = &role_gaps;
+    }
+    SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(*devices, model_, sim_options));
     if (measured_) {
-      SL_ASSIGN_OR_RETURN(trace, trace_driven(program, sim_options, trace));
+      SL_ASSIGN_OR_RETURN(trace, trace_driven(*devices, laid ? &*laid : nullptr, role_gaps, sim_options, trace));
+    }
+    if (laid) {
+      map_back(*laid, program.devices, trace);
+      trace.add_counter("sim.command_buffer_launches", laid->graphs,
+                        "CUDA graphs (XLA command buffers) launched: each pays graph_launch_us once, its nodes run "
+                        "in DAG order");
+      trace.add_counter("sim.command_buffer_nodes", laid->nodes, "thunks that ran as graph nodes");
     }
     trace.normalize_time();
     if (iterations > 1) {
@@ -77,14 +98,30 @@ class SimBackend : public exec::Backend {
   // Simulates again with each thunk's measured time (the model's, scaled by
   // its bias on this program, for the rest) and the launch gap the measured
   // run paid.
-  Result<trace::Trace> trace_driven(const sched::LoweredProgram& program, SimOptions options,
+  Result<trace::Trace> trace_driven(const std::vector<sched::DeviceProgram>& devices, const GraphProgram* laid,
+                                    const std::vector<std::vector<int64_t>>& role_gaps, SimOptions options,
                                     const trace::Trace& modelled) const {
-    ThunkTimes times = thunk_times(program.devices, *measured_, modelled);
+    ThunkTimes times = thunk_times(devices, *measured_, modelled);
     DeviceModel replay = model_;
     if (measured_->launch_gap_ns > 0) replay.kernel_launch_us = static_cast<double>(measured_->launch_gap_ns) / 1e3;
+    int64_t gaps_by_role = 0;
+    if (laid != nullptr) gaps_by_role = keep_gaps_launched_alike(devices, *laid, role_gaps, times.gap_ns);
+    // Only a graph node overlaps its predecessor; a stream replays idle time.
+    for (size_t d = 0; d < times.gap_ns.size(); ++d) {
+      for (size_t i = 0; i < times.gap_ns[d].size(); ++i) {
+        int64_t& gap = times.gap_ns[d][i];
+        const bool node = laid != nullptr && laid->role[d][i] != LaunchRole::kStream;
+        if (gap != kNoGap && gap < 0 && !node) gap = 0;
+      }
+    }
     options.fixed_thunk_ns = &times.ns;
     options.fixed_thunk_gap_ns = &times.gap_ns;
-    SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(program.devices, replay, options));
+    SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(devices, replay, options));
+    if (laid != nullptr) {
+      trace.add_counter("trace_driven.gaps_by_launch_role", gaps_by_role,
+                        "kernels the measured run launched otherwise (in or out of a command buffer), or never: "
+                        "their gap is the model's for how they are launched here");
+    }
     trace.add_counter("trace_driven.matched_thunks", times.matched_thunks,
                       "thunks costed by what their instruction took in the measured run's median step");
     trace.add_counter("trace_driven.modelled_thunks", times.modelled_thunks,
@@ -96,18 +133,47 @@ class SimBackend : public exec::Backend {
     return trace;
   }
 
+  // A measured gap stays where the measured run launched the instruction as
+  // this run does (a graph node or not); elsewhere the role's gap replaces
+  // it. Returns how many were replaced or filled in.
+  int64_t keep_gaps_launched_alike(const std::vector<sched::DeviceProgram>& devices, const GraphProgram& laid,
+                                   const std::vector<std::vector<int64_t>>& role_gaps,
+                                   std::vector<std::vector<int64_t>>& gaps) const {
+    int64_t replaced = 0;
+    for (size_t d = 0; d < devices.size() && d < gaps.size(); ++d) {
+      for (size_t i = 0; i < gaps[d].size(); ++i) {
+        const LaunchRole role = laid.role[d][i];
+        if (role == LaunchRole::kSynthetic) continue;
+        const bool graph_here = role != LaunchRole::kStream;
+        const bool graph_there = measured_->graph_mode_known
+                                     ? measured_->in_graph.count(std::string(devices[d].thunks[i].attributed_name)) > 0
+                                     : graph_here;
+        if (gaps[d][i] != kNoGap && graph_here == graph_there) continue;
+        gaps[d][i] = role_gaps[d][i];
+        ++replaced;
+      }
+    }
+    return replaced;
+  }
+
   DeviceModel model_;
   std::optional<MeasuredTimes> measured_;
+  LaunchSetup launch_;
 };
 
 }  // namespace
 
 std::unique_ptr<exec::Backend> make_sim_backend(DeviceModel model) {
-  return std::make_unique<SimBackend>(std::move(model));
+  return std::make_unique<SimBackend>(std::move(model), std::nullopt, LaunchSetup{});
 }
 
-std::unique_ptr<exec::Backend> make_trace_driven_sim_backend(DeviceModel model, MeasuredTimes measured) {
-  return std::make_unique<SimBackend>(std::move(model), std::move(measured));
+std::unique_ptr<exec::Backend> make_sim_backend(DeviceModel model, LaunchSetup launch) {
+  return std::make_unique<SimBackend>(std::move(model), std::nullopt, std::move(launch));
+}
+
+std::unique_ptr<exec::Backend> make_trace_driven_sim_backend(DeviceModel model, MeasuredTimes measured,
+                                                             LaunchSetup launch) {
+  return std::make_unique<SimBackend>(std::move(model), std::move(measured), std::move(launch));
 }
 
 }  // namespace sl::sim

@@ -7,6 +7,7 @@
 
 #include "core/common/status.h"
 #include "core/exec/backend.h"
+#include "sim/command_buffers.h"
 #include "sim/device_model.h"
 #include "sim/trace_driven.h"
 
@@ -19,8 +20,23 @@ namespace sl::sim {
 // same. allow_tf32 runs f32 GEMMs at the TF32 rate.
 std::unique_ptr<exec::Backend> make_sim_backend(DeviceModel model);
 
+// How the program's kernels are launched when it is an XLA executable whose
+// thunk dump is known (sim/command_buffers.h).
+struct LaunchSetup {
+  bool xla_executable = false;  // false: every kernel pays kernel_launch_us, as for any HLO program
+  // Per device, the graph launches of one execution; ignored when !command_buffers.
+  std::vector<std::vector<CommandBuffer>> graphs;
+  // false (--command-buffers off): every kernel is launched by the host one
+  // by one and pays stream_launch_us.
+  bool command_buffers = true;
+};
+std::unique_ptr<exec::Backend> make_sim_backend(DeviceModel model, LaunchSetup launch);
+
 // Trace-driven (sim/trace_driven.h): each instruction costs what it took in
-// the measured run's median step.
-std::unique_ptr<exec::Backend> make_trace_driven_sim_backend(DeviceModel model, MeasuredTimes measured);
+// the measured run's median step. With a LaunchSetup for an XLA executable,
+// a kernel keeps its measured launch gap where the measured run launched it
+// the same way (graph node or not), else pays the model's gap for its role.
+std::unique_ptr<exec::Backend> make_trace_driven_sim_backend(DeviceModel model, MeasuredTimes measured,
+                                                             LaunchSetup launch = {});
 
 }  // namespace sl::sim

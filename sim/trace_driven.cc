@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/trace/iterations.h"
+#include "sim/engine.h"
 
 namespace sl::sim {
 namespace {
@@ -54,8 +55,10 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
       return a->start_ns < b->start_ns;
     });
     for (size_t i = 1; i < events.size(); ++i) {
-      const int64_t gap = std::max<int64_t>(0, events[i]->start_ns - events[i - 1]->end_ns);
-      gaps.push_back(gap);
+      // Signed: a kernel that CUPTI shows starting before its predecessor's
+      // end (graph nodes, about 0.1 us) overlaps it by that much.
+      const int64_t gap = events[i]->start_ns - events[i - 1]->end_ns;
+      gaps.push_back(std::max<int64_t>(0, gap));
       const trace::Event& e = *events[i];
       if (e.instruction == 0) continue;
       auto& v = gap_per_step[e.instruction];
@@ -94,7 +97,7 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
       ++occurrences[t.attributed_name];
     }
     out.ns[d].assign(thunks.size(), 0);
-    out.gap_ns[d].assign(thunks.size(), -1);
+    out.gap_ns[d].assign(thunks.size(), kNoGap);
     for (size_t i = 0; i < thunks.size(); ++i) {
       const sched::Thunk& t = thunks[i];
       if (t.kind == sched::ThunkKind::kRecordEvent || t.kind == sched::ThunkKind::kWaitEvent) continue;

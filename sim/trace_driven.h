@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/common/status.h"
@@ -26,7 +27,8 @@ struct MeasuredTimes {
   std::unordered_map<std::string, int64_t> ns_per_step;
   // Instruction -> idle time of its stream just before its records, per step
   // (median over steps): the launch latency it really paid, short inside a
-  // CUDA graph, long where a graph or a loop trip starts.
+  // CUDA graph, long where a graph or a loop trip starts; negative where its
+  // record starts before the previous one ends (graph nodes overlap so).
   std::unordered_map<std::string, int64_t> gap_ns_per_step;
   int64_t steps = 0;
   int64_t median_step_ns = 0;     // the median step's span, first start to last end
@@ -34,6 +36,10 @@ struct MeasuredTimes {
   // launch and dependency latency as the program really paid it (much
   // shorter inside CUDA graphs).
   int64_t launch_gap_ns = 0;
+  // Instructions the measured run launched inside command buffers (from its
+  // module's thunk dump), when that dump could be read (graph_mode_known).
+  std::unordered_set<std::string> in_graph;
+  bool graph_mode_known = false;
 };
 
 // kInvalidInput when the run has no steps (it is not a linked capture, or
@@ -44,7 +50,7 @@ struct ThunkTimes {
   // Per device (in the order of the programs given), per thunk: the duration
   // the simulator uses, in ns; 0 = the device model's cost.
   std::vector<std::vector<int64_t>> ns;
-  // The idle time before each thunk (its launch gap), or -1: the model's.
+  // The idle time before each thunk (its launch gap), or kNoGap: the model's.
   std::vector<std::vector<int64_t>> gap_ns;
   int64_t matched_thunks = 0;      // costed from the measured run
   int64_t modelled_thunks = 0;     // costed by the model (times model_bias)

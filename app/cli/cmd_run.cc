@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "app/cli/command_buffer_setup.h"
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "app/cli/kernel_times.h"
@@ -22,7 +23,9 @@
 #include "core/dist/dist_env.h"
 #include "core/exec/results_json.h"
 #include "core/trace/report.h"
+#include "sim/device_model.h"
 #include "sim/engine.h"
+#include "sim/sim_backend.h"
 
 namespace sl::cli {
 namespace {
@@ -39,6 +42,7 @@ std::string config_json(const RunArgs& args, const sched::LowerOptions& options,
       {"partitions", options.num_partitions},
       {"allow_tf32", args.allow_tf32},
       {"comm_sms", args.comm_sms},
+      {"command_buffers", args.command_buffers},
       {"stream_overrides", options.overrides},
       // Who records the run: a reader shows it `interrupted` once this process is gone.
       {"pid", static_cast<int64_t>(getpid())},
@@ -92,12 +96,26 @@ int cmd_run(const RunArgs& args) {
   Result<app::BackendChoice> choice = app::make_backend(args.backend, args.device, args.allow_tf32);
   if (!choice) return fail(choice.status());
   if (!choice->note.empty()) std::fprintf(stderr, "%s\n", choice->note.c_str());
+  if (args.command_buffers != "auto" && choice->name != "sim") {
+    return fail(usage_error("--command-buffers goes with --backend sim"));
+  }
+  sim::LaunchSetup launch;
+  if (choice->name == "sim") {
+    Result<CommandBufferInfo> cb = command_buffer_setup(args.program.program, *module, *lowered, args.command_buffers);
+    if (!cb) return fail(cb.status());
+    if (const std::string line = command_buffer_line(*cb); !line.empty()) std::fprintf(stderr, "%s\n", line.c_str());
+    launch = std::move(cb->setup);
+  }
   if (!args.kernel_times.empty()) {
     if (choice->name != "sim") return fail(usage_error("--kernel-times goes with --backend sim"));
-    auto driven = trace_driven_backend(args.db, args.kernel_times, args.device);
+    auto driven = trace_driven_backend(args.db, args.kernel_times, args.device, std::move(launch));
     if (!driven) return fail(driven.status());
     choice->backend = std::move(driven->backend);
     choice->device_model = driven->description;
+  } else if (launch.xla_executable) {
+    auto model = sim::load_device_model(args.device);
+    if (!model) return fail(model.status());
+    choice->backend = sim::make_sim_backend(std::move(*model), std::move(launch));
   }
 
   // Open the database before running, so a bad file fails fast and untouched.

@@ -8,6 +8,7 @@
 
 #include "core/common/status.h"
 #include "core/exec/backend.h"
+#include "sim/sim_backend.h"
 #include "sim/trace_driven.h"
 
 namespace sl::cli {
@@ -21,7 +22,8 @@ struct TraceDrivenBackend {
 Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const std::string& run,
                                                  int64_t* run_id = nullptr);
 
+// `launch`: how the simulated module's kernels are launched (command buffers).
 Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std::string& run,
-                                                const std::string& device);
+                                                const std::string& device, sim::LaunchSetup launch = {});
 
 }  // namespace sl::cli

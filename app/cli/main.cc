@@ -71,6 +71,10 @@ int main(int argc, char** argv) {
   run->add_flag("--allow-tf32", run_args.allow_tf32, "let f32 GEMMs use TF32 (cuda)");
   run->add_option("--kernel-times", run_args.kernel_times,
                   "sim: cost each instruction as it ran in this linked capture's median step (run in --db)");
+  run->add_option("--command-buffers", run_args.command_buffers,
+                  "sim: run XLA's command buffers (CUDA graphs) as graphs (auto: as the module's "
+                  "thunk_sequence_after_thunk_passes.txt says; on; off: every kernel launched one by one)")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   run->add_option("--comm-sms", run_args.comm_sms,
                   "SMs a GEMM beside an in-flight collective leaves to NCCL (cuda, sim); 0: none")
       ->check(CLI::Range(0, 1024));

@@ -3,7 +3,8 @@
 # on the GPU machine with a CUDA build carried):
 #   bench/gpu/real_check.sh BUILD_DIR OUT_DIR
 # capture --xla-dump of JAX programs (linked steps, show), trace-driven
-# simulation of each from its own capture, a profiler-range capture, suggest
+# simulation of each from its own capture, the same programs compiled with
+# command buffers off (replay and the what-if on -> off), a profiler-range capture, suggest
 # --verify cuda, and the GPU tests. Writes at most 8 files to OUT_DIR.
 set -u
 BUILD=${1:-build/release}
@@ -31,6 +32,24 @@ for spec in transformer_train_step_bf16:large mlp_train_step:large adam_update:l
   timeout 120 "$SL" run "$module" --backend sim --kernel-times last --db "$DB" --name "$prog replay" 2>&1 | head -4
   timeout 60 "$SL" compare last-1 last --db "$DB" 2>&1 | head -8
 done
+# Command buffers (bench/FIDELITY-real.md): each program again compiled with
+# XLA's command buffers off; its own replay, and the what-if on -> off: the
+# cb-off module with the cb-on capture's kernel times and --command-buffers off.
+for prog in transformer_train_step_bf16 mlp_train_step scan_rnn; do
+  step "capture --xla-dump $prog (large, command buffers off)"
+  on_run=$("$SL" query --db "$DB" "select max(id) from runs where name='$prog'" | tail -1)
+  dump=$(mktemp -d)
+  XLA_FLAGS=--xla_gpu_enable_command_buffer= timeout 150 "$SL" capture --db "$DB" --name "$prog nocb" \
+    --xla-dump "$dump" -- python3 tests/corpus/jax/make_dumps.py --child-single "$prog" "$dump" --size large 2>&1 | tail -3
+  timeout 60 "$SL" show last --db "$DB" | grep -E "median|steps" | head -3
+  module=$(ls "$dump"/*jit_*gpu_after_optimizations.txt | head -1)
+  timeout 120 "$SL" run "$module" --backend sim --kernel-times last --db "$DB" --name "$prog nocb replay" 2>&1 | head -4
+  timeout 60 "$SL" compare last-1 last --db "$DB" 2>&1 | head -4
+  timeout 120 "$SL" run "$module" --backend sim --kernel-times "$on_run" --command-buffers off --allow-tf32 \
+    --db "$DB" --name "$prog what-if on->off" 2>&1 | head -4
+  timeout 60 "$SL" compare last-2 last --db "$DB" 2>&1 | head -4
+done
+
 step "capture --capture-range cudaProfilerApi"
 timeout 120 "$SL" capture --db "$DB" --name range --capture-range cudaProfilerApi -- python3 bench/gpu/profiler_range.py
 "$SL" query --db "$DB" "select kind, count(*) from events where run_id=(select max(id) from runs) group by kind" 2>&1

@@ -1,6 +1,8 @@
 #include "core/xla/launch_plan.h"
 
+#include <algorithm>
 #include <cctype>
+#include <unordered_map>
 
 namespace sl::xla {
 namespace {
@@ -77,9 +79,13 @@ class ThunkPlanner {
       emit(LaunchKind::kMemset, "", nullptr, scope);
     } else if (Opcode c = collective_for_thunk(t.kind); c != Opcode::kParameter) {
       emit(LaunchKind::kCollective, "", take(scope, [c](const Instruction& i) { return wrapped_opcode(i) == c; }), scope);
+    } else if (t.kind == "kCommandBuffer" && !scope.in_command_buffer) {
+      Scope inner = scope;
+      inner.in_command_buffer = true;
+      command_buffer(t, inner);
+      scope.cursor = inner.cursor;
     } else if (t.kind == "kCommandBuffer" || t.kind == "kSequential") {
       Scope inner = scope;
-      inner.in_command_buffer = inner.in_command_buffer || t.kind == "kCommandBuffer";
       block(t.nested, inner);
       scope.cursor = inner.cursor;
     } else if (t.kind == "kAsyncStart") {
@@ -98,6 +104,46 @@ class ThunkPlanner {
       while_loop(t, loop, scope);
     }
     // kAsyncDone, kPartitionId, kReplicaId, kConditional, ...: nothing to match.
+  }
+
+  // One execution of a CUDA graph: its commands' launches, with the DAG's
+  // edges between them. The dump prints one prev= and one next= per command,
+  // so the union of both is taken; a command's own launches run in order.
+  void command_buffer(const Thunk& t, Scope& scope) {
+    const int64_t graph = plan_.graph_launches++;
+    const size_t n = t.nested.size();
+    std::vector<std::pair<size_t, size_t>> range(n);  // launches of each command
+    std::unordered_map<int, size_t> index_of;
+    for (size_t k = 0; k < n; ++k) {
+      index_of.emplace(t.nested[k].id, k);
+      range[k].first = plan_.launches.size();
+      if (plan_.launches.size() < max_) thunk(t.nested[k], scope);
+      range[k].second = plan_.launches.size();
+    }
+    std::vector<std::vector<size_t>> preds(n);
+    for (size_t k = 0; k < n; ++k) {
+      for (int p : t.nested[k].prev) {
+        if (auto it = index_of.find(p); it != index_of.end() && it->second < k) preds[k].push_back(it->second);
+      }
+      for (int s : t.nested[k].next) {
+        if (auto it = index_of.find(s); it != index_of.end() && it->second > k) preds[it->second].push_back(k);
+      }
+    }
+    // exits[k]: the launches a successor of command k waits for.
+    std::vector<std::vector<int64_t>> exits(n);
+    for (size_t k = 0; k < n; ++k) {
+      std::vector<int64_t> deps;
+      for (size_t p : preds[k]) deps.insert(deps.end(), exits[p].begin(), exits[p].end());
+      std::sort(deps.begin(), deps.end());
+      deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+      const auto [first, last] = range[k];
+      for (size_t i = first; i < last; ++i) {
+        PlannedLaunch& launch = plan_.launches[i];
+        launch.graph = graph;
+        launch.graph_deps = i == first ? deps : std::vector<int64_t>{static_cast<int64_t>(i - 1)};
+      }
+      exits[k] = last > first ? std::vector<int64_t>{static_cast<int64_t>(last - 1)} : deps;
+    }
   }
 
   void while_loop(const Thunk& t, const Instruction* loop, const Scope& scope) {
@@ -211,7 +257,7 @@ class ModulePlanner {
   }
 
   void push(LaunchKind kind, std::string kernel, const std::string& instruction) {
-    plan_.launches.push_back({kind, std::move(kernel), instruction, "", false});
+    plan_.launches.push_back({kind, std::move(kernel), instruction, "", false, -1, {}});
   }
 
   const hlo::Module& module_;

@@ -24,6 +24,13 @@ struct PlannedLaunch {
   std::string instruction;  // HLO instruction (without '%'); empty when the module says nothing
   std::string stream;       // XLA's stream for async work ("computation_stream[1]"); empty = main
   bool in_command_buffer = false;
+  // The command buffer (CUDA graph) launch it is a node of: 0, 1, ... in
+  // execution order (each loop trip launches its body's graph again); -1 none.
+  int64_t graph = -1;
+  // Launches of the same graph it waits for (indices into LaunchPlan::launches),
+  // from the dump's prev=/next= edges; commands with no launch of their own
+  // (kAsyncDone) pass their predecessors on.
+  std::vector<int64_t> graph_deps;
 };
 
 // Launches in order; a loop is expanded `trip_count` times when known.
@@ -32,6 +39,7 @@ struct LaunchPlan {
   int64_t loops_with_unknown_trip_count = 0;  // expanded once each
   bool from_thunk_dump = false;
   bool has_command_buffers = false;
+  int64_t graph_launches = 0;  // command buffer executions (graph ids 0..n-1)
 };
 
 // XLA's kernel name for an instruction: every character outside

@@ -115,13 +115,17 @@ INSTANTIATE_TEST_SUITE_P(
                       std::pair{std::string("layernorm_gelu"), Expectation{}},
                       std::pair{std::string("mlp"), Expectation{}},
                       std::pair{std::string("mlp_nocb"), Expectation{}},
-                      // Its kernels overlap inside XLA's command buffer: +14.8%.
-                      std::pair{std::string("transformer_small"), Expectation{true, 0.148}}),
+                      // +14.8% until command buffers were modelled (its graph's nodes overlap their
+                      // predecessors' tails); within 3% since.
+                      std::pair{std::string("transformer_small"), Expectation{}}),
     [](const auto& info) { return info.param.first; });
 
 // FIDELITY-real.md (b): kernel times with command buffers on, the module XLA
-// compiled with them off, against that program measured: +20.9%.
-TEST_F(RealReplay, CommandBuffersOffWhatIfIsPinned) {
+// compiled with them off, against that program measured: +20.9% until
+// command buffers were modelled; -2.0% since (every kernel of the cb-off
+// module pays stream_launch_us, and JAX's f32 dots run as TF32). Not an
+// independent check: stream_launch_us was fitted on this cb-off capture.
+TEST_F(RealReplay, CommandBuffersOffWhatIfMeetsTheTarget) {
 #if !SL_HAVE_CUDA_BUILD
   GTEST_SKIP() << "reading capture files needs a CUDA build";
 #endif
@@ -133,11 +137,12 @@ TEST_F(RealReplay, CommandBuffersOffWhatIfIsPinned) {
                 .exit_code,
             0);
   nlohmann::json measured = json_of("show 2");
-  nlohmann::json predicted = json_of("run " + module_in(kCaptures / "mlp_nocb") + " --backend sim --kernel-times 1");
+  nlohmann::json predicted =
+      json_of("run " + module_in(kCaptures / "mlp_nocb") + " --backend sim --kernel-times 1 --allow-tf32");
   ASSERT_TRUE(measured.contains("median_iteration_makespan_ns") && predicted.contains("makespan_ns"));
   const double m = measured["median_iteration_makespan_ns"].get<double>();
   const double error = (predicted["makespan_ns"].get<double>() - m) / m;
-  expect(error, Expectation{true, 0.209}, "mlp command buffers on -> off");
+  expect(error, Expectation{}, "mlp command buffers on -> off");
 }
 
 // The second device call's captures, in bench/fidelity/real (FIDELITY-real.md (a), first table):

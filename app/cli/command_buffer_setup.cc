@@ -1,0 +1,183 @@
+#include "app/cli/command_buffer_setup.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <unordered_map>
+
+#include "core/hlo/parser.h"
+#include "core/xla/launch_plan.h"
+#include "core/xla/thunk_sequence.h"
+
+namespace sl::cli {
+namespace {
+
+// Only the dump after the thunk passes says whether command buffers were
+// formed (the plain one lists the thunks before they are).
+std::string dump_beside(const std::string& module_path) { return xla::thunk_sequence_path_for(module_path, true); }
+
+// The plan's graphs as thunks of one device's program: each launch takes the
+// next thunk of its instruction, in order.
+std::vector<sim::CommandBuffer> graphs_of_device(const xla::LaunchPlan& plan, const sched::DeviceProgram& program,
+                                                 int64_t* unmatched) {
+  std::unordered_map<std::string_view, std::deque<uint32_t>> by_name;
+  for (size_t i = 0; i < program.thunks.size(); ++i) {
+    const sched::Thunk& t = program.thunks[i];
+    if (t.kind == sched::ThunkKind::kRecordEvent || t.kind == sched::ThunkKind::kWaitEvent) continue;
+    by_name[t.attributed_name].push_back(static_cast<uint32_t>(i));
+  }
+  const size_t n = plan.launches.size();
+  std::vector<int64_t> thunk_of(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    const xla::PlannedLaunch& l = plan.launches[i];
+    if (l.instruction.empty()) continue;
+    auto it = by_name.find(l.instruction);
+    if (it == by_name.end() || it->second.empty()) {
+      ++*unmatched;
+      continue;
+    }
+    thunk_of[i] = it->second.front();
+    it->second.pop_front();
+  }
+  std::vector<sim::CommandBuffer> graphs(static_cast<size_t>(plan.graph_launches));
+  std::vector<int> node_of(n, -1);
+  // A launch with no thunk (a memset) passes its own predecessors on.
+  std::vector<std::vector<int>> passed(n);
+  for (size_t i = 0; i < n; ++i) {
+    const xla::PlannedLaunch& l = plan.launches[i];
+    if (l.graph < 0 || l.graph >= plan.graph_launches) continue;
+    std::vector<int> deps;
+    for (int64_t d : l.graph_deps) {
+      if (d < 0 || static_cast<size_t>(d) >= i || plan.launches[static_cast<size_t>(d)].graph != l.graph) continue;
+      if (node_of[static_cast<size_t>(d)] >= 0) {
+        deps.push_back(node_of[static_cast<size_t>(d)]);
+      } else {
+        deps.insert(deps.end(), passed[static_cast<size_t>(d)].begin(), passed[static_cast<size_t>(d)].end());
+      }
+    }
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    if (thunk_of[i] < 0) {
+      passed[i] = std::move(deps);
+      continue;
+    }
+    sim::CommandBuffer& g = graphs[static_cast<size_t>(l.graph)];
+    node_of[i] = static_cast<int>(g.thunks.size());
+    g.thunks.push_back(static_cast<uint32_t>(thunk_of[i]));
+    g.deps.push_back(std::move(deps));
+  }
+  std::erase_if(graphs, [](const sim::CommandBuffer& g) { return g.thunks.empty(); });
+  return graphs;
+}
+
+}  // namespace
+
+Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, const hlo::Module& module,
+                                               const sched::LoweredProgram& lowered, const std::string& mode) {
+  CommandBufferInfo info;
+  info.dump_path = dump_beside(module_path);
+  if (mode == "off") {
+    // Launched one by one by XLA's host thunks, with or without a dump.
+    info.setup.xla_executable = true;
+    info.setup.command_buffers = false;
+    return info;
+  }
+  if (info.dump_path.empty() && !xla::thunk_sequence_path_for(module_path, false).empty()) {
+    // XLA writes the dump after the thunk passes only when they formed
+    // command buffers: with the plain dump alone, every kernel is launched alone.
+    if (mode == "on") {
+      return invalid_input(fmt::format("--command-buffers on: {} has a thunk dump but none after the thunk passes: "
+                                       "XLA formed no command buffers for it (forming them is not modelled)",
+                                       module_path));
+    }
+    info.setup.xla_executable = true;
+    info.setup.command_buffers = true;
+    return info;
+  }
+  if (info.dump_path.empty()) {
+    if (mode == "on") {
+      return invalid_input(fmt::format("--command-buffers on: {} has no thunk dump beside it (XLA's "
+                                       "*.thunk_sequence_after_thunk_passes.txt) to read its command buffers from",
+                                       module_path));
+    }
+    return info;
+  }
+  SL_ASSIGN_OR_RETURN(xla::ThunkSequence thunks, xla::read_thunk_sequence(info.dump_path));
+  if (mode == "on" && !thunks.has_command_buffers) {
+    return invalid_input(fmt::format("--command-buffers on: {} shows no command buffers (XLA compiled the module "
+                                     "with them off; forming graphs it did not is not modelled)",
+                                     info.dump_path));
+  }
+  const xla::LaunchPlan plan = xla::plan_from_thunks(thunks, &module);
+  info.setup.xla_executable = true;
+  info.setup.command_buffers = true;
+  info.graph_launches = plan.graph_launches;
+  for (size_t d = 0; d < lowered.devices.size(); ++d) {
+    int64_t unmatched = 0;
+    info.setup.graphs.push_back(graphs_of_device(plan, lowered.devices[d], &unmatched));
+    if (d == 0) {
+      info.unmatched_launches = unmatched;
+      for (const sim::CommandBuffer& g : info.setup.graphs.back()) info.graph_nodes += static_cast<int64_t>(g.thunks.size());
+    }
+  }
+  return info;
+}
+
+std::unordered_set<std::string> instructions_in_graphs(const std::string& module_path, bool* known) {
+  *known = false;
+  std::unordered_set<std::string> out;
+  const std::string dump = dump_beside(module_path);
+  if (dump.empty()) {
+    // The plain dump alone: XLA formed no command buffers (command_buffer_setup).
+    *known = !xla::thunk_sequence_path_for(module_path, false).empty();
+    return out;
+  }
+  auto module = hlo::parse_program_file(module_path);
+  auto thunks = xla::read_thunk_sequence(dump);
+  if (!module || !thunks) return out;
+  for (const xla::PlannedLaunch& l : xla::plan_from_thunks(*thunks, &*module).launches) {
+    if (l.in_command_buffer && !l.instruction.empty()) out.insert(l.instruction);
+  }
+  *known = true;
+  return out;
+}
+
+std::string command_buffer_line(const CommandBufferInfo& info) {
+  if (!info.setup.xla_executable) return "";
+  if (info.dump_path.empty() && info.setup.command_buffers) {
+    return "command buffers: none formed by XLA (no thunk dump after the thunk passes): every kernel launched alone";
+  }
+  if (!info.setup.command_buffers) {
+    return "command buffers off: every kernel launched by the host one by one (stream_launch_us)";
+  }
+  return fmt::format("command buffers ({}): {} graph launch{} an execution, {} thunks of device 0 as graph nodes{}",
+                     info.dump_path, info.graph_launches, info.graph_launches == 1 ? "" : "es", info.graph_nodes,
+                     info.unmatched_launches > 0
+                         ? fmt::format(" ({} launches of the dump matched no thunk)", info.unmatched_launches)
+                         : "");
+}
+
+std::string command_buffer_text(const CommandBufferInfo& info, const sched::LoweredProgram& lowered, int64_t device) {
+  if (!info.setup.xla_executable || !info.setup.command_buffers) return "";
+  std::string out = "\n" + command_buffer_line(info) + "\n";
+  const auto d = static_cast<size_t>(std::max<int64_t>(0, device));
+  if (d >= info.setup.graphs.size() || d >= lowered.devices.size()) return out;
+  const auto& graphs = info.setup.graphs[d];
+  const auto& thunks = lowered.devices[d].thunks;
+  for (size_t g = 0; g < graphs.size() && g < 20; ++g) {
+    out += fmt::format("graph {} ({} nodes): thunk[after nodes]", g, graphs[g].thunks.size());
+    for (size_t k = 0; k < graphs[g].thunks.size(); ++k) {
+      out += fmt::format(" {}:{}", k, graphs[g].thunks[k]);
+      if (!graphs[g].deps[k].empty()) out += fmt::format("[{}]", fmt::join(graphs[g].deps[k], ","));
+      if (k == 0) out += fmt::format(" ({})", thunks[graphs[g].thunks[k]].attributed_name);
+    }
+    out += "\n";
+  }
+  if (graphs.size() > 20) out += fmt::format("... {} more graphs\n", graphs.size() - 20);
+  return out;
+}
+
+}  // namespace sl::cli

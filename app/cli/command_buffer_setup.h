@@ -1,0 +1,44 @@
+#pragma once
+// How an XLA module's kernels are launched, read from the thunk dump XLA
+// wrote beside it: which thunks run as nodes of which command buffer (CUDA
+// graph), with the DAG between them (sim/command_buffers.h). Used by
+// `run --backend sim` (`--command-buffers`) and `lower`.
+
+#include <string>
+#include <unordered_set>
+
+#include "core/common/status.h"
+#include "core/hlo/module.h"
+#include "core/sched/lowering.h"
+#include "sim/sim_backend.h"
+
+namespace sl::cli {
+
+struct CommandBufferInfo {
+  sim::LaunchSetup setup;
+  std::string dump_path;       // empty: no *.thunk_sequence_after_thunk_passes.txt beside the module
+  int64_t graph_launches = 0;  // per device, one execution
+  int64_t graph_nodes = 0;     // thunks of device 0 that are graph nodes
+  int64_t unmatched_launches = 0;  // launches of the dump with no thunk of that instruction
+};
+
+// `mode`: "auto" (as the dump after the thunk passes says; with only the
+// plain thunk dump, which XLA writes alone when it formed no command buffer,
+// every kernel launched alone; with no dump, as any HLO program:
+// kernel_launch_us), "on" (the dump must show command buffers), "off" (every kernel
+// launched by the host one by one). Errors name the module and the dump.
+Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, const hlo::Module& module,
+                                               const sched::LoweredProgram& lowered, const std::string& mode);
+
+// Instructions a module's dump puts inside command buffers; an empty set
+// with `known` false when the dump is missing or unreadable.
+std::unordered_set<std::string> instructions_in_graphs(const std::string& module_path, bool* known);
+
+// "command buffers (DUMP): 1 graph launch a step, 17 of 17 thunks as graph nodes".
+std::string command_buffer_line(const CommandBufferInfo& info);
+
+// For `lower`: the line above, then per graph of `device` (at most 20) its
+// nodes as thunk indices with the nodes each waits for. Empty without a dump.
+std::string command_buffer_text(const CommandBufferInfo& info, const sched::LoweredProgram& lowered, int64_t device);
+
+}  // namespace sl::cli

@@ -1,0 +1,228 @@
+#include "sim/command_buffers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "sim/engine.h"
+
+namespace sl::sim {
+namespace {
+
+constexpr uint32_t kNoThunk = std::numeric_limits<uint32_t>::max();
+
+// Lays one graph out at the end of `out`: nodes on lanes, events for the
+// edges that cross lanes, and the launching stream's wait for every lane.
+class GraphLayout {
+ public:
+  GraphLayout(const sched::DeviceProgram& in, sched::DeviceProgram& out, std::vector<uint32_t>& original,
+              std::vector<LaunchRole>& role, int first_lane_stream, int concurrency)
+      : in_(in), out_(out), original_(original), role_(role), first_lane_(first_lane_stream),
+        concurrency_(std::max(1, concurrency)) {}
+
+  // Returns the highest lane stream number used (or the home stream).
+  int lay_out(const CommandBuffer& g, int home) {
+    const size_t n = g.thunks.size();
+    std::vector<int> lane(n, 0);
+    std::vector<int> lane_last;  // per lane: its last node so far
+    std::vector<bool> needs_record(n, false);
+    for (size_t k = 0; k < n; ++k) {
+      int chosen = -1;
+      for (int d : g.deps[k]) {
+        if (d >= 0 && static_cast<size_t>(d) < k && lane_last[static_cast<size_t>(lane[static_cast<size_t>(d)])] == d) {
+          chosen = lane[static_cast<size_t>(d)];
+          break;
+        }
+      }
+      if (chosen < 0) {
+        // A node that continues no lane's chain: a new lane while allowed, else the least recent one.
+        if (lane_last.size() < static_cast<size_t>(concurrency_)) {
+          chosen = static_cast<int>(lane_last.size());
+          lane_last.push_back(-1);
+        } else {
+          chosen = static_cast<int>(std::min_element(lane_last.begin(), lane_last.end()) - lane_last.begin());
+        }
+      }
+      lane[k] = chosen;
+      for (int d : g.deps[k]) {
+        if (d >= 0 && static_cast<size_t>(d) < k && lane[static_cast<size_t>(d)] != chosen) needs_record[static_cast<size_t>(d)] = true;
+      }
+      lane_last[static_cast<size_t>(chosen)] = static_cast<int>(k);
+    }
+    auto stream_of = [&](int l) { return l == 0 ? home : first_lane_ + l - 1; };
+    const int lanes = static_cast<int>(lane_last.size());
+    int start_event = -1;
+    if (lanes > 1) {
+      start_event = out_.num_events++;
+      push_sync(sched::ThunkKind::kRecordEvent, home, start_event);
+    }
+    std::vector<bool> lane_started(static_cast<size_t>(lanes), false);
+    std::vector<int> record_of(n, -1);
+    for (size_t k = 0; k < n; ++k) {
+      const int l = lane[k];
+      const int stream = stream_of(l);
+      if (l != 0 && !lane_started[static_cast<size_t>(l)]) push_sync(sched::ThunkKind::kWaitEvent, stream, start_event);
+      lane_started[static_cast<size_t>(l)] = true;
+      bool has_pred = false;
+      for (int d : g.deps[k]) {
+        if (d < 0 || static_cast<size_t>(d) >= k) continue;
+        has_pred = true;
+        if (lane[static_cast<size_t>(d)] != l) push_sync(sched::ThunkKind::kWaitEvent, stream, record_of[static_cast<size_t>(d)]);
+      }
+      sched::Thunk t = in_.thunks[g.thunks[k]];
+      t.stream = stream;
+      out_.thunks.push_back(t);
+      original_.push_back(g.thunks[k]);
+      role_.push_back(has_pred ? LaunchRole::kGraphNode : LaunchRole::kGraphStart);
+      const bool last_of_lane = lane_last[static_cast<size_t>(l)] == static_cast<int>(k);
+      if (needs_record[k] || (l != 0 && last_of_lane)) {
+        record_of[k] = out_.num_events++;
+        push_sync(sched::ThunkKind::kRecordEvent, stream, record_of[k]);
+      }
+    }
+    // The work after the graph on its stream waits for the whole graph.
+    for (int l = 1; l < lanes; ++l) {
+      push_sync(sched::ThunkKind::kWaitEvent, home, record_of[static_cast<size_t>(lane_last[static_cast<size_t>(l)])]);
+    }
+    return lanes > 1 ? stream_of(lanes - 1) : home;
+  }
+
+ private:
+  void push_sync(sched::ThunkKind kind, int stream, int event) {
+    sched::Thunk t;
+    t.kind = kind;
+    t.stream = stream;
+    t.event = event;
+    out_.thunks.push_back(t);
+    original_.push_back(kNoThunk);
+    role_.push_back(LaunchRole::kSynthetic);
+  }
+
+  const sched::DeviceProgram& in_;
+  sched::DeviceProgram& out_;
+  std::vector<uint32_t>& original_;
+  std::vector<LaunchRole>& role_;
+  int first_lane_;
+  int concurrency_;
+};
+
+}  // namespace
+
+Result<GraphProgram> lay_out_command_buffers(const std::vector<sched::DeviceProgram>& devices,
+                                             const std::vector<std::vector<CommandBuffer>>& graphs,
+                                             int concurrency) {
+  GraphProgram out;
+  out.devices.resize(devices.size());
+  out.original.resize(devices.size());
+  out.role.resize(devices.size());
+  out.lanes.resize(devices.size());
+  for (size_t d = 0; d < devices.size(); ++d) {
+    const sched::DeviceProgram& in = devices[d];
+    sched::DeviceProgram& program = out.devices[d];
+    program.device = in.device;
+    program.replica = in.replica;
+    program.partition = in.partition;
+    program.num_events = in.num_events;
+    program.storage = in.storage;
+    program.thunks.reserve(in.thunks.size());
+    const std::vector<CommandBuffer> none;
+    const std::vector<CommandBuffer>& mine = d < graphs.size() ? graphs[d] : none;
+    // Which graph each thunk is a node of.
+    std::vector<int64_t> graph_of(in.thunks.size(), -1);
+    for (size_t g = 0; g < mine.size(); ++g) {
+      if (mine[g].deps.size() != mine[g].thunks.size()) {
+        return invalid_input(fmt::format("device {}: graph {} has {} nodes but {} dependency lists", in.device, g,
+                                         mine[g].thunks.size(), mine[g].deps.size()));
+      }
+      for (uint32_t t : mine[g].thunks) {
+        if (t >= in.thunks.size()) return invalid_input(fmt::format("device {}: graph {} names thunk {} of {}", in.device, g, t, in.thunks.size()));
+        if (graph_of[t] >= 0) return invalid_input(fmt::format("device {}: thunk {} is a node of graphs {} and {}", in.device, t, graph_of[t], g));
+        const sched::ThunkKind kind = in.thunks[t].kind;
+        if (kind == sched::ThunkKind::kRecordEvent || kind == sched::ThunkKind::kWaitEvent) {
+          return invalid_input(fmt::format("device {}: graph {} names thunk {}, an event record or wait", in.device, g, t));
+        }
+        graph_of[t] = static_cast<int64_t>(g);
+      }
+    }
+    int max_stream = 0;
+    for (const sched::Thunk& t : in.thunks) max_stream = std::max(max_stream, t.stream);
+    const int first_lane = max_stream + 1;
+    int highest_lane = 0;
+    std::vector<bool> laid_out(mine.size(), false);
+    for (size_t i = 0; i < in.thunks.size(); ++i) {
+      const int64_t g = graph_of[i];
+      if (g < 0) {
+        program.thunks.push_back(in.thunks[i]);
+        out.original[d].push_back(static_cast<uint32_t>(i));
+        out.role[d].push_back(in.thunks[i].kind == sched::ThunkKind::kRecordEvent ||
+                                      in.thunks[i].kind == sched::ThunkKind::kWaitEvent
+                                  ? LaunchRole::kSynthetic
+                                  : LaunchRole::kStream);
+        continue;
+      }
+      if (laid_out[static_cast<size_t>(g)]) continue;
+      laid_out[static_cast<size_t>(g)] = true;
+      // XLA launches its command buffers on the main compute stream.
+      const int home = sched::kMainStream;
+      GraphLayout layout(in, program, out.original[d], out.role[d], first_lane, concurrency);
+      highest_lane = std::max(highest_lane, layout.lay_out(mine[static_cast<size_t>(g)], home));
+      ++out.graphs;
+      out.nodes += static_cast<int64_t>(mine[static_cast<size_t>(g)].thunks.size());
+    }
+    // Lanes map back to the stream that launched their graphs: XLA's main stream.
+    for (int s = first_lane; s <= highest_lane; ++s) out.lanes[d].emplace_back(s, sched::kMainStream);
+  }
+  return out;
+}
+
+std::vector<std::vector<int64_t>> role_gaps_ns(const GraphProgram& program, const DeviceModel& model,
+                                               bool stream_launch) {
+  std::vector<std::vector<int64_t>> out(program.role.size());
+  for (size_t d = 0; d < program.role.size(); ++d) {
+    out[d].reserve(program.role[d].size());
+    for (LaunchRole r : program.role[d]) {
+      switch (r) {
+        case LaunchRole::kStream:
+          out[d].push_back(stream_launch ? std::llround(model.stream_launch_us * 1e3) : kNoGap);
+          break;
+        case LaunchRole::kGraphStart:
+          out[d].push_back(std::llround(model.graph_launch_us * 1e3));
+          break;
+        case LaunchRole::kGraphNode:
+          out[d].push_back(std::llround(model.graph_node_gap_us * 1e3));
+          break;
+        case LaunchRole::kSynthetic:
+          out[d].push_back(kNoGap);
+          break;
+      }
+    }
+  }
+  return out;
+}
+
+void map_back(const GraphProgram& program, const std::vector<sched::DeviceProgram>& original, trace::Trace& trace) {
+  std::vector<int> slot_of(1, -1);
+  for (size_t d = 0; d < original.size(); ++d) {
+    const auto id = static_cast<size_t>(std::max<int64_t>(0, original[d].device));
+    if (id >= slot_of.size()) slot_of.resize(id + 1, -1);
+    slot_of[id] = static_cast<int>(d);
+  }
+  for (trace::Event& e : trace.events) {
+    if (e.device < 0 || static_cast<size_t>(e.device) >= slot_of.size() || slot_of[static_cast<size_t>(e.device)] < 0) continue;
+    const auto d = static_cast<size_t>(slot_of[static_cast<size_t>(e.device)]);
+    if (e.correlation >= 0 && static_cast<size_t>(e.correlation) < program.original[d].size()) {
+      const uint32_t o = program.original[d][static_cast<size_t>(e.correlation)];
+      if (o != kNoThunk) e.correlation = o;
+    }
+    for (const auto& [lane, home] : program.lanes[d]) {
+      if (e.stream == lane) {
+        e.stream = home;
+        e.stream_kind = sched::stream_kind(home);
+      }
+    }
+  }
+}
+
+}  // namespace sl::sim

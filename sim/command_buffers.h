@@ -1,0 +1,66 @@
+#pragma once
+// Command buffers (CUDA graphs) as XLA executes them (docs/simulator.md,
+// "Command buffers"): one launch of a graph runs its nodes in DAG order,
+// not in the streams the HLO names. The simulator has streams only, so a
+// graph becomes lanes: node k runs on a lane after its DAG predecessors
+// (events between lanes), at most DeviceModel::graph_concurrency lanes a
+// graph, the first lane being the stream that launched it; the stream waits
+// for every lane before the work after the graph. Work that the HLO put on
+// another stream but that is a node of the graph runs as a node.
+
+#include <cstdint>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/sched/thunk.h"
+#include "core/trace/trace.h"
+#include "sim/device_model.h"
+
+namespace sl::sim {
+
+// One execution of a graph on one device: its nodes as thunk indices of the
+// device's program, in the order the graph lists them, and per node the
+// nodes (indices into `thunks`) it waits for; edges to later nodes are ignored.
+struct CommandBuffer {
+  std::vector<uint32_t> thunks;
+  std::vector<std::vector<int>> deps;
+};
+
+enum class LaunchRole : int8_t {
+  kStream,      // launched by the host one by one: DeviceModel::stream_launch_us
+  kGraphStart,  // a node with no predecessor: it starts after the graph launch (graph_launch_us)
+  kGraphNode,   // a node after its predecessors: graph_node_gap_us
+  kSynthetic,   // an event record/wait the lanes added
+};
+
+struct GraphProgram {
+  std::vector<sched::DeviceProgram> devices;
+  // Per device, per thunk of `devices`: its index in the original program
+  // (kSynthetic ones: UINT32_MAX) and its launch role.
+  std::vector<std::vector<uint32_t>> original;
+  std::vector<std::vector<LaunchRole>> role;
+  // Per device: lane stream number -> the stream that launched the graph.
+  std::vector<std::vector<std::pair<int, int>>> lanes;
+  int64_t graphs = 0;  // graph launches laid out
+  int64_t nodes = 0;   // thunks that run as graph nodes
+};
+
+// `graphs` per device (in the order of `devices`; missing = none). A thunk
+// named by two graphs, or out of range, is an error. Thunks of no graph keep
+// their stream and order; each graph is laid out where its first node was.
+Result<GraphProgram> lay_out_command_buffers(const std::vector<sched::DeviceProgram>& devices,
+                                             const std::vector<std::vector<CommandBuffer>>& graphs,
+                                             int concurrency);
+
+// The launch gap of each thunk of `program` by its role, in ns, for
+// SimOptions::fixed_thunk_gap_ns (kNoGap for kStream when `stream_launch` is
+// false: the model's kernel_launch_us).
+std::vector<std::vector<int64_t>> role_gaps_ns(const GraphProgram& program, const DeviceModel& model,
+                                               bool stream_launch);
+
+// Maps a simulation of `program` back to the original program: correlations
+// to original thunk indices, lane streams to the stream that launched the
+// graph (CUPTI shows a graph's kernels on that stream).
+void map_back(const GraphProgram& program, const std::vector<sched::DeviceProgram>& original, trace::Trace& trace);
+
+}  // namespace sl::sim

@@ -1,0 +1,157 @@
+#include "sim/command_buffers.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "sim/engine.h"
+#include "tests/sim/sim_test_util.h"
+
+namespace sl::sim {
+namespace {
+
+using testing::small_gemm;
+
+// A diamond: a, then b and c (independent, each on a tenth of the SMs), then d.
+// The HLO put c on stream 1; in the graph it is a node like the others.
+sched::DeviceProgram diamond() {
+  sched::DeviceProgram p;
+  p.thunks = {small_gemm(0, 1000, "a"), small_gemm(0, 1000, "b"), small_gemm(1, 1000, "c"), small_gemm(0, 1000, "d")};
+  return p;
+}
+
+CommandBuffer diamond_graph() {
+  CommandBuffer g;
+  g.thunks = {0, 1, 2, 3};
+  g.deps = {{}, {0}, {0}, {1, 2}};
+  return g;
+}
+
+DeviceModel graph_model(int concurrency, double launch_us, double node_gap_us) {
+  DeviceModel m = testing::simple_model();
+  m.graph_concurrency = concurrency;
+  m.graph_launch_us = launch_us;
+  m.graph_node_gap_us = node_gap_us;
+  m.stream_launch_us = 5;
+  return m;
+}
+
+int64_t makespan(const GraphProgram& laid, const DeviceModel& m, bool stream_launch = true) {
+  const auto gaps = role_gaps_ns(laid, m, stream_launch);
+  SimOptions options;
+  options.fixed_thunk_gap_ns = &gaps;
+  auto trace = simulate(laid.devices, m, options);
+  EXPECT_TRUE(trace.is_ok()) << trace.status().message();
+  if (!trace.is_ok()) return -1;
+  // From time 0: the launch before the first kernel counts.
+  int64_t end = 0;
+  for (const trace::Event& e : trace->events) end = std::max(end, e.end_ns);
+  return end;
+}
+
+TEST(CommandBuffers, IndependentNodesOverlapAlongTheDag) {
+  const std::vector<sched::DeviceProgram> programs = {diamond()};
+  const DeviceModel two = graph_model(2, 0, 0);
+  auto laid = lay_out_command_buffers(programs, {{diamond_graph()}}, two.graph_concurrency);
+  ASSERT_TRUE(laid.is_ok()) << laid.status().message();
+  EXPECT_EQ(laid->graphs, 1);
+  EXPECT_EQ(laid->nodes, 4);
+  // a, then b beside c, then d: three kernels' time.
+  EXPECT_EQ(makespan(*laid, two), 3000);
+
+  const DeviceModel one = graph_model(1, 0, 0);
+  auto serial = lay_out_command_buffers(programs, {{diamond_graph()}}, one.graph_concurrency);
+  ASSERT_TRUE(serial.is_ok());
+  EXPECT_EQ(makespan(*serial, one), 4000);
+}
+
+TEST(CommandBuffers, ANodeWaitsForEveryPredecessor) {
+  // d after b and c; c much longer than b: d starts when c ends.
+  sched::DeviceProgram p = diamond();
+  p.thunks[2] = small_gemm(1, 5000, "c");
+  const DeviceModel m = graph_model(4, 0, 0);
+  auto laid = lay_out_command_buffers({p}, {{diamond_graph()}}, m.graph_concurrency);
+  ASSERT_TRUE(laid.is_ok());
+  EXPECT_EQ(makespan(*laid, m), 7000);
+}
+
+TEST(CommandBuffers, TheGraphLaunchIsPaidOnceAndNodesPayTheirGap) {
+  const DeviceModel m = graph_model(1, 3, 0.5);  // 3 us launch, 0.5 us between nodes
+  auto laid = lay_out_command_buffers({diamond()}, {{diamond_graph()}}, m.graph_concurrency);
+  ASSERT_TRUE(laid.is_ok());
+  EXPECT_EQ(makespan(*laid, m), 3000 + 4000 + 3 * 500);
+  // Off: the kernels launched one by one at stream_launch_us each, on the
+  // HLO's streams (c on stream 1 beside b).
+  auto off = lay_out_command_buffers({diamond()}, {}, m.graph_concurrency);
+  ASSERT_TRUE(off.is_ok());
+  EXPECT_EQ(off->graphs, 0);
+  EXPECT_EQ(makespan(*off, m), 3 * (5000 + 1000));
+}
+
+TEST(CommandBuffers, ANegativeNodeGapOverlapsThePredecessorsTail) {
+  const DeviceModel m = graph_model(1, 0, -0.1);
+  auto laid = lay_out_command_buffers({diamond()}, {{diamond_graph()}}, m.graph_concurrency);
+  ASSERT_TRUE(laid.is_ok());
+  EXPECT_EQ(makespan(*laid, m), 4000 - 3 * 100);
+}
+
+TEST(CommandBuffers, TracesShowTheLaunchingStreamAndTheOriginalThunks) {
+  const std::vector<sched::DeviceProgram> programs = {diamond()};
+  const DeviceModel m = graph_model(2, 0, 0);
+  auto laid = lay_out_command_buffers(programs, {{diamond_graph()}}, m.graph_concurrency);
+  ASSERT_TRUE(laid.is_ok());
+  const auto gaps = role_gaps_ns(*laid, m, true);
+  SimOptions options;
+  options.fixed_thunk_gap_ns = &gaps;
+  auto trace = simulate(laid->devices, m, options);
+  ASSERT_TRUE(trace.is_ok());
+  map_back(*laid, programs, *trace);
+  std::vector<int64_t> seen;
+  for (const trace::Event& e : trace->events) {
+    EXPECT_EQ(e.stream, sched::kMainStream);  // c too: a graph node, not stream 1's work
+    seen.push_back(e.correlation);
+  }
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, (std::vector<int64_t>{0, 1, 2, 3}));
+}
+
+TEST(CommandBuffers, AThunkInTwoGraphsIsAnError) {
+  CommandBuffer first, second;
+  first.thunks = {0, 1};
+  first.deps = {{}, {0}};
+  second.thunks = {1, 2};
+  second.deps = {{}, {}};
+  auto laid = lay_out_command_buffers({diamond()}, {{first, second}}, 1);
+  ASSERT_FALSE(laid.is_ok());
+  EXPECT_NE(laid.status().message().find("thunk 1 is a node of graphs 0 and 1"), std::string::npos)
+      << laid.status().message();
+}
+
+TEST(CommandBuffers, ThunksOutsideGraphsKeepTheirStreamsAndOrder) {
+  sched::DeviceProgram p = diamond();
+  CommandBuffer g;
+  g.thunks = {1, 2};
+  g.deps = {{}, {}};
+  auto laid = lay_out_command_buffers({p}, {{g}}, 2);
+  ASSERT_TRUE(laid.is_ok());
+  const auto& role = laid->role[0];
+  const auto& original = laid->original[0];
+  ASSERT_FALSE(role.empty());
+  EXPECT_EQ(role.front(), LaunchRole::kStream);
+  EXPECT_EQ(original.front(), 0u);
+  EXPECT_EQ(role.back(), LaunchRole::kStream);
+  EXPECT_EQ(original.back(), 3u);
+  EXPECT_EQ(laid->devices[0].thunks.back().stream, 0);
+}
+
+TEST(CommandBuffers, TheH200ModelCarriesTheFittedLaunchGaps) {
+  auto m = load_device_model("h200");
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_DOUBLE_EQ(m->stream_launch_us, 4.502);
+  EXPECT_DOUBLE_EQ(m->graph_launch_us, 4.502);
+  EXPECT_DOUBLE_EQ(m->graph_node_gap_us, -0.068);  // an overlap: signed in the device file
+  EXPECT_EQ(m->graph_concurrency, 1);
+}
+
+}  // namespace
+}  // namespace sl::sim
