@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 namespace sl::sim {
 namespace {
@@ -45,7 +46,7 @@ TEST(DeviceModel, LoadsByPath) {
 }
 
 TEST(DeviceModel, EnvironmentVariableComesFirst) {
-  auto dir = std::filesystem::temp_directory_path() / "sl_sim_assets_test";
+  auto dir = std::filesystem::temp_directory_path() / ("sl_sim_assets_test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "devices");
   nlohmann::json j = nlohmann::json::parse(read(asset("h200")));
   j["name"] = "custom";
