@@ -82,7 +82,9 @@ TEST(PeerWatch, StopsPromptlyWithNothingToReport) {
   Lost lost;
   // A watch that never notices its stop hangs here: the test's timeout
   // (tests/CMakeLists.txt) fails it, with no clock to flake under load.
-  { PeerWatch watch({{a.watched, 1}}, [&](int r) { lost(r); }); }
+  {
+    PeerWatch watch({{a.watched, 1}}, [&](int r) { lost(r); });
+  }
   EXPECT_TRUE(lost.ranks.empty());
 }
 

@@ -75,7 +75,8 @@ TEST(DeviceModelRanges, BorrowedNumbersAndSourcesAreH200sCurrentOnes) {
       if (at == std::string::npos) continue;
       ++borrowed;
       const std::string field = key.substr(0, key.size() - suffix.size());
-      ASSERT_TRUE(h200.contains(key) && h200.contains(field)) << name << "." << field << " is not in h200.json";
+      ASSERT_TRUE(h200.contains(key) && h200.contains(field))
+          << name << "." << field << " is not in h200.json";
       EXPECT_NE(source.find(h200[key].get<std::string>()), std::string::npos)
           << name << "." << key << " does not quote h200.json's current source";
       const double theirs = j[field].get<double>(), h200_value = h200[field].get<double>();

@@ -1,13 +1,12 @@
 #include "sim/device_model.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 namespace sl::sim {
 namespace {

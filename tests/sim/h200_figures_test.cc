@@ -19,7 +19,7 @@ using hlo::Opcode;
 using testing::device;
 using testing::only_event;
 
-constexpr double kFitTolerance = 0.01;      // a figure a factor was fitted to
+constexpr double kFitTolerance = 0.01;       // a figure a factor was fitted to
 constexpr double kFormulaTolerance = 0.005;  // a figure the model's formulas give
 constexpr int kComm = sched::kCommStreamBase;
 
@@ -58,7 +58,8 @@ class H200Figures : public ::testing::Test {
   }
   // The share of the compute a GEMM keeps beside `collectives` collectives.
   double kept_beside(int collectives) const {
-    return 1.0 - collectives * static_cast<double>(model_.nccl_channels) / model_.sm_count * model_.contention_factor;
+    return 1.0 - collectives * static_cast<double>(model_.nccl_channels) / model_.sm_count *
+                     model_.contention_factor;
   }
   double gemm_alone_ms() { return ms(run({device(0, {big_gemm(0, "g")})}).makespan_ns()); }
   double all_gather_alone_ms() {
@@ -85,7 +86,8 @@ TEST_F(H200Figures, TwoGemmsOneStreamAndTwoStreams) {
   trace::Trace one = run({device(0, {big_gemm(0, "g1"), big_gemm(0, "g2")})});
   trace::Trace two = run({device(0, {big_gemm(0, "g1"), big_gemm(1, "g2")})});
   expect_near_pct(ms(one.makespan_ns()), 2 * alone + model_.kernel_launch_us * 1e-3, kFormulaTolerance);
-  expect_near_pct(ms(two.makespan_ns()), alone / model_.concurrent_kernel_efficiency + alone, kFormulaTolerance);
+  expect_near_pct(ms(two.makespan_ns()), alone / model_.concurrent_kernel_efficiency + alone,
+                  kFormulaTolerance);
   expect_near_pct(ms(two.makespan_ns()), 3.26, kFitTolerance);
   EXPECT_GE(two.makespan_ns(), one.makespan_ns()) << "two saturating GEMMs gain nothing from two streams";
 }
@@ -153,8 +155,8 @@ TEST_F(H200Figures, GemmBesideAllGatherFollowsContentionFactor) {
 TEST_F(H200Figures, TwoAllGathersAtOnceShareTheCollectiveRate) {
   const double alone = all_gather_alone_ms();
   auto second = [](int64_t rank) {
-    sched::Thunk ag = testing::collective(kComm + 1, Opcode::kAllGather, {0, 1}, rank, 256LL << 20, 512LL << 20, 2,
-                                          "ag2");
+    sched::Thunk ag =
+        testing::collective(kComm + 1, Opcode::kAllGather, {0, 1}, rank, 256LL << 20, 512LL << 20, 2, "ag2");
     return ag;
   };
   trace::Trace t = run({device(0, {all_gather(0), second(0)}), device(1, {all_gather(1), second(1)})});

@@ -3,11 +3,11 @@
 // reproduce the predicted makespan to the nanosecond.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include "tests/cli/cli_test_util.h"
 
