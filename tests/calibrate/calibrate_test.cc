@@ -4,6 +4,7 @@
 #include "sim/calibrate.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -495,7 +496,9 @@ TEST(Calibrate, WrittenFileLoadsBackWithSources) {
                                                     CalibrationRun{4, &run.trace, &run.program, false}},
                                              {"2026-11-29"});
   ASSERT_TRUE(c.is_ok()) << c.status().message();
-  std::string path = (std::filesystem::temp_directory_path() / "sl_calibrate_test_h200.json").string();
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("sl_calibrate_test_h200-" + std::to_string(::getpid()) + ".json"))
+                         .string();
   ASSERT_TRUE(write_device_model(c->model, c->sources, path).is_ok());
   Result<DeviceModel> loaded = load_device_model(path);
   ASSERT_TRUE(loaded.is_ok()) << loaded.status().message();

@@ -4,6 +4,7 @@
 // simulator, and linked again with `link`.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -24,7 +25,8 @@ class LinkCli : public ::testing::Test {
     GTEST_SKIP() << "reading capture files needs a CUDA build";
 #endif
     dir_ = std::filesystem::temp_directory_path() /
-           ("sl_link_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("sl_link_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+            "-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     db_ = (dir_ / "t.db").string();

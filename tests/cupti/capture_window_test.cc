@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -13,7 +14,9 @@ namespace {
 // A capture of four kernels 1 ms apart; the profiler range holds the middle two.
 std::string write_capture(bool with_t0) {
   const std::string path =
-      (std::filesystem::temp_directory_path() / ("sl_window_" + std::to_string(with_t0) + ".jsonl")).string();
+      (std::filesystem::temp_directory_path() /
+       ("sl_window_" + std::to_string(with_t0) + "-" + std::to_string(::getpid()) + ".jsonl"))
+          .string();
   std::ofstream out(path);
   const uint64_t t0 = 1'000'000'000;
   out << capture_meta_line(7, "prog", with_t0 ? t0 : 0) << "\n";

@@ -80,11 +80,11 @@ TEST(PeerWatch, DataMeansTheRankFinishedButItsClosingStillCounts) {
 TEST(PeerWatch, StopsPromptlyWithNothingToReport) {
   SocketPair a;
   Lost lost;
-  auto start = std::chrono::steady_clock::now();
-  { PeerWatch watch({{a.watched, 1}}, [&](int r) { lost(r); }); }
-  // It notices a stop within one short poll; the bound only has to catch one
-  // that never does, so it is generous enough that load cannot flake it.
-  EXPECT_LT(std::chrono::steady_clock::now() - start, 30s);
+  // A watch that never notices its stop hangs here: the test's timeout
+  // (tests/CMakeLists.txt) fails it, with no clock to flake under load.
+  {
+    PeerWatch watch({{a.watched, 1}}, [&](int r) { lost(r); });
+  }
   EXPECT_TRUE(lost.ranks.empty());
 }
 

@@ -20,7 +20,6 @@ namespace sl::dist {
 namespace {
 
 using std::chrono::milliseconds;
-using Clock = std::chrono::steady_clock;
 
 // A port nobody listens on right now: bind port 0, read it, let it go.
 int free_port() {
@@ -51,10 +50,6 @@ void run_ranks(int world, const std::function<void(int)>& body) {
   std::vector<std::thread> threads;
   for (int r = 0; r < world; ++r) threads.emplace_back(body, r);
   for (std::thread& t : threads) t.join();
-}
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 class Collectives : public ::testing::TestWithParam<int> {};
@@ -131,11 +126,10 @@ TEST(Rendezvous, WorldOfOneNeedsNoNetwork) {
 
 TEST(Rendezvous, ConnectTimesOutWhenNoRootListens) {
   const int port = free_port();
-  Clock::time_point start = Clock::now();
+  // A connect that ignored its timeout would hang past the test's timeout
+  // (tests/CMakeLists.txt); the message says it gave up at its own 300 ms.
   auto rv = Rendezvous::connect(env_for(1, 2, port), milliseconds(300));
   ASSERT_FALSE(rv);
-  // Only catches a connect that ignores its timeout: generous, so load never flakes it.
-  EXPECT_LT(seconds_since(start), 60.0);
   EXPECT_EQ(rv.status().code(), ErrorCode::kRuntime);
   const std::string& m = rv.status().message();
   EXPECT_NE(m.find("rank 1 could not reach MASTER_ADDR 127.0.0.1:" + std::to_string(port) + " within 300 ms"),
@@ -147,15 +141,14 @@ TEST(Rendezvous, ConnectTimesOutWhenNoRootListens) {
 TEST(Rendezvous, RootReportsRanksThatNeverJoin) {
   const int port = free_port();
   std::string root_error, peer_error;
-  Clock::time_point start = Clock::now();
   run_ranks(2, [&](int rank) {
-    // World of 3, but rank 2 never starts. Rank 1's own timeout is far above
-    // the bound below, so the bound can stay generous.
+    // World of 3, but rank 2 never starts. Rank 1's own timeout (300 s) is
+    // past the test's: it must hear of the failure from the root, as its
+    // message says, rather than time out itself.
     auto rv = Rendezvous::connect(env_for(rank, 3, port), milliseconds(rank == 0 ? 500 : 300000));
     ASSERT_FALSE(rv);
     (rank == 0 ? root_error : peer_error) = rv.status().message();
   });
-  EXPECT_LT(seconds_since(start), 60.0) << "rank 1 must hear of the failure, not wait for its own timeout";
   EXPECT_NE(root_error.find("only 2 of 3 ranks joined"), std::string::npos) << root_error;
   EXPECT_NE(root_error.find("missing ranks 2"), std::string::npos) << root_error;
   EXPECT_NE(peer_error.find("rank 1: connect with rank 0"), std::string::npos) << peer_error;
@@ -165,7 +158,8 @@ TEST(Rendezvous, RootReportsRanksThatNeverJoin) {
 TEST(Rendezvous, PeerThatLeavesEarlyIsAnErrorOnTheOthers) {
   const int port = free_port();
   std::vector<std::string> errors(3);
-  Clock::time_point start = Clock::now();
+  // Nobody may wait for the 300 s timeout (past the test's own): the
+  // errors name the closed connection, not a timeout.
   run_ranks(3, [&](int rank) {
     auto rv = Rendezvous::connect(env_for(rank, 3, port), std::chrono::seconds(300));
     ASSERT_TRUE(rv) << rv.status().message();
@@ -178,7 +172,6 @@ TEST(Rendezvous, PeerThatLeavesEarlyIsAnErrorOnTheOthers) {
     EXPECT_FALSE(again.is_ok());
     EXPECT_NE(again.message().find("earlier rendezvous failure"), std::string::npos) << again.message();
   });
-  EXPECT_LT(seconds_since(start), 60.0) << "nobody may wait for the 300 s timeout";
   EXPECT_NE(errors[0].find("rank 0: all_gather #1 with rank 2: connection closed"), std::string::npos)
       << errors[0];
   EXPECT_NE(errors[1].find("rank 1: all_gather #1 with rank 0"), std::string::npos) << errors[1];

@@ -172,6 +172,19 @@ TEST(DataMovement, ReduceWindowStridesPaddingDilation) {
   EXPECT_EQ((*out)[0].values, (V{3, 3, 4, 4, 5}));
 }
 
+// High padding on an inner dimension: the window past the row's end reads the
+// padding, not the next row's first element (row-major neighbours).
+TEST(DataMovement, ReduceWindowHighPaddingStaysInItsRow) {
+  Literal x = lit(PrimitiveType::kF32, {3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  Literal zero = lit(PrimitiveType::kF32, {}, {0});
+  // Dimension 1: size 2 stride 2, 1 high: windows [a0,a1] [a2,pad] per row.
+  auto rw = inst_of(hlo::Opcode::kReduceWindow, Shape::array(PrimitiveType::kF32, {3, 2}));
+  rw.window = {{1, 1, 0, 0, 1, 1, false}, {2, 2, 0, 1, 1, 1, false}};
+  auto out = cpu::eval_reduce_window(rw, {&x, &zero}, {rw.shape}, add_combiner());
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  EXPECT_EQ((*out)[0].values, (V{3, 3, 9, 6, 15, 9}));
+}
+
 TEST(DataMovement, SelectAndScatterRoutesToTheMax) {
   // Max-pool gradient: windows of 2, stride 2 over [1, 5, 3, 2]: maxima at 1 and 2.
   Literal x = lit(PrimitiveType::kF32, {4}, {1, 5, 3, 2});

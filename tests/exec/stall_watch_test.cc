@@ -81,14 +81,13 @@ TEST(StallWatch, CountsTheTimeoutFromTheLastProgress) {
 
 TEST(StallWatch, StopsPromptlyWhenDestroyed) {
   std::atomic<int> fired{0};
-  // A timeout and poll far longer than any test: destruction must not wait them out.
-  auto start = std::chrono::steady_clock::now();
+  // A timeout and poll of an hour, far past the test's timeout
+  // (tests/CMakeLists.txt): a destructor that waited them out fails it.
   {
     StallWatch watch(
         milliseconds(3600000), [] { return int64_t{0}; }, [&] { ++fired; }, milliseconds(3600000));
   }
   EXPECT_EQ(fired.load(), 0);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
 }
 
 }  // namespace

@@ -15,10 +15,12 @@
 namespace sl::sim {
 namespace {
 
-nlohmann::json h200_json() {
-  std::ifstream in(std::string(SL_SOURCE_DIR) + "/assets/devices/h200.json");
+nlohmann::json device_json(const std::string& name) {
+  std::ifstream in(std::string(SL_SOURCE_DIR) + "/assets/devices/" + name + ".json");
   return nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
 }
+
+nlohmann::json h200_json() { return device_json("h200"); }
 
 std::string error_of(const nlohmann::json& j) {
   Result<DeviceModel> m = parse_device_model(j.dump(), "dev.json");
@@ -53,6 +55,42 @@ TEST(DeviceModelRanges, NumbersTakenFromH200MatchIt) {
   EXPECT_DOUBLE_EQ(h100->p2p_bandwidth_gbps, h200->p2p_bandwidth_gbps);
   EXPECT_NEAR(a100->nccl_bus_bandwidth_gbps, h200->nccl_bus_bandwidth_gbps * 600 / 900, 0.1);
   EXPECT_NEAR(a100->p2p_bandwidth_gbps, h200->p2p_bandwidth_gbps * 600 / 900, 0.1);
+}
+
+// Every number h100.json or a100.json says it takes from h200.json (its
+// source reads "h200.json value, unscaled: ..." or "... scaled by the NVLink
+// bandwidth ratio ... 2/3: ...") must be h200.json's current number, as is or
+// times 600/900, and must quote h200.json's current source: re-measuring the
+// H200 then fails here until the borrowed copies follow.
+TEST(DeviceModelRanges, BorrowedNumbersAndSourcesAreH200sCurrentOnes) {
+  const nlohmann::json h200 = device_json("h200");
+  for (const char* name : {"h100", "a100"}) {
+    const nlohmann::json j = device_json(name);
+    int borrowed = 0;
+    for (const auto& [key, value] : j.items()) {
+      const std::string suffix = "_source";
+      if (!value.is_string() || key.size() <= suffix.size() || !key.ends_with(suffix)) continue;
+      const std::string& source = value.get_ref<const std::string&>();
+      const size_t at = source.find("h200.json value");
+      if (at == std::string::npos) continue;
+      ++borrowed;
+      const std::string field = key.substr(0, key.size() - suffix.size());
+      ASSERT_TRUE(h200.contains(key) && h200.contains(field))
+          << name << "." << field << " is not in h200.json";
+      EXPECT_NE(source.find(h200[key].get<std::string>()), std::string::npos)
+          << name << "." << key << " does not quote h200.json's current source";
+      const double theirs = j[field].get<double>(), h200_value = h200[field].get<double>();
+      const std::string how = source.substr(at, source.find(": ", at) - at);
+      if (how.find("unscaled") != std::string::npos) {
+        EXPECT_DOUBLE_EQ(theirs, h200_value) << name << "." << field;
+      } else if (how.find("2/3") != std::string::npos) {
+        EXPECT_NEAR(theirs, h200_value * 600 / 900, 0.05) << name << "." << field;
+      } else {
+        ADD_FAILURE() << name << "." << key << ": neither unscaled nor the NVLink ratio: " << how;
+      }
+    }
+    EXPECT_GE(borrowed, 10) << name;
+  }
 }
 
 TEST(DeviceModelRanges, AbsurdLaunchAndBandwidthAreRejected) {

@@ -1,11 +1,11 @@
 #include "sim/device_model.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 namespace sl::sim {
@@ -45,7 +45,7 @@ TEST(DeviceModel, LoadsByPath) {
 }
 
 TEST(DeviceModel, EnvironmentVariableComesFirst) {
-  auto dir = std::filesystem::temp_directory_path() / "sl_sim_assets_test";
+  auto dir = std::filesystem::temp_directory_path() / ("sl_sim_assets_test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "devices");
   nlohmann::json j = nlohmann::json::parse(read(asset("h200")));
   j["name"] = "custom";

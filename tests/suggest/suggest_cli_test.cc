@@ -3,7 +3,9 @@
 // reproduce the predicted makespan to the nanosecond.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -19,8 +21,11 @@ using cli_test::streamlens;
 class SuggestCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("sl_suggest_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    // Per process and flat ('/' of a parameterised name made a subfolder):
+    // other checkouts may run the same test in the same /tmp at once.
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '_');
+    dir_ = fs::temp_directory_path() / ("sl_suggest_cli_" + name + "-" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }

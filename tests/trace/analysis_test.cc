@@ -80,6 +80,20 @@ TEST(AnalysisTest, OverlapWithoutCommunicationIsZero) {
   EXPECT_EQ(r.ratio, 0.0);
 }
 
+// A short kernel inside a longer one on another stream must not cut the
+// longer one's compute short: device 0 computes over all of [0,1000).
+TEST(AnalysisTest, OverlapKeepsComputeThatContainsAShorterKernel) {
+  Trace t;
+  add_event(t, 0, 0, EventKind::kGemm, "gemm", "g0", 0, 1000);
+  add_event(t, 0, 1, EventKind::kElementwise, "add", "a0", 100, 200);
+  add_event(t, 0, kComm, EventKind::kCollective, "all-gather", "ag", 300, 800);
+  OverlapReport r = compute_communication_overlap(t);
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_EQ(r.devices[0].compute_ns, 1000);
+  EXPECT_EQ(r.devices[0].overlap_ns, 500);
+  EXPECT_DOUBLE_EQ(r.ratio, 1.0);
+}
+
 TEST(AnalysisTest, CriticalPathFollowsLatestEndingPredecessor) {
   Trace t;
   uint32_t early = add_event(t, 0, 1, EventKind::kCopy, "copy", "c0", 0, 4);
