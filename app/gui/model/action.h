@@ -18,6 +18,7 @@ struct CloseCompare {};
 struct SetStream { std::string instruction; int stream = 0; };
 struct ClearEdits {};
 struct Rerun { std::string backend; };     // sim | cpu | cuda
+struct CancelRerun {};                     // stop the running rerun; its run is marked interrupted
 struct PollJob {};                         // once a frame: pick up a finished rerun
 struct ZoomTo { int64_t start_ns = 0; int64_t end_ns = 0; };
 struct ZoomAt { double factor = 1; int64_t anchor_ns = 0; };  // factor < 1 zooms in
@@ -36,7 +37,7 @@ struct Suggest { int64_t budget = 2000; };
 struct ApplySuggestion { int index = 1; };
 
 using Action = std::variant<OpenDatabase, RefreshRuns, OpenRun, Compare, CloseCompare, SetStream, ClearEdits, Rerun,
-                            PollJob, ZoomTo, ZoomAt, Pan, FitAll, Select, SelectInstruction, Search, SearchNext,
+                            CancelRerun, PollJob, ZoomTo, ZoomAt, Pan, FitAll, Select, SelectInstruction, Search, SearchNext,
                             ExportPng, ScreenshotDone, ClearMessage, Suggest, ApplySuggestion>;
 
 // A short human-readable form for logs and tests ("open-run 3").
