@@ -93,6 +93,8 @@ class ScriptDriver {
   bool step(AppState& state, bool* quit) {
     // cancel-rerun and quit act on a running rerun: they do not wait for it.
     const bool acts_now = next_ < lines_.size() && acts_on_running_job(lines_[next_].step);
+    // ...but they wait until the rerun has recorded its run, so what they cancel is always in the store.
+    if (acts_now && state.job.active && state.job.progress->run_id == 0) return true;
     if (!acts_now && (state.busy() || state.stats_pending() || !state.pending_screenshot.empty())) return true;
     if (wait_ > 0) {
       --wait_;
