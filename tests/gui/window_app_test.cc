@@ -170,6 +170,50 @@ TEST_F(WindowApp, TheOpenDialogTakesTheKeyboard) {
   EXPECT_NE(actions.find("open-database " + db_), std::string::npos) << actions;
 }
 
+// Drag both splitters, then File > Export PNG... with a relative name, typed
+// (the field has the keyboard) and Enter: the PNG lands beside the database,
+// not in the working directory, and shows the wider left panel.
+TEST_F(WindowApp, SplittersDragAndExportGoesBesideTheDatabase) {
+  if (!have("xdotool")) GTEST_SKIP() << "xdotool is not installed";
+  save_trace(db_, known_trace(), "", known_streams());
+  ScratchDir elsewhere;
+  const std::string log = dir_.file("actions.log");
+  // At 900x600 the left panel ends at x = 272 and the timeline at y = 395;
+  // the splitters are the 6 px after them.
+  Outcome o = under_xvfb(
+      dir_.file("config"),
+      "cd " + elsewhere.file("") + " && $GUI --db " + db_ + " --size 900x600 --log-actions " + log +
+          " & pid=$!; xdotool search --sync --name \"^streamlens$\" windowfocus --sync; sleep 1; "
+          "xdotool mousemove 276 300 sleep 0.3 mousedown 1 sleep 0.3 mousemove 330 300 sleep 0.3 "
+          "mousemove 400 300 sleep 0.3 mouseup 1; sleep 0.3; "
+          "xdotool mousemove 600 403 sleep 0.3 mousedown 1 sleep 0.3 mousemove 600 350 sleep 0.3 "
+          "mousemove 600 300 sleep 0.3 mouseup 1; sleep 0.3; "
+          "xdotool mousemove 20 10 click 1; sleep 1; xdotool mousemove 60 69 click 1; sleep 1; "
+          "xdotool key ctrl+a; xdotool type --delay 20 exported.png; xdotool key Return; sleep 1.5; "
+          "xdotool key ctrl+q; wait $pid");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_FALSE(std::filesystem::exists(elsewhere.file("exported.png")));
+  const std::string png = dir_.file("exported.png");
+  ASSERT_TRUE(std::filesystem::exists(png)) << read_text(log);
+  auto img = read_png(png);
+  ASSERT_TRUE(img);
+  // The left panel's right border: the first border-coloured pixel right of x = 100 on row 450.
+  int border = -1;
+  for (int x = 100; x < img->width && border < 0; ++x) {
+    const uint8_t* p = img->pixel(x, 450);
+    if (std::abs(p[0] - 62) <= 3 && std::abs(p[1] - 62) <= 3 && std::abs(p[2] - 72) <= 3) border = x;
+  }
+  EXPECT_GT(border, 360) << "the left splitter did not move";
+  // The bottom panel's top border moved up from about y = 403 to about 300.
+  int top = -1;
+  for (int y = 200; y < img->height && top < 0; ++y) {
+    const uint8_t* p = img->pixel(700, y);
+    if (std::abs(p[0] - 62) <= 3 && std::abs(p[1] - 62) <= 3 && std::abs(p[2] - 72) <= 3) top = y;
+  }
+  EXPECT_GT(top, 0);
+  EXPECT_LT(top, 340) << "the bottom splitter did not move";
+}
+
 // The whole layout fits 900x600 and the fonts scale: a screenshot of each,
 // and a bigger menu bar at --font-scale 2.
 TEST_F(WindowApp, LayoutFitsSmallWindowsAndFontsScale) {

@@ -124,7 +124,6 @@ void suggest_section(const AppState& state, ActionQueue& out) {
 }  // namespace
 
 void show_program_panel(const AppState& state, UiState& ui, ActionQueue& out) {
-  (void)ui;
   if (!state.current) {
     ImGui::TextDisabled("no run open");
     return;
@@ -158,7 +157,7 @@ void show_program_panel(const AppState& state, UiState& ui, ActionQueue& out) {
   if (!ImGui::BeginTable("program", 2, flags, ImVec2(0, 0))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("instruction", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn("stream", ImGuiTableColumnFlags_WidthFixed, 110);
+  ImGui::TableSetupColumn("stream", ImGuiTableColumnFlags_WidthFixed, 110 * ui.scale);
   ImGui::TableHeadersRow();
   const auto& comps = run.outline.computations;
   std::string group = "\x01";  // no computation is named that: the first row opens a group

@@ -18,7 +18,8 @@ void show_runs_panel(const AppState& state, ActionQueue& out) {
   if (ImGui::SmallButton("refresh")) out.push_back(RefreshRuns{});
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("runs", 6, flags, ImVec2(0, 170))) return;
+  // 13 px is the unscaled font: the table grows with --font-scale.
+  if (!ImGui::BeginTable("runs", 6, flags, ImVec2(0, 170 * ImGui::GetFontSize() / 13))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("run");
   ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch);
