@@ -57,10 +57,19 @@ void show_runs_panel(const AppState& state, ActionQueue& out) {
     if (run.status == trace::RunStatus::kComplete) {
       ImGui::TextUnformatted(run.backend.c_str());
     } else {
-      ImGui::Text("%s (%s)", run.backend.c_str(), trace::run_status_name(run.status));
+      // Coloured rather than spelt out: "(interrupted)" would squeeze the name column to nothing.
+      const ImVec4 colour = run.status == trace::RunStatus::kRunning ? ImVec4(0.9f, 0.8f, 0.4f, 1.0f)
+                            : run.status == trace::RunStatus::kFailed ? ImVec4(1.0f, 0.4f, 0.4f, 1.0f)
+                                                                      : ImVec4(1.0f, 0.6f, 0.3f, 1.0f);
+      ImGui::TextColored(colour, "%s!", run.backend.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", trace::run_status_name(run.status));
     }
     ImGui::TableSetColumnIndex(4);
-    ImGui::TextUnformatted(format_duration(run.makespan_ns).c_str());
+    if (run.status == trace::RunStatus::kComplete) {
+      ImGui::TextUnformatted(format_duration(run.makespan_ns).c_str());
+    } else {
+      ImGui::TextDisabled("-");
+    }
     ImGui::TableSetColumnIndex(5);
     ImGui::BeginDisabled(current == 0 || run.id == current);
     if (ImGui::SmallButton("vs")) out.push_back(Compare{run.id});
