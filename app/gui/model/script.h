@@ -8,6 +8,8 @@
 //   zoom START_US END_US | select INSTR | wait-frames N | screenshot FILE
 //   fit | search TEXT | close-compare
 //   suggest [BUDGET] | apply-suggestion K   (K = 1 is the best suggestion)
+//   measure START_US END_US | clear-measure | search-longest
+//   reveal-longest K (K = 1: the longest event) | tab details|statistics|compare|program
 
 #include <string>
 #include <string_view>
