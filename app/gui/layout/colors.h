@@ -29,5 +29,6 @@ inline uint32_t kind_color(trace::EventKind kind) { return pack_rgba(kind_rgb(ki
 uint32_t merged_color(trace::EventKind kind, double density = 1.0);
 constexpr Rgb kHighlightRgb{255, 40, 200};   // changed instructions in compare mode
 constexpr Rgb kSelectionRgb{255, 255, 255};
+constexpr Rgb kMeasureRgb{255, 210, 110};    // the measured range's edges and Δt label
 
 }  // namespace sl::gui

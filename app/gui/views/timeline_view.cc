@@ -30,7 +30,7 @@ constexpr ImU32 kRowShade = IM_COL32(32, 32, 38, 255);
 constexpr ImU32 kGridColor = IM_COL32(70, 70, 80, 255);
 constexpr ImU32 kTextColor = IM_COL32(220, 220, 225, 255);
 constexpr ImU32 kArrowColor = IM_COL32(255, 230, 80, 255);
-constexpr ImU32 kMeasureColor = IM_COL32(255, 210, 110, 255);
+const ImU32 kMeasureColor = pack_rgba(kMeasureRgb);
 
 struct Row {
   const LoadedRun* run = nullptr;
@@ -194,8 +194,9 @@ void draw_measure(const RangeStats& r, const Viewport& view, float track_w, floa
   const float x0 = area_x + std::clamp(view.to_px(r.t0, track_w), -2.0f, track_w + 2);
   const float x1 = area_x + std::clamp(view.to_px(r.t1, track_w), -2.0f, track_w + 2);
   dl->AddRectFilled(ImVec2(x0, top), ImVec2(x1, bottom), IM_COL32(255, 220, 120, 36));
-  dl->AddLine(ImVec2(x0, top), ImVec2(x0, bottom), kMeasureColor, 1.5f);
-  dl->AddLine(ImVec2(x1, top), ImVec2(x1, bottom), kMeasureColor, 1.5f);
+  // Edges as 2 px filled rects: crisp (no anti-aliasing), so screenshots can find them.
+  dl->AddRectFilled(ImVec2(std::floor(x0) - 1, top), ImVec2(std::floor(x0) + 1, bottom), kMeasureColor);
+  dl->AddRectFilled(ImVec2(std::floor(x1) - 1, top), ImVec2(std::floor(x1) + 1, bottom), kMeasureColor);
   std::string text = "dt " + format_duration_exact(r.t1 - r.t0) + fmt::format("  ({} events)", r.events);
   const ImVec2 size = ImGui::CalcTextSize(text.c_str());
   const float tx = std::clamp((x0 + x1 - size.x) / 2, area_x + 2, area_x + track_w - size.x - 2);
