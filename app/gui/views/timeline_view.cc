@@ -287,6 +287,10 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
                                     state.baseline->info.id, state.baseline->info.name, cur.info.id, cur.info.name),
                         y});
     y += kSectionHeight;
+    if (std::string why = programs_differ(*state.comparison); !why.empty()) {
+      sections.push_back({"warning: " + why, y});
+      y += kSectionHeight;
+    }
     const int64_t offset = state.baseline->index.begin_ns - cur.index.begin_ns;
     for (const AlignedTrack& a : align_tracks(state.baseline->index, cur.index)) {
       if (a.base_track >= 0) {
