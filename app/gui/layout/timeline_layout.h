@@ -21,7 +21,7 @@ struct LayoutOptions {
   float min_px = 3;          // narrower events are merged
   float char_px = 7;         // advance of one label character (ImGui's default font is 7 px)
   float label_pad_px = 4;    // space left and right of a label
-  size_t max_samples = 64;   // events a merged block weighs for its dominant kind
+  size_t max_samples = 16;   // events a merged block weighs for its dominant kind (bounds its cost)
   bool prefer_instruction = false;  // label by instruction (linked runs), see label_text
   const std::vector<uint8_t>* highlight = nullptr;  // per event: flagged (compare mode)
 };
