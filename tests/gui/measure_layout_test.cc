@@ -113,8 +113,8 @@ TEST(Layout, MergedBlockTakesItsDominantKindByTime) {
   EXPECT_EQ(t.events[static_cast<size_t>(r.event)].kind, EventKind::kMemset);  // the first event...
   EXPECT_EQ(r.kind, EventKind::kGemm);                                           // ...is not the colour
   EXPECT_EQ(r.color, merged_color(EventKind::kGemm, r.density));
-  EXPECT_GT(r.density, 0.95f);
-  EXPECT_LE(d.sampled, o.max_samples);  // bounded cost per block
+  EXPECT_GT(r.density, 0.99f);
+  EXPECT_LE(d.weighed, 2 * kKindChunk);  // bounded cost per block, not 3000 events
   // A sparse block is darker than a dense one.
   const Rgb dense = unpack_rgb(merged_color(EventKind::kGemm, 1.0));
   const Rgb sparse = unpack_rgb(merged_color(EventKind::kGemm, 0.1));
@@ -132,6 +132,26 @@ trace::Trace kernels_trace() {
   add_event(t, 0, 1, EventKind::kCopy, "b", "b1", 300, 360);
   add_event(t, 0, 1, EventKind::kOther, "c", "c0", 400, 500);
   return t;
+}
+
+// The per-kind prefix sums give exact times for any range of positions.
+TEST(TrackIndex, KindTimeIsExactForAnyRange) {
+  trace::Trace t;
+  const EventKind kinds[] = {EventKind::kGemm, EventKind::kMemset, EventKind::kCopy};
+  for (int i = 0; i < 100; ++i) add_event(t, 0, 0, kinds[i % 3], "k", "", i * 100, i * 100 + 1 + i);
+  TraceIndex idx = build_index(t);
+  const Track& track = idx.tracks[0];
+  for (size_t first : {0u, 1u, 15u, 16u, 17u, 40u}) {
+    for (size_t last : {first, first + 1, size_t{32}, size_t{47}, size_t{64}, size_t{99}, size_t{100}}) {
+      if (last < first) continue;
+      int64_t got[kKinds] = {}, want[kKinds] = {};
+      kind_time(t, track, first, last, got);
+      for (size_t p = first; p < last; ++p) {
+        want[static_cast<size_t>(t.events[track.events[p]].kind)] += track.end_ns[p] - track.start_ns[p];
+      }
+      for (size_t k = 0; k < kKinds; ++k) EXPECT_EQ(got[k], want[k]) << first << ".." << last << " kind " << k;
+    }
+  }
 }
 
 TEST(KernelTable, RowsCarryCountTotalShareMedianMinMaxAndLongestCall) {

@@ -6,10 +6,10 @@
 #include <queue>
 #include <unordered_map>
 
+#include "app/gui/layout/track_index.h"
+
 namespace sl::gui {
 namespace {
-
-constexpr size_t kKinds = static_cast<size_t>(trace::EventKind::kOther) + 1;
 
 size_t dominant(const std::array<int64_t, kKinds>& by_kind, size_t fallback) {
   size_t best = fallback;

@@ -38,29 +38,21 @@ const std::string& label_text(const trace::Trace& trace, const trace::Event& e, 
 namespace {
 
 // The kind with the most busy time among the block's events [p, q) and the
-// block's busy fraction; past `max_samples` events an evenly strided sample
-// stands for the rest, so a block costs O(max_samples), not O(events).
-void weigh_block(const trace::Trace& trace, const Track& track, size_t p, size_t q, int64_t span_ns,
-                 size_t max_samples, DrawRect* r, size_t* sampled) {
-  constexpr size_t kKinds = static_cast<size_t>(trace::EventKind::kOther) + 1;
-  double by_kind[kKinds] = {};
-  const size_t n = q - p;
-  const size_t samples = std::max<size_t>(1, std::min(n, max_samples));
-  double busy = 0;
-  for (size_t k = 0; k < samples; ++k) {
-    const size_t pos = p + k * n / samples;
-    const auto d = static_cast<double>(track.end_ns[pos] - track.start_ns[pos]);
-    by_kind[static_cast<size_t>(trace.events[track.events[pos]].kind)] += d;
-    busy += d;
-  }
-  *sampled += samples;
+// block's busy fraction, exact from the track's per-kind prefix sums:
+// O(kKindChunk) per block, however many events it holds.
+void weigh_block(const trace::Trace& trace, const Track& track, size_t p, size_t q, int64_t span_ns, DrawRect* r,
+                 size_t* weighed) {
+  int64_t by_kind[kKinds] = {};
+  kind_time(trace, track, p, q, by_kind);
+  *weighed += std::min<size_t>(q - p, 2 * kKindChunk);
   size_t best = static_cast<size_t>(trace.events[track.events[p]].kind);
+  double busy = 0;
   for (size_t k = 0; k < kKinds; ++k) {
     if (by_kind[k] > by_kind[best]) best = k;
+    busy += static_cast<double>(by_kind[k]);
   }
   r->kind = static_cast<trace::EventKind>(best);
-  const double estimate = busy * static_cast<double>(n) / static_cast<double>(samples);
-  r->density = static_cast<float>(std::clamp(estimate / static_cast<double>(std::max<int64_t>(1, span_ns)), 0.0, 1.0));
+  r->density = static_cast<float>(std::clamp(busy / static_cast<double>(std::max<int64_t>(1, span_ns)), 0.0, 1.0));
 }
 
 }  // namespace
@@ -137,7 +129,7 @@ TrackDraw layout_track(const trace::Trace& trace, const TraceIndex& index, uint3
     r.merged = static_cast<uint32_t>(q - p);
     r.kind = ev[event].kind;
     if (r.merged > 1) {
-      weigh_block(trace, track, p, q, block_end - s, options.max_samples, &r, &out.sampled);
+      weigh_block(trace, track, p, q, block_end - s, &r, &out.weighed);
       r.color = merged_color(r.kind, r.density);
     } else {
       r.color = kind_color(r.kind);

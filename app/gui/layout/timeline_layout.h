@@ -21,7 +21,6 @@ struct LayoutOptions {
   float min_px = 3;          // narrower events are merged
   float char_px = 7;         // advance of one label character (ImGui's default font is 7 px)
   float label_pad_px = 4;    // space left and right of a label
-  size_t max_samples = 16;   // events a merged block weighs for its dominant kind (bounds its cost)
   bool prefer_instruction = false;  // label by instruction (linked runs), see label_text
   const std::vector<uint8_t>* highlight = nullptr;  // per event: flagged (compare mode)
 };
@@ -32,7 +31,7 @@ struct DrawRect {
   int64_t event = -1;          // event index; for merged blocks the first event
   uint32_t merged = 1;         // number of events this rect stands for (> 1: a merged block)
   trace::EventKind kind = trace::EventKind::kOther;  // merged blocks: the kind with the most time
-  float density = 1;           // merged blocks: busy time / span (estimated from the samples)
+  float density = 1;           // merged blocks: busy time / span
   uint16_t label_chars = 0;    // characters of the name to draw (0: no label)
   bool label_truncated = false;// shorten the name to "label_chars" characters around ".." 
   bool highlighted = false;
@@ -42,7 +41,7 @@ struct TrackDraw {
   uint32_t track = 0;          // index into TraceIndex::tracks
   std::vector<DrawRect> rects;
   size_t visited = 0;          // events looked at (for tests of the cost bound)
-  size_t sampled = 0;          // events weighed for merged blocks' kinds (<= max_samples each)
+  size_t weighed = 0;          // events scanned for merged blocks' kinds (<= 2 * kKindChunk each)
 };
 
 TrackDraw layout_track(const trace::Trace& trace, const TraceIndex& index, uint32_t track, const Viewport& view,

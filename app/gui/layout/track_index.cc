@@ -92,6 +92,14 @@ TraceIndex build_index(const trace::Trace& trace) {
       track.max_end_ns[p] = max_end;
       index.pos_of[track.events[p]] = static_cast<uint32_t>(p);
     }
+    const size_t chunks = m / kKindChunk;
+    track.kind_prefix.assign((chunks + 1) * kKinds, 0);
+    int64_t running[kKinds] = {};
+    for (size_t p = 0; p < m; ++p) {
+      if (p % kKindChunk == 0) std::copy_n(running, kKinds, &track.kind_prefix[p / kKindChunk * kKinds]);
+      running[static_cast<size_t>(events[track.events[p]].kind)] += track.end_ns[p] - track.start_ns[p];
+    }
+    if (m % kKindChunk == 0) std::copy_n(running, kKinds, &track.kind_prefix[chunks * kKinds]);
     index.begin_ns = std::min(index.begin_ns, track.start_ns.front());
     index.end_ns = std::max(index.end_ns, max_end);
   }
@@ -139,6 +147,20 @@ int64_t hit_test(const Track& track, int64_t t_ns, int64_t tolerance_ns) {
   }
   if (best < 0 || best_distance > tolerance_ns) return -1;
   return track.events[static_cast<size_t>(best)];
+}
+
+void kind_time(const trace::Trace& trace, const Track& track, size_t first, size_t last, int64_t* by_kind) {
+  std::fill_n(by_kind, kKinds, 0);
+  auto scan = [&](size_t from, size_t to) {
+    for (size_t p = from; p < to; ++p) {
+      by_kind[static_cast<size_t>(trace.events[track.events[p]].kind)] += track.end_ns[p] - track.start_ns[p];
+    }
+  };
+  const size_t c0 = (first + kKindChunk - 1) / kKindChunk, c1 = last / kKindChunk;
+  if (c0 >= c1 || track.kind_prefix.size() < (c1 + 1) * kKinds) return scan(first, last);
+  scan(first, c0 * kKindChunk);
+  for (size_t k = 0; k < kKinds; ++k) by_kind[k] += track.kind_prefix[c1 * kKinds + k] - track.kind_prefix[c0 * kKinds + k];
+  scan(c1 * kKindChunk, last);
 }
 
 std::vector<uint32_t> waits_of(const TraceIndex& index, uint32_t e) {
