@@ -134,6 +134,20 @@ trace::Trace kernels_trace() {
   return t;
 }
 
+// A capture keeps CUDA's stream ids: stream 120 can be a compute stream and
+// stream 13 an NCCL one. Tracks take the kind the events carry.
+TEST(TrackIndex, CaptureStreamsKeepTheirIdsAndTheirEventsKind) {
+  trace::Trace t;
+  add_event(t, 0, 120, EventKind::kGemm, "nvjet_hsh_128x256", "", 0, 100);
+  add_event(t, 0, 13, EventKind::kCollective, "ncclDevKernel_AllReduce", "", 0, 100);
+  t.events[0].stream_kind = trace::StreamKind::kCompute;
+  t.events[1].stream_kind = trace::StreamKind::kCommunication;
+  TraceIndex idx = build_index(t);
+  ASSERT_EQ(idx.tracks.size(), 2u);
+  EXPECT_EQ(track_label(idx.tracks[0]), "dev 0 comm 13");
+  EXPECT_EQ(track_label(idx.tracks[1]), "dev 0 stream 120");
+}
+
 // The per-kind prefix sums give exact times for any range of positions.
 TEST(TrackIndex, KindTimeIsExactForAnyRange) {
   trace::Trace t;

@@ -59,6 +59,10 @@ TEST_F(MeasureModelTest, RevealSelectsBringsIntoViewAndAsksForDetails) {
   EXPECT_EQ(selected_name(), "ncclAllGather");  // 800 µs
   apply(state_, Reveal{-1, 99});
   EXPECT_TRUE(state_.message.error);
+  const int64_t before_compare_row = state_.tab_request.generation;
+  apply(state_, Reveal{add, 0, false});  // a compare row: into view, no tab change
+  EXPECT_EQ(state_.selected, add);
+  EXPECT_EQ(state_.tab_request.generation, before_compare_row);
   apply(state_, ShowTab{"statistics"});
   EXPECT_EQ(state_.tab_request.tab, "statistics");
   EXPECT_EQ(state_.tab_request.generation, generation + 4);  // one per successful Reveal and ShowTab

@@ -9,10 +9,12 @@
 
 namespace sl::gui {
 
-std::string track_label(int32_t device, int32_t stream) {
-  if (sched::stream_kind(stream) == trace::StreamKind::kCommunication) return fmt::format("dev {} comm {}", device, stream);
+std::string track_label(int32_t device, int32_t stream, trace::StreamKind kind) {
+  if (kind == trace::StreamKind::kCommunication) return fmt::format("dev {} comm {}", device, stream);
   return fmt::format("dev {} stream {}", device, stream);
 }
+
+std::string track_label(int32_t device, int32_t stream) { return track_label(device, stream, sched::stream_kind(stream)); }
 
 namespace {
 
@@ -52,7 +54,7 @@ TraceIndex build_index(const trace::Trace& trace) {
     id = next++;
     index.tracks[id].device = key.first;
     index.tracks[id].stream = key.second;
-    index.tracks[id].kind = sched::stream_kind(key.second);
+    index.tracks[id].kind = trace::StreamKind::kCompute;
   }
   // Consecutive events usually share a track (stores return them in track order).
   std::pair<int32_t, int32_t> last_key{events[0].device, events[0].stream};
@@ -65,7 +67,7 @@ TraceIndex build_index(const trace::Trace& trace) {
       last_id = ids[key];
     }
     index.track_of[i] = last_id;
-    ++counts[last_id];
+    if (counts[last_id]++ == 0) index.tracks[last_id].kind = events[i].stream_kind;
   }
   for (size_t t = 0; t < index.tracks.size(); ++t) index.tracks[t].events.reserve(counts[t]);
   for (size_t i = 0; i < n; ++i) index.tracks[index.track_of[i]].events.push_back(static_cast<uint32_t>(i));

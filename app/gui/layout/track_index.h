@@ -31,8 +31,11 @@ constexpr size_t kKindChunk = 16;
 // Busy time per kind of positions [first, last) of `track`, into by_kind[kKinds].
 void kind_time(const trace::Trace& trace, const Track& track, size_t first, size_t last, int64_t* by_kind);
 
-std::string track_label(int32_t device, int32_t stream);  // "dev 0 stream 1" / "dev 0 comm 100"
-inline std::string track_label(const Track& t) { return track_label(t.device, t.stream); }
+// "dev 0 stream 1" / "dev 0 comm 100". The kind is the events' own: a
+// capture keeps CUDA's stream ids, which say nothing about the kind.
+std::string track_label(int32_t device, int32_t stream, trace::StreamKind kind);
+std::string track_label(int32_t device, int32_t stream);  // kind from streamlens' numbering (sched/streams.h)
+inline std::string track_label(const Track& t) { return track_label(t.device, t.stream, t.kind); }
 
 struct TraceIndex {
   std::vector<Track> tracks;        // sorted by (device, stream)

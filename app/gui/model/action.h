@@ -35,7 +35,8 @@ struct Suggest { int64_t budget = 2000; };
 // Rerun on the simulator with suggestion `index` (1 = the best) and compare with the run it came from.
 struct ApplySuggestion { int index = 1; };
 // Select an event, bring it into view and show the Details tab (statistics rows).
-struct Reveal { int64_t event = -1; int rank = 0; };  // rank > 0: the rank-th longest event instead
+// rank > 0: the rank-th longest event instead; details = false keeps the current tab (compare rows).
+struct Reveal { int64_t event = -1; int rank = 0; bool details = true; };
 // A measured time range (shift-drag, or two shift-clicks): its Δt and statistics stay until cleared.
 struct SetRange { int64_t t0_ns = 0; int64_t t1_ns = 0; };
 struct ClearRange {};

@@ -543,7 +543,7 @@ void apply(AppState& s, const Action& action) {
           if (e < 0 || static_cast<size_t>(e) >= s.current->trace.events.size()) return;
           s.selected = e;
           reveal(s, e);
-          request_tab(s, "details");
+          if (a.details) request_tab(s, "details");
         } else if constexpr (std::is_same_v<A, SetRange>) {
           if (!s.current) return fail(s, "open a run first");
           s.range = range_stats(s.current->trace, a.t0_ns, a.t1_ns);

@@ -72,7 +72,7 @@ void show_compare(const AppState& state, ActionQueue& out) {
       if (ImGui::Selectable(name.c_str(), current_event >= 0 && current_event == state.selected,
                             ImGuiSelectableFlags_SpanAllColumns) &&
           current_event >= 0) {
-        out.push_back(Select{current_event});
+        out.push_back(Reveal{current_event, 0, false});  // into view, the deltas stay in front
       }
       ImGui::TableSetColumnIndex(1);
       ImGui::Text("%d", d.device);

@@ -15,9 +15,9 @@ namespace {
 
 void event_link(const trace::Trace& t, uint32_t e, ActionQueue& out) {
   const auto& ev = t.events[e];
-  std::string label = fmt::format("{} (dev {}, {}, ends {})##{}", t.name_of(ev), ev.device, stream_name(ev.stream),
+  std::string label = fmt::format("{} (dev {}, {}, ends {})##{}", t.name_of(ev), ev.device, stream_name(ev.stream, ev.stream_kind),
                                   format_duration(ev.end_ns), e);
-  if (ImGui::Selectable(label.c_str())) out.push_back(Select{e});
+  if (ImGui::Selectable(label.c_str())) out.push_back(Reveal{e});
 }
 
 }  // namespace
@@ -44,7 +44,7 @@ void show_details(const AppState& state, ActionQueue& out) {
     row("instruction", e.instruction != 0 ? t.instruction_of(e) : "-");
     row("kind", trace::event_kind_name(e.kind));
     row("device", fmt::format("{}", e.device));
-    row("stream", fmt::format("{} ({})", stream_name(e.stream), sched::stream_kind_name(e.stream_kind)));
+    row("stream", fmt::format("{} ({})", stream_name(e.stream, e.stream_kind), sched::stream_kind_name(e.stream_kind)));
     // Every nanosecond: a kernel of 89 µs at 7.15 s needs all ten digits.
     row("start", format_time_exact(e.start_ns));
     row("end", format_time_exact(e.end_ns));

@@ -58,7 +58,7 @@ void streams_table(const TraceStats& s, float width) {
   for (const trace::StreamBusy& st : s.streams) {
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    ImGui::TextUnformatted(track_label(st.device, st.stream).c_str());
+    ImGui::TextUnformatted(track_label(st.device, st.stream, st.stream_kind).c_str());
     ImGui::TableSetColumnIndex(1);
     ImGui::TextUnformatted(format_duration(st.busy_ns).c_str());
     ImGui::TableSetColumnIndex(2);
@@ -149,7 +149,7 @@ void longest_view(const trace::Trace& t, const std::vector<uint32_t>& longest, i
       ImGui::TableSetColumnIndex(2);
       ImGui::TextUnformatted(format_time_us(ev.start_ns).c_str());
       ImGui::TableSetColumnIndex(3);
-      ImGui::Text("dev %d %s", ev.device, stream_name(ev.stream).c_str());
+      ImGui::Text("dev %d %s", ev.device, stream_name(ev.stream, ev.stream_kind).c_str());
       ImGui::PopID();
     }
   }

@@ -177,7 +177,7 @@ void tooltip_for(const LoadedRun& run, const DrawRect& rect, UiState& ui) {
     ImGui::Separator();
     ImGui::Text("instruction  %s", e.instruction != 0 ? t.instruction_of(e).c_str() : "-");
     ImGui::Text("kind         %s", trace::event_kind_name(e.kind));
-    ImGui::Text("stream       dev %d, %s", e.device, stream_name(e.stream).c_str());
+    ImGui::Text("stream       dev %d, %s", e.device, stream_name(e.stream, e.stream_kind).c_str());
     ImGui::Text("start        %s", format_duration(e.start_ns).c_str());
     ImGui::Text("duration     %s", format_duration(e.duration_ns()).c_str());
     if (e.bytes > 0) ImGui::Text("bytes        %s", format_bytes(e.bytes).c_str());
