@@ -16,6 +16,7 @@ std::string describe(const Action& action) {
         if constexpr (std::is_same_v<A, SetStream>) return fmt::format("set-stream {} {}", a.instruction, a.stream);
         if constexpr (std::is_same_v<A, ClearEdits>) return "clear-edits";
         if constexpr (std::is_same_v<A, Rerun>) return "rerun " + a.backend;
+        if constexpr (std::is_same_v<A, CancelRerun>) return "cancel-rerun";
         if constexpr (std::is_same_v<A, PollJob>) return "poll-job";
         if constexpr (std::is_same_v<A, ZoomTo>) return fmt::format("zoom-ns {} {}", a.start_ns, a.end_ns);
         if constexpr (std::is_same_v<A, ZoomAt>) return fmt::format("zoom-at {} {}", a.factor, a.anchor_ns);

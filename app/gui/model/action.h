@@ -18,6 +18,7 @@ struct CloseCompare {};
 struct SetStream { std::string instruction; int stream = 0; };
 struct ClearEdits {};
 struct Rerun { std::string backend; };     // sim | cpu | cuda
+struct CancelRerun {};                     // stop the running rerun; its run is marked interrupted
 struct PollJob {};                         // once a frame: pick up a finished rerun
 struct ZoomTo { int64_t start_ns = 0; int64_t end_ns = 0; };
 struct ZoomAt { double factor = 1; int64_t anchor_ns = 0; };  // factor < 1 zooms in
@@ -46,9 +47,9 @@ struct SearchLongest {};
 struct ShowTab { std::string tab; };
 
 using Action = std::variant<OpenDatabase, RefreshRuns, OpenRun, Compare, CloseCompare, SetStream, ClearEdits, Rerun,
-                            PollJob, ZoomTo, ZoomAt, Pan, FitAll, Select, SelectInstruction, Search, SearchNext,
-                            ExportPng, ScreenshotDone, ClearMessage, Suggest, ApplySuggestion, Reveal, SetRange,
-                            ClearRange, SearchLongest, ShowTab>;
+                            CancelRerun, PollJob, ZoomTo, ZoomAt, Pan, FitAll, Select, SelectInstruction, Search,
+                            SearchNext, ExportPng, ScreenshotDone, ClearMessage, Suggest, ApplySuggestion, Reveal,
+                            SetRange, ClearRange, SearchLongest, ShowTab>;
 
 // A short human-readable form for logs and tests ("open-run 3").
 std::string describe(const Action& action);

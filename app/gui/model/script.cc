@@ -119,6 +119,12 @@ Result<std::vector<ScriptLine>> parse_script(std::string_view text, std::string_
       SL_RETURN_IF_ERROR(need(1, "apply-suggestion K"));
       if (!parse_int(w[1], &n) || n < 1 || n > 1000) return error("K must be 1 (the best) or more, not '" + w[1] + "'");
       entry.step = Action{ApplySuggestion{static_cast<int>(n)}};
+    } else if (cmd == "cancel-rerun") {
+      SL_RETURN_IF_ERROR(need(0, "cancel-rerun"));
+      entry.step = Action{CancelRerun{}};
+    } else if (cmd == "quit") {
+      SL_RETURN_IF_ERROR(need(0, "quit"));
+      entry.step = QuitStep{};
     } else if (cmd == "measure") {
       SL_RETURN_IF_ERROR(need(2, "measure START_US END_US"));
       double a = 0, b = 0;
@@ -146,7 +152,8 @@ Result<std::vector<ScriptLine>> parse_script(std::string_view text, std::string_
     } else {
       return error("unknown command '" + cmd +
                    "' (open-run, set-stream, rerun, compare, zoom, select, wait-frames, screenshot, fit, search, "
-                   "close-compare, suggest, apply-suggestion, measure, clear-measure, search-longest, reveal-longest, tab)");
+                   "close-compare, suggest, apply-suggestion, cancel-rerun, quit, measure, clear-measure, search-longest, "
+                   "reveal-longest, tab)");
     }
     out.push_back(std::move(entry));
   }

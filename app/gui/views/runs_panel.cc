@@ -18,10 +18,12 @@ void show_runs_panel(const AppState& state, ActionQueue& out) {
   if (ImGui::SmallButton("refresh")) out.push_back(RefreshRuns{});
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("runs", 5, flags, ImVec2(0, 170))) return;
+  if (!ImGui::BeginTable("runs", 6, flags, ImVec2(0, 170))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("run");
   ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch);
+  // Its own column: the name ends "(rerun of #N)", which a narrow panel cuts off.
+  ImGui::TableSetupColumn("of");
   ImGui::TableSetupColumn("backend");
   ImGui::TableSetupColumn("makespan");
   ImGui::TableSetupColumn("");
@@ -46,14 +48,19 @@ void show_runs_panel(const AppState& state, ActionQueue& out) {
     ImGui::TableSetColumnIndex(1);
     ImGui::TextUnformatted(run.name.c_str());
     ImGui::TableSetColumnIndex(2);
+    if (const int64_t source = rerun_source(run); source > 0) {
+      ImGui::Text("#%lld", static_cast<long long>(source));
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("a rerun of run %lld", static_cast<long long>(source));
+    }
+    ImGui::TableSetColumnIndex(3);
     if (run.status == trace::RunStatus::kComplete) {
       ImGui::TextUnformatted(run.backend.c_str());
     } else {
       ImGui::Text("%s (%s)", run.backend.c_str(), trace::run_status_name(run.status));
     }
-    ImGui::TableSetColumnIndex(3);
-    ImGui::TextUnformatted(format_duration(run.makespan_ns).c_str());
     ImGui::TableSetColumnIndex(4);
+    ImGui::TextUnformatted(format_duration(run.makespan_ns).c_str());
+    ImGui::TableSetColumnIndex(5);
     ImGui::BeginDisabled(current == 0 || run.id == current);
     if (ImGui::SmallButton("vs")) out.push_back(Compare{run.id});
     ImGui::EndDisabled();

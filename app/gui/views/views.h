@@ -31,7 +31,12 @@ struct UiState {
   std::vector<KernelRow> kernel_rows;  // the sorted copy shown
   bool panning = false;
   double pan_residual_ns = 0;    // sub-nanosecond remainder of drag panning
-  bool quit_requested = false;   // File > Quit
+  bool quit_requested = false;   // File > Quit, Ctrl+Q
+  // Splitter positions (pixels, before scaling to the window); a negative
+  // value means "not set yet": the first frame picks one that fits.
+  float left_width = -1;
+  float bottom_height = -1;
+  float scale = 1;               // font and DPI scale (--font-scale x the monitor's content scale)
   int64_t compare_tab_for = 0;   // baseline run the compare tab was last brought forward for
   bool headless = false;         // no keyboard shortcuts, fixed layout
   std::string last_hover;        // for tests: the last tooltip's first line
