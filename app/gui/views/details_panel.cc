@@ -57,8 +57,11 @@ void show_details(const AppState& state, ActionQueue& out) {
     std::string rate = event_rate(e);
     row("achieved", rate.empty() ? "-" : rate);
     row("correlation", fmt::format("{}", e.correlation));
-    if (e.iteration != 0) row(e.iteration < 0 ? "step" : "iteration / step",
-                              e.iteration < 0 ? "outside the steps" : fmt::format("{}", e.iteration));
+    // Linked captures number their steps from 0 (-1: outside every step).
+    if (e.iteration != 0 || !run.stats.steps.empty()) {
+      row(e.iteration < 0 ? "step" : "iteration / step",
+          e.iteration < 0 ? "outside the steps" : fmt::format("{}", e.iteration));
+    }
     ImGui::EndTable();
   }
   auto in = waits_of(run.index, sel);

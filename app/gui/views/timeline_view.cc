@@ -178,7 +178,7 @@ void tooltip_for(const LoadedRun& run, const DrawRect& rect, UiState& ui) {
     ImGui::Text("instruction  %s", e.instruction != 0 ? t.instruction_of(e).c_str() : "-");
     ImGui::Text("kind         %s", trace::event_kind_name(e.kind));
     ImGui::Text("stream       dev %d, %s", e.device, stream_name(e.stream, e.stream_kind).c_str());
-    ImGui::Text("start        %s", format_duration(e.start_ns).c_str());
+    ImGui::Text("start        %s", format_time_us(e.start_ns).c_str());
     ImGui::Text("duration     %s", format_duration(e.duration_ns()).c_str());
     if (e.bytes > 0) ImGui::Text("bytes        %s", format_bytes(e.bytes).c_str());
     if (e.flops > 0) ImGui::Text("flops        %.3g", static_cast<double>(e.flops));
@@ -376,6 +376,19 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
         hovered_rect = &rect;
         hovered_row = &row;
       }
+    }
+    dl->PopClipRect();
+  }
+
+  // Step boundaries of linked runs, faintly across every track.
+  if (!cur.stats_pending() && !cur.stats.steps.empty()) {
+    dl->PushClipRect(ImVec2(area_x, clip_min.y), ImVec2(area_x + track_w, clip_max.y), true);
+    const auto& steps = cur.stats.steps;
+    auto it = std::lower_bound(steps.begin(), steps.end(), view.start_ns,
+                               [](const StepSpan& st, int64_t t) { return st.end_ns < t; });
+    for (int drawn_lines = 0; it != steps.end() && it->start_ns <= view.end_ns && drawn_lines < 2000; ++it, ++drawn_lines) {
+      const float x = area_x + view.to_px(it->start_ns, track_w);
+      dl->AddLine(ImVec2(x, origin.y), ImVec2(x, origin.y + content_h), IM_COL32(255, 255, 255, 28));
     }
     dl->PopClipRect();
   }
