@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app/gui/layout/compare.h"
+#include "app/gui/layout/kernel_table.h"
 #include "app/gui/layout/stats.h"
 #include "app/gui/layout/track_index.h"
 #include "app/gui/layout/viewport.h"
@@ -100,8 +101,17 @@ struct AppState {
   sched::StreamOverrides edits;            // instruction -> stream, for the next rerun
 
   std::string search_text;
-  std::vector<uint32_t> search_hits;       // event indices, in time order
+  std::vector<uint32_t> search_hits;       // event indices, in time order (by duration after SearchLongest)
   int64_t search_cursor = -1;
+  bool search_by_duration = false;         // SearchLongest: hits sorted longest first
+
+  std::optional<RangeStats> range;         // the measured range (SetRange) and its statistics
+  // A tab the views should bring forward (Reveal, ShowTab): `generation`
+  // changes with every request so a view acts on each once.
+  struct TabRequest {
+    std::string tab;
+    int64_t generation = 0;
+  } tab_request;
 
   Message message;
   RerunJob job;

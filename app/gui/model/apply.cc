@@ -106,6 +106,7 @@ std::string to_lower(std::string text) {
 void run_search(AppState& s) {
   s.search_hits.clear();
   s.search_cursor = -1;
+  s.search_by_duration = false;
   if (!s.current || s.search_text.empty()) return;
   const trace::Trace& t = s.current->trace;
   // Match the interned strings once, then the events by id: O(strings + events).
@@ -196,6 +197,7 @@ void install_current(AppState& s, std::shared_ptr<LoadedRun> run) {
   update_comparison(s);
   s.selected = -1;
   s.edits.clear();
+  s.range.reset();
   run_search(s);
   fit_all(s);
   const auto& r = *s.current;
@@ -318,6 +320,8 @@ void rerun(AppState& s, const Rerun& a) {
     return fail(s, "cpu rerun refused: " + s.current->outline.cpu_refusal);
   }
   start_rerun(s, a.backend, rerun_overrides(s), exec::kDefaultCommSms, sim_device_of(s.current->info));
+  // The edit -> rerun -> compare loop: the new run opens compared with its source.
+  if (s.job.active) s.compare_after_load = s.current->info.id;
 }
 
 void suggest(AppState& s, const Suggest& a) {
@@ -469,6 +473,26 @@ void select_instruction(AppState& s, const std::string& name) {
   reveal(s, best);
 }
 
+void search_longest(AppState& s) {
+  if (s.search_hits.empty()) {
+    if (!s.search_text.empty()) fail(s, "no match for '" + s.search_text + "'");
+    return;
+  }
+  const trace::Trace& t = s.current->trace;
+  std::stable_sort(s.search_hits.begin(), s.search_hits.end(), [&](uint32_t a, uint32_t b) {
+    return t.events[a].duration_ns() > t.events[b].duration_ns();
+  });
+  s.search_by_duration = true;
+  s.search_cursor = 0;
+  s.selected = s.search_hits[0];
+  reveal(s, s.selected);
+}
+
+void request_tab(AppState& s, std::string tab) {
+  s.tab_request.tab = std::move(tab);
+  ++s.tab_request.generation;
+}
+
 void search_next(AppState& s, int direction) {
   if (s.search_hits.empty()) {
     if (!s.search_text.empty()) fail(s, "no match for '" + s.search_text + "'");
@@ -592,6 +616,27 @@ void apply(AppState& s, const Action& action) {
           suggest(s, a);
         } else if constexpr (std::is_same_v<A, ApplySuggestion>) {
           apply_suggestion(s, a);
+        } else if constexpr (std::is_same_v<A, Reveal>) {
+          if (!s.current) return fail(s, "open a run first");
+          int64_t e = a.event;
+          if (a.rank > 0) {
+            std::vector<uint32_t> longest = longest_events(s.current->trace, static_cast<size_t>(a.rank));
+            if (longest.size() < static_cast<size_t>(a.rank)) return fail(s, fmt::format("the run has fewer than {} events", a.rank));
+            e = longest.back();
+          }
+          if (e < 0 || static_cast<size_t>(e) >= s.current->trace.events.size()) return;
+          s.selected = e;
+          reveal(s, e);
+          if (a.details) request_tab(s, "details");
+        } else if constexpr (std::is_same_v<A, SetRange>) {
+          if (!s.current) return fail(s, "open a run first");
+          s.range = range_stats(s.current->trace, a.t0_ns, a.t1_ns);
+        } else if constexpr (std::is_same_v<A, ClearRange>) {
+          s.range.reset();
+        } else if constexpr (std::is_same_v<A, SearchLongest>) {
+          search_longest(s);
+        } else if constexpr (std::is_same_v<A, ShowTab>) {
+          request_tab(s, a.tab);
         }
       },
       action);

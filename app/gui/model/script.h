@@ -9,6 +9,8 @@
 //   fit | search TEXT | close-compare
 //   suggest [BUDGET] | apply-suggestion K   (K = 1 is the best suggestion)
 //   cancel-rerun | quit   (these two do not wait for a running rerun)
+//   measure START_US END_US | clear-measure | search-longest
+//   reveal-longest K (K = 1: the longest event) | tab details|statistics|compare|program
 
 #include <string>
 #include <string_view>

@@ -68,6 +68,11 @@ void toolbar(const AppState& state, UiState& ui, ActionQueue& out) {
       ImGui::Text("%zu hits", state.search_hits.size());
     }
   }
+  if (state.search_hits.size() > 1) {
+    ImGui::SameLine();
+    if (ImGui::Button("longest")) out.push_back(SearchLongest{});
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("jump to the longest hit; < and > then go by duration");
+  }
   ImGui::SameLine();
   if (ImGui::Button("Fit")) out.push_back(FitAll{});
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("fit the whole run (F, or double-click the timeline)");
@@ -78,6 +83,14 @@ void toolbar(const AppState& state, UiState& ui, ActionQueue& out) {
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip("wheel: zoom at the cursor; drag: pan; right- or shift-drag: zoom to a range;\n"
                       "W/S or Up/Down: zoom; A/D or Left/Right: pan; double-click or F: fit");
+  }
+  if (state.comparing()) {
+    // The compare loop's one number: how much the makespan moved.
+    const int64_t delta = state.comparison->summary.makespan_delta_ns();
+    ImGui::SameLine();
+    ImGui::TextColored(delta > 0 ? ImVec4(1.0f, 0.45f, 0.4f, 1) : ImVec4(0.45f, 0.9f, 0.45f, 1),
+                       "makespan %s%s vs run %lld", delta > 0 ? "+" : "", format_duration(delta).c_str(),
+                       static_cast<long long>(state.baseline->info.id));
   }
   if (!state.message.text.empty()) {
     ImGui::SameLine();
@@ -213,21 +226,30 @@ void show_main_window(const AppState& state, UiState& ui, ActionQueue& out) {
   auto tab_content = [](const char* id) {
     ImGui::BeginChild(id, ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   };
+  // A tab asked for by the model (a statistics row revealed an event: Details).
+  auto requested = [&](const char* tab) -> ImGuiTabItemFlags {
+    if (state.tab_request.generation == ui.tab_generation || state.tab_request.tab != tab) return 0;
+    return ImGuiTabItemFlags_SetSelected;
+  };
+  const ImGuiTabItemFlags details_flags = requested("details"), stats_flags = requested("statistics"),
+                          program_flags = requested("program");
+  ImGuiTabItemFlags compare_request = requested("compare");
+  ui.tab_generation = state.tab_request.generation;
   if (ImGui::BeginTabBar("tabs")) {
-    if (ImGui::BeginTabItem("Details")) {
+    if (ImGui::BeginTabItem("Details", nullptr, details_flags)) {
       tab_content("details_content");
       show_details(state, out);
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Statistics")) {
+    if (ImGui::BeginTabItem("Statistics", nullptr, stats_flags)) {
       tab_content("stats_content");
-      show_statistics(state, out);
+      show_statistics(state, ui, out);
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
     // Open the compare tab by itself when a comparison starts.
-    ImGuiTabItemFlags compare_flags = 0;
+    ImGuiTabItemFlags compare_flags = compare_request;
     if (state.comparing() && ui.compare_tab_for != state.baseline->info.id) {
       compare_flags = ImGuiTabItemFlags_SetSelected;
       ui.compare_tab_for = state.baseline->info.id;
@@ -238,7 +260,7 @@ void show_main_window(const AppState& state, UiState& ui, ActionQueue& out) {
       ImGui::EndChild();
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Program text")) {
+    if (ImGui::BeginTabItem("Program text", nullptr, program_flags)) {
       program_text_tab(state);
       ImGui::EndTabItem();
     }
