@@ -2,7 +2,10 @@
 //
 //   streamlens-gui [DB] [--db F] [--run N] [--compare M] [--screenshot out.png]
 //                  [--size 1600x900] [--script actions.txt] [--bench-frames N]
+//                  [--font-scale S] [--log-actions FILE]
 //
+// Without a database it opens ./streamlens.db when there is one, else the
+// most recent database that still exists.
 // With --screenshot, --script or --bench-frames it runs headless: it carries
 // out the script (waiting for reruns), writes the screenshot and exits;
 // errors go to stderr with exit code 1 (bad database, run, script action),
@@ -11,7 +14,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -23,6 +28,7 @@
 #include <imgui_impl_opengl3.h>
 
 #include "app/gui/model/app_state.h"
+#include "app/gui/model/key_queue.h"
 #include "app/gui/model/png_io.h"
 #include "app/gui/model/recent_files.h"
 #include "app/gui/model/script.h"
@@ -46,6 +52,8 @@ struct Options {
   std::string size = "1600x900";
   std::string script;
   int bench_frames = 0;
+  double font_scale = 1;
+  std::string log_actions;
   int width = 1600, height = 900;
   bool headless() const { return !screenshot.empty() || !script.empty() || bench_frames > 0; }
 };
@@ -82,8 +90,12 @@ class ScriptDriver {
       : lines_(std::move(lines)), name_(std::move(script_name)), final_screenshot_(std::move(final_screenshot)) {}
 
   // Called once per frame after the frame's actions; returns false when finished.
-  bool step(AppState& state) {
-    if (state.busy() || state.stats_pending() || !state.pending_screenshot.empty()) return true;
+  bool step(AppState& state, bool* quit) {
+    // cancel-rerun and quit act on a running rerun: they do not wait for it.
+    const bool acts_now = next_ < lines_.size() && acts_on_running_job(lines_[next_].step);
+    // ...but they wait until the rerun has recorded its run, so what they cancel is always in the store.
+    if (acts_now && state.job.active && state.job.progress->run_id == 0) return true;
+    if (!acts_now && (state.busy() || state.stats_pending() || !state.pending_screenshot.empty())) return true;
     if (wait_ > 0) {
       --wait_;
       return true;
@@ -99,6 +111,9 @@ class ScriptDriver {
       } else if (const auto* shot = std::get_if<Screenshot>(&line.step)) {
         apply(state, ExportPng{shot->path});
         current_line_ = line.line;
+      } else if (std::holds_alternative<QuitStep>(line.step)) {
+        *quit = true;
+        current_line_ = line.line;
       }
       return true;
     }
@@ -108,6 +123,11 @@ class ScriptDriver {
       return true;
     }
     return false;
+  }
+  static bool acts_on_running_job(const ScriptStep& step) {
+    if (std::holds_alternative<QuitStep>(step)) return true;
+    const auto* action = std::get_if<sl::gui::Action>(&step);
+    return action != nullptr && std::holds_alternative<CancelRerun>(*action);
   }
   std::string where() const { return current_line_ > 0 ? fmt::format("{}:{}: ", name_, current_line_) : ""; }
 
@@ -141,6 +161,39 @@ void report_bench(const std::vector<double>& frame_ms, const std::vector<double>
   }
 }
 
+// Key events pass through `g_keys` so a tap shorter than a frame still acts (key_queue.h).
+KeyQueue g_keys;
+
+void queue_key(GLFWwindow*, int key, int scancode, int action, int mods) {
+  g_keys.push({key, scancode, action, mods});
+}
+
+void deliver_keys(GLFWwindow* window) {
+  for (const KeyEvent& e : g_keys.take_frame()) ImGui_ImplGlfw_KeyCallback(window, e.key, e.scancode, e.action, e.mods);
+}
+
+// Font and sizes for --font-scale times the monitor's content scale (HiDPI).
+float setup_scale(GLFWwindow* window, double font_scale) {
+  float xs = 1, ys = 1;
+  glfwGetWindowContentScale(window, &xs, &ys);
+  const float scale = static_cast<float>(font_scale) * std::max(1.0f, std::max(xs, ys));
+  ImFontConfig config;
+  config.SizePixels = 13.0f * scale;
+  ImGui::GetIO().Fonts->AddFontDefault(&config);
+  ImGui::GetStyle().ScaleAllSizes(scale);
+  return scale;
+}
+
+// The applied actions, one line each (--log-actions): a record of a session
+// and what the input tests check. Polls are left out.
+void log_actions(std::ofstream* log, const ActionQueue& actions) {
+  if (log == nullptr) return;
+  for (const Action& a : actions) {
+    if (!std::holds_alternative<PollJob>(a)) *log << describe(a) << '\n';
+  }
+  log->flush();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -156,6 +209,10 @@ int main(int argc, char** argv) {
   app.add_option("--script", opt.script, "actions to carry out, one per line (then exit)");
   app.add_option("--bench-frames", opt.bench_frames, "render N frames after the script and print ms/frame, then exit")
       ->check(CLI::Range(1, 1000000));
+  app.add_option("--font-scale", opt.font_scale, "scale fonts and sizes (times the monitor's content scale)")
+      ->check(CLI::Range(0.5, 4.0))
+      ->capture_default_str();
+  app.add_option("--log-actions", opt.log_actions, "append every action the window applies to FILE");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -189,6 +246,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", what.c_str());
     return kExitInvalid;
   };
+  if (opt.db.empty() && !headless) {
+    std::error_code ec;
+    opt.db = startup_database(std::filesystem::current_path(ec).string(), state.recent_files);
+  }
   if (!opt.db.empty()) {
     apply(state, OpenDatabase{opt.db});
     if (state.message.error && headless) return fail_headless(state.message.text);
@@ -236,10 +297,14 @@ int main(int argc, char** argv) {
   io.IniFilename = nullptr;  // the layout is fixed; nothing to remember
   ImGui::StyleColorsDark();
   ImGui_ImplGlfw_InitForOpenGL(window, true);
+  glfwSetKeyCallback(window, queue_key);  // replaces ImGui's, which deliver_keys calls
   ImGui_ImplOpenGL3_Init("#version 150");
 
   UiState ui;
   ui.headless = headless;
+  ui.scale = setup_scale(window, opt.font_scale);
+  std::ofstream action_log;
+  if (!opt.log_actions.empty()) action_log.open(opt.log_actions, std::ios::app);
   ScriptDriver driver(std::move(script), opt.script, opt.screenshot);
   int exit_code = kExitOk;
   bool script_done = !headless;
@@ -248,11 +313,12 @@ int main(int argc, char** argv) {
 
   while (!glfwWindowShouldClose(window) && !ui.quit_requested) {
     auto frame_start = std::chrono::steady_clock::now();
-    if (headless || state.busy() || state.stats_pending()) {
+    if (headless || state.busy() || state.stats_pending() || !g_keys.empty() || !state.cancelled_reruns.empty()) {
       glfwPollEvents();
     } else {
       glfwWaitEventsTimeout(0.25);  // idle without spinning; wakes on input
     }
+    deliver_keys(window);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
@@ -286,9 +352,10 @@ int main(int argc, char** argv) {
     }
 
     actions.push_back(PollJob{});
+    log_actions(action_log.is_open() ? &action_log : nullptr, actions);
     for (const Action& action : actions) apply(state, action);
     if (headless && !script_done) {
-      script_done = !driver.step(state);
+      script_done = !driver.step(state, &ui.quit_requested);
       if (state.message.error && state.message.text != last_error) {
         std::fprintf(stderr, "%serror: %s\n", driver.where().c_str(), state.message.text.c_str());
         exit_code = kExitInvalid;
@@ -299,14 +366,26 @@ int main(int argc, char** argv) {
     if (state.message.error) last_error = state.message.text;
   }
   if (!frame_ms.empty()) report_bench(frame_ms, cpu_ms, state);
-  if (state.job.active) std::fprintf(stderr, "waiting for the rerun to finish...\n");
-  wait_for_job(state);
+  // Quitting never waits for a rerun: it is cancelled and its run marked
+  // interrupted (a cpu operation cannot be stopped midway, so its thread is
+  // left behind and the process ends without joining it).
+  if (state.job.active) {
+    cancel_for_quit(state);
+    std::fprintf(stderr, "%s\n", state.message.text.c_str());
+  }
   if (!headless) save_recent_files(recent_path, state.recent_files);
+  action_log.close();
 
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();
   glfwDestroyWindow(window);
   glfwTerminate();
+  if (state.busy() || !state.cancelled_reruns.empty() || state.stats_pending()) {
+    // Workers still running: destroying their futures would wait for them.
+    // SQLite's journal keeps the database whole whatever they were doing.
+    std::fflush(nullptr);
+    std::_Exit(exit_code);
+  }
   return exit_code;
 }

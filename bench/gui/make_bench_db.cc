@@ -2,7 +2,7 @@
 // 2 devices x 3 streams (compute 0, compute 1, communication), with waits
 // between streams, for the GUI frame-time benchmark (frame_bench.sh).
 //
-//   streamlens-gui-bench-db OUT.db [EVENTS=1000000]
+//   streamlens-gui-bench-db OUT.db [EVENTS=1000000]   (OUT.db is replaced)
 
 #include <chrono>
 #include <cstdio>
@@ -11,23 +11,25 @@
 #include <random>
 #include <string>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "core/trace/store/trace_store.h"
 #include "core/trace/trace.h"
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s OUT.db [EVENTS]\n", argv[0]);
-    return 2;
+  std::string path;
+  int64_t n = 1000000;
+  CLI::App app{"streamlens-gui-bench-db: a database with one synthetic run for the GUI frame benchmark"};
+  app.add_option("out", path, "database to write (OUT.db; replaced if it exists)")->required();
+  app.add_option("events", n, "number of events")->check(CLI::Range(int64_t{1}, int64_t{1} << 40))->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
   }
-  const std::string path = argv[1];
-  const int64_t n = argc > 2 ? std::atoll(argv[2]) : 1000000;
-  if (n <= 0) {
-    std::fprintf(stderr, "error: EVENTS must be positive\n");
-    return 2;
-  }
-  std::filesystem::remove(path);
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
 
   using sl::trace::EventKind;
   sl::trace::Trace trace;

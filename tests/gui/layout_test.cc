@@ -181,7 +181,9 @@ TEST(Layout, TinyNeighboursMergeIntoOneBlockAndGapsSplitBlocks) {
   ASSERT_EQ(d.rects.size(), 2u);
   EXPECT_EQ(d.rects[0].merged, 1000u);
   EXPECT_EQ(d.rects[1].merged, 500u);
-  EXPECT_EQ(d.rects[0].color, merged_color(EventKind::kElementwise));
+  EXPECT_EQ(d.rects[0].kind, EventKind::kElementwise);
+  EXPECT_NEAR(d.rects[0].density, 0.5, 0.01);  // 10 ns busy of every 20
+  EXPECT_EQ(d.rects[0].color, merged_color(EventKind::kElementwise, d.rects[0].density));
   EXPECT_NEAR(d.rects[0].x1, 19.99f, 0.01f);
   EXPECT_NEAR(d.rects[1].x0, 60.0f, 0.01f);
   EXPECT_EQ(d.rects[0].label_chars, 0);

@@ -1,5 +1,7 @@
 #include "app/gui/layout/colors.h"
 
+#include <algorithm>
+
 namespace sl::gui {
 
 Rgb kind_rgb(trace::EventKind kind) {
@@ -15,10 +17,12 @@ Rgb kind_rgb(trace::EventKind kind) {
   return {200, 200, 200};
 }
 
-uint32_t merged_color(trace::EventKind kind) {
-  Rgb c = kind_rgb(kind);
-  return pack_rgba({static_cast<uint8_t>(c.r * 6 / 10), static_cast<uint8_t>(c.g * 6 / 10),
-                    static_cast<uint8_t>(c.b * 6 / 10)});
+uint32_t merged_color(trace::EventKind kind, double density) {
+  const Rgb c = kind_rgb(kind);
+  // 0.35 (nearly empty) .. 0.75 (solid): always darker than a single event.
+  const double f = 0.35 + 0.4 * std::clamp(density, 0.0, 1.0);
+  auto scale = [f](uint8_t v) { return static_cast<uint8_t>(static_cast<double>(v) * f); };
+  return pack_rgba({scale(c.r), scale(c.g), scale(c.b)});
 }
 
 }  // namespace sl::gui

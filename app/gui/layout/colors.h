@@ -24,9 +24,11 @@ constexpr Rgb unpack_rgb(uint32_t packed) {
 
 Rgb kind_rgb(trace::EventKind kind);
 inline uint32_t kind_color(trace::EventKind kind) { return pack_rgba(kind_rgb(kind)); }
-// Blocks of merged tiny events: the first event's colour, darkened.
-uint32_t merged_color(trace::EventKind kind);
+// Blocks of merged tiny events: their dominant kind's colour (by time),
+// darkened, the more the sparser the block (`density`: busy time / span, 0..1).
+uint32_t merged_color(trace::EventKind kind, double density = 1.0);
 constexpr Rgb kHighlightRgb{255, 40, 200};   // changed instructions in compare mode
 constexpr Rgb kSelectionRgb{255, 255, 255};
+constexpr Rgb kMeasureRgb{255, 210, 110};    // the measured range's edges and Δt label
 
 }  // namespace sl::gui

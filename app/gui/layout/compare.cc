@@ -3,7 +3,51 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include <fmt/format.h>
+
 namespace sl::gui {
+
+std::vector<AlignedTrack> align_tracks(const TraceIndex& base, const TraceIndex& current) {
+  // Both track lists are sorted by (device, stream): merge them.
+  std::vector<AlignedTrack> out;
+  size_t i = 0, j = 0;
+  while (i < base.tracks.size() || j < current.tracks.size()) {
+    AlignedTrack a;
+    const bool take_base = i < base.tracks.size();
+    const bool take_current = j < current.tracks.size();
+    auto key = [](const Track& t) { return std::make_pair(t.device, t.stream); };
+    if (take_base && take_current && key(base.tracks[i]) == key(current.tracks[j])) {
+      a.device = base.tracks[i].device;
+      a.stream = base.tracks[i].stream;
+      a.base_track = static_cast<int>(i++);
+      a.current_track = static_cast<int>(j++);
+    } else if (take_base && (!take_current || key(base.tracks[i]) < key(current.tracks[j]))) {
+      a.device = base.tracks[i].device;
+      a.stream = base.tracks[i].stream;
+      a.base_track = static_cast<int>(i++);
+    } else {
+      a.device = current.tracks[j].device;
+      a.stream = current.tracks[j].stream;
+      a.current_track = static_cast<int>(j++);
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
+std::string programs_differ(const Comparison& c) {
+  const trace::Comparison& s = c.summary;
+  const int64_t only = s.only_in_a + s.only_in_b;
+  if (s.matched == 0 && only > 0) {
+    return fmt::format("these runs share no instruction ({} matched, {} in one run only): different programs?",
+                       s.matched, only);
+  }
+  if (only > s.matched) {
+    return fmt::format("most instructions are in one run only ({} matched, {} not): are these the same program?",
+                       s.matched, only);
+  }
+  return "";
+}
 
 bool delta_changed(const trace::InstructionDelta& d, const CompareOptions& options) {
   if (!d.matched()) return true;

@@ -6,8 +6,10 @@
 // changed noticeably), so those can be outlined on the shared time axis.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "app/gui/layout/track_index.h"
 #include "core/trace/compare.h"
 #include "core/trace/run_info.h"
 #include "core/trace/trace.h"
@@ -28,6 +30,19 @@ struct Comparison {
   std::vector<uint8_t> current_changed;   // per current event
   int64_t changed_count = 0;
 };
+
+// Timeline rows when comparing: one per (device, stream) of either run, the
+// baseline's track above the current run's, so the same stream lines up.
+struct AlignedTrack {
+  int32_t device = 0, stream = 0;
+  int base_track = -1;      // index into the baseline's TraceIndex::tracks, -1: not in the baseline
+  int current_track = -1;   // ... in the current run's
+};
+std::vector<AlignedTrack> align_tracks(const TraceIndex& base, const TraceIndex& current);
+
+// Why the two runs look like different programs, or empty: nothing matched
+// while both have events, or most instructions exist in one run only.
+std::string programs_differ(const Comparison& c);
 
 bool delta_changed(const trace::InstructionDelta& d, const CompareOptions& options);
 

@@ -56,7 +56,7 @@ int64_t nice_step(double min_step_ns) {
   }
 }
 
-Ruler make_ruler(const Viewport& view, float width_px, float min_label_px) {
+Ruler make_ruler(const Viewport& view, float width_px, float min_label_px, int max_label_digits) {
   Ruler ruler;
   const double ns_per_px = view.ns_per_px(width_px);
   ruler.major_step_ns = nice_step(ns_per_px * min_label_px);
@@ -68,6 +68,9 @@ Ruler make_ruler(const Viewport& view, float width_px, float min_label_px) {
   const int64_t unit = unit_ns(ruler.unit);
 
   auto floor_div = [](int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); };
+  const int64_t last_label = std::max(std::llabs(view.start_ns), std::llabs(view.end_ns)) / unit;
+  ruler.relative = fmt::format("{}", last_label).size() > static_cast<size_t>(std::max(1, max_label_digits));
+  if (ruler.relative) ruler.origin_ns = floor_div(view.start_ns, ruler.major_step_ns) * ruler.major_step_ns;
   int64_t t = floor_div(view.start_ns, ruler.minor_step_ns) * ruler.minor_step_ns;
   for (; t <= view.end_ns; t += ruler.minor_step_ns) {
     if (t < view.start_ns) continue;
@@ -75,7 +78,11 @@ Ruler make_ruler(const Viewport& view, float width_px, float min_label_px) {
     tick.t_ns = t;
     tick.x = view.to_px(t, width_px);
     tick.major = t % ruler.major_step_ns == 0;
-    if (tick.major) tick.label = fmt::format("{} {}", t / unit, unit_suffix(ruler.unit));
+    if (tick.major && ruler.relative) {
+      tick.label = fmt::format("+{} {}", (t - ruler.origin_ns) / unit, unit_suffix(ruler.unit));
+    } else if (tick.major) {
+      tick.label = fmt::format("{} {}", t / unit, unit_suffix(ruler.unit));
+    }
     ruler.ticks.push_back(std::move(tick));
     if (ruler.ticks.size() > 4096) break;  // a safety net against absurd widths
   }

@@ -2,6 +2,9 @@
 // Time ruler ticks with an adaptive unit: the major step is the smallest
 // 1-2-5 x 10^k ns step whose labels are at least `min_label_px` apart, and
 // its unit (ns, µs, ms, s) is the largest one the step is a whole multiple of.
+// At deep zoom far from 0 ("1969380 µs") labels turn relative: "+20 µs" from
+// `origin_ns`, the last major tick at or before the view's start, which the
+// view prints once in full.
 
 #include <cstdint>
 #include <string>
@@ -31,10 +34,13 @@ struct Ruler {
   int64_t major_step_ns = 1;
   int64_t minor_step_ns = 1;
   TimeUnit unit = TimeUnit::kNs;
+  bool relative = false;    // labels are "+N unit" from origin_ns
+  int64_t origin_ns = 0;
   std::vector<RulerTick> ticks;
 };
 
 int64_t nice_step(double min_step_ns);   // smallest 1-2-5 x 10^k >= min_step_ns (>= 1)
-Ruler make_ruler(const Viewport& view, float width_px, float min_label_px = 90);
+// Absolute labels longer than `max_label_digits` digits turn relative.
+Ruler make_ruler(const Viewport& view, float width_px, float min_label_px = 90, int max_label_digits = 5);
 
 }  // namespace sl::gui

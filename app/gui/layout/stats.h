@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "app/gui/layout/kernel_table.h"
 #include "core/trace/analysis.h"
 #include "core/trace/trace.h"
 
@@ -19,10 +20,16 @@ struct TraceStats {
   trace::OverlapReport overlap;
   trace::CriticalPath critical_path;
   std::vector<trace::KernelStats> kernels;  // by total time, largest first
+  std::vector<KernelRow> kernel_rows;       // the sortable table (with medians and the longest call)
+  std::vector<uint32_t> longest;            // the longest individual events, longest first
+  std::vector<StepSpan> steps;              // linked captures' steps, --iterations passes
+  Overview overview;                        // the whole run, for the overview strip
   double busy_fraction(const trace::StreamBusy& s) const {
     return makespan_ns > 0 ? static_cast<double>(s.busy_ns) / static_cast<double>(makespan_ns) : 0.0;
   }
 };
+
+constexpr size_t kLongestEvents = 200;
 
 TraceStats compute_stats(const trace::Trace& trace);
 

@@ -20,6 +20,43 @@ uint16_t fit_label(size_t text_len, float width_px, const LayoutOptions& options
   return static_cast<uint16_t>(std::min<size_t>(fits - 2, 0xffff));
 }
 
+std::string shorten_middle(const std::string& text, size_t keep) {
+  if (text.size() <= keep + 2) return text;
+  auto is_continuation = [&](size_t i) { return i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80; };
+  size_t head = (keep + 1) / 2;
+  size_t tail_from = text.size() - (keep - head);
+  while (head > 0 && is_continuation(head)) --head;
+  while (tail_from < text.size() && is_continuation(tail_from)) ++tail_from;
+  return text.substr(0, head) + ".." + text.substr(tail_from);
+}
+
+const std::string& label_text(const trace::Trace& trace, const trace::Event& e, bool prefer_instruction) {
+  if (prefer_instruction && e.instruction != 0) return trace.instruction_of(e);
+  return trace.name_of(e);
+}
+
+namespace {
+
+// The kind with the most busy time among the block's events [p, q) and the
+// block's busy fraction, exact from the track's per-kind prefix sums:
+// O(kKindChunk) per block, however many events it holds.
+void weigh_block(const trace::Trace& trace, const Track& track, size_t p, size_t q, int64_t span_ns, DrawRect* r,
+                 size_t* weighed) {
+  int64_t by_kind[kKinds] = {};
+  kind_time(trace, track, p, q, by_kind);
+  *weighed += std::min<size_t>(q - p, 2 * kKindChunk);
+  size_t best = static_cast<size_t>(trace.events[track.events[p]].kind);
+  double busy = 0;
+  for (size_t k = 0; k < kKinds; ++k) {
+    if (by_kind[k] > by_kind[best]) best = k;
+    busy += static_cast<double>(by_kind[k]);
+  }
+  r->kind = static_cast<trace::EventKind>(best);
+  r->density = static_cast<float>(std::clamp(busy / static_cast<double>(std::max<int64_t>(1, span_ns)), 0.0, 1.0));
+}
+
+}  // namespace
+
 TrackDraw layout_track(const trace::Trace& trace, const TraceIndex& index, uint32_t track_id, const Viewport& view,
                        const LayoutOptions& options) {
   TrackDraw out;
@@ -51,9 +88,10 @@ TrackDraw layout_track(const trace::Trace& trace, const TraceIndex& index, uint3
       r.x0 = clip(s);
       r.x1 = clip(e);
       r.color = kind_color(ev[event].kind);
+      r.kind = ev[event].kind;
       r.event = event;
       r.highlighted = highlighted(event);
-      r.label_chars = fit_label(trace.name_of(ev[event]).size(), r.x1 - std::max(r.x0, 0.0f), options,
+      r.label_chars = fit_label(label_text(trace, ev[event], options.prefer_instruction).size(), r.x1 - std::max(r.x0, 0.0f), options,
                                 &r.label_truncated);
       out.rects.push_back(r);
       ++p;
@@ -89,7 +127,13 @@ TrackDraw layout_track(const trace::Trace& trace, const TraceIndex& index, uint3
     if (r.x1 - r.x0 < 1.0f) r.x1 = r.x0 + 1.0f;  // at least one pixel so activity stays visible
     r.event = event;
     r.merged = static_cast<uint32_t>(q - p);
-    r.color = r.merged > 1 ? merged_color(ev[event].kind) : kind_color(ev[event].kind);
+    r.kind = ev[event].kind;
+    if (r.merged > 1) {
+      weigh_block(trace, track, p, q, block_end - s, &r, &out.weighed);
+      r.color = merged_color(r.kind, r.density);
+    } else {
+      r.color = kind_color(r.kind);
+    }
     r.highlighted = any_highlight;
     out.rects.push_back(r);
     p = q;

@@ -9,10 +9,12 @@
 
 namespace sl::gui {
 
-std::string track_label(int32_t device, int32_t stream) {
-  if (sched::stream_kind(stream) == trace::StreamKind::kCommunication) return fmt::format("dev {} comm {}", device, stream);
+std::string track_label(int32_t device, int32_t stream, trace::StreamKind kind) {
+  if (kind == trace::StreamKind::kCommunication) return fmt::format("dev {} comm {}", device, stream);
   return fmt::format("dev {} stream {}", device, stream);
 }
+
+std::string track_label(int32_t device, int32_t stream) { return track_label(device, stream, sched::stream_kind(stream)); }
 
 namespace {
 
@@ -52,7 +54,7 @@ TraceIndex build_index(const trace::Trace& trace) {
     id = next++;
     index.tracks[id].device = key.first;
     index.tracks[id].stream = key.second;
-    index.tracks[id].kind = sched::stream_kind(key.second);
+    index.tracks[id].kind = trace::StreamKind::kCompute;
   }
   // Consecutive events usually share a track (stores return them in track order).
   std::pair<int32_t, int32_t> last_key{events[0].device, events[0].stream};
@@ -65,7 +67,7 @@ TraceIndex build_index(const trace::Trace& trace) {
       last_id = ids[key];
     }
     index.track_of[i] = last_id;
-    ++counts[last_id];
+    if (counts[last_id]++ == 0) index.tracks[last_id].kind = events[i].stream_kind;
   }
   for (size_t t = 0; t < index.tracks.size(); ++t) index.tracks[t].events.reserve(counts[t]);
   for (size_t i = 0; i < n; ++i) index.tracks[index.track_of[i]].events.push_back(static_cast<uint32_t>(i));
@@ -92,6 +94,14 @@ TraceIndex build_index(const trace::Trace& trace) {
       track.max_end_ns[p] = max_end;
       index.pos_of[track.events[p]] = static_cast<uint32_t>(p);
     }
+    const size_t chunks = m / kKindChunk;
+    track.kind_prefix.assign((chunks + 1) * kKinds, 0);
+    int64_t running[kKinds] = {};
+    for (size_t p = 0; p < m; ++p) {
+      if (p % kKindChunk == 0) std::copy_n(running, kKinds, &track.kind_prefix[p / kKindChunk * kKinds]);
+      running[static_cast<size_t>(events[track.events[p]].kind)] += track.end_ns[p] - track.start_ns[p];
+    }
+    if (m % kKindChunk == 0) std::copy_n(running, kKinds, &track.kind_prefix[chunks * kKinds]);
     index.begin_ns = std::min(index.begin_ns, track.start_ns.front());
     index.end_ns = std::max(index.end_ns, max_end);
   }
@@ -139,6 +149,20 @@ int64_t hit_test(const Track& track, int64_t t_ns, int64_t tolerance_ns) {
   }
   if (best < 0 || best_distance > tolerance_ns) return -1;
   return track.events[static_cast<size_t>(best)];
+}
+
+void kind_time(const trace::Trace& trace, const Track& track, size_t first, size_t last, int64_t* by_kind) {
+  std::fill_n(by_kind, kKinds, 0);
+  auto scan = [&](size_t from, size_t to) {
+    for (size_t p = from; p < to; ++p) {
+      by_kind[static_cast<size_t>(trace.events[track.events[p]].kind)] += track.end_ns[p] - track.start_ns[p];
+    }
+  };
+  const size_t c0 = (first + kKindChunk - 1) / kKindChunk, c1 = last / kKindChunk;
+  if (c0 >= c1 || track.kind_prefix.size() < (c1 + 1) * kKinds) return scan(first, last);
+  scan(first, c0 * kKindChunk);
+  for (size_t k = 0; k < kKinds; ++k) by_kind[k] += track.kind_prefix[c1 * kKinds + k] - track.kind_prefix[c0 * kKinds + k];
+  scan(c1 * kKindChunk, last);
 }
 
 std::vector<uint32_t> waits_of(const TraceIndex& index, uint32_t e) {

@@ -19,10 +19,23 @@ struct Track {
   std::vector<int64_t> start_ns;   // parallel to `events`
   std::vector<int64_t> end_ns;
   std::vector<int64_t> max_end_ns; // prefix maximum of end_ns: monotonic, so searchable
+  // Busy time per event kind before every kKindChunk-th position
+  // (kind_prefix[c * kKinds + k]: kind k over positions [0, c * kKindChunk)),
+  // so a merged block's time per kind is exact at O(kKindChunk) cost.
+  std::vector<int64_t> kind_prefix;
 };
 
-std::string track_label(int32_t device, int32_t stream);  // "dev 0 stream 1" / "dev 0 comm 100"
-inline std::string track_label(const Track& t) { return track_label(t.device, t.stream); }
+constexpr size_t kKinds = static_cast<size_t>(trace::EventKind::kOther) + 1;
+constexpr size_t kKindChunk = 16;
+
+// Busy time per kind of positions [first, last) of `track`, into by_kind[kKinds].
+void kind_time(const trace::Trace& trace, const Track& track, size_t first, size_t last, int64_t* by_kind);
+
+// "dev 0 stream 1" / "dev 0 comm 100". The kind is the events' own: a
+// capture keeps CUDA's stream ids, which say nothing about the kind.
+std::string track_label(int32_t device, int32_t stream, trace::StreamKind kind);
+std::string track_label(int32_t device, int32_t stream);  // kind from streamlens' numbering (sched/streams.h)
+inline std::string track_label(const Track& t) { return track_label(t.device, t.stream, t.kind); }
 
 struct TraceIndex {
   std::vector<Track> tracks;        // sorted by (device, stream)

@@ -16,6 +16,7 @@ std::string describe(const Action& action) {
         if constexpr (std::is_same_v<A, SetStream>) return fmt::format("set-stream {} {}", a.instruction, a.stream);
         if constexpr (std::is_same_v<A, ClearEdits>) return "clear-edits";
         if constexpr (std::is_same_v<A, Rerun>) return "rerun " + a.backend;
+        if constexpr (std::is_same_v<A, CancelRerun>) return "cancel-rerun";
         if constexpr (std::is_same_v<A, PollJob>) return "poll-job";
         if constexpr (std::is_same_v<A, ZoomTo>) return fmt::format("zoom-ns {} {}", a.start_ns, a.end_ns);
         if constexpr (std::is_same_v<A, ZoomAt>) return fmt::format("zoom-at {} {}", a.factor, a.anchor_ns);
@@ -30,6 +31,11 @@ std::string describe(const Action& action) {
         if constexpr (std::is_same_v<A, ClearMessage>) return "clear-message";
         if constexpr (std::is_same_v<A, Suggest>) return fmt::format("suggest {}", a.budget);
         if constexpr (std::is_same_v<A, ApplySuggestion>) return fmt::format("apply-suggestion {}", a.index);
+        if constexpr (std::is_same_v<A, Reveal>) return fmt::format("reveal-event {}", a.event);
+        if constexpr (std::is_same_v<A, SetRange>) return fmt::format("measure-ns {} {}", a.t0_ns, a.t1_ns);
+        if constexpr (std::is_same_v<A, ClearRange>) return "clear-measure";
+        if constexpr (std::is_same_v<A, SearchLongest>) return "search-longest";
+        if constexpr (std::is_same_v<A, ShowTab>) return "tab " + a.tab;
       },
       action);
 }

@@ -18,6 +18,7 @@ struct CloseCompare {};
 struct SetStream { std::string instruction; int stream = 0; };
 struct ClearEdits {};
 struct Rerun { std::string backend; };     // sim | cpu | cuda
+struct CancelRerun {};                     // stop the running rerun; its run is marked interrupted
 struct PollJob {};                         // once a frame: pick up a finished rerun
 struct ZoomTo { int64_t start_ns = 0; int64_t end_ns = 0; };
 struct ZoomAt { double factor = 1; int64_t anchor_ns = 0; };  // factor < 1 zooms in
@@ -34,10 +35,21 @@ struct ClearMessage {};
 struct Suggest { int64_t budget = 2000; };
 // Rerun on the simulator with suggestion `index` (1 = the best) and compare with the run it came from.
 struct ApplySuggestion { int index = 1; };
+// Select an event, bring it into view and show the Details tab (statistics rows).
+// rank > 0: the rank-th longest event instead; details = false keeps the current tab (compare rows).
+struct Reveal { int64_t event = -1; int rank = 0; bool details = true; };
+// A measured time range (shift-drag, or two shift-clicks): its Δt and statistics stay until cleared.
+struct SetRange { int64_t t0_ns = 0; int64_t t1_ns = 0; };
+struct ClearRange {};
+// Jump to the search's longest hit; further SearchNext steps go by duration, longest first.
+struct SearchLongest {};
+// Bring a bottom tab forward: "details", "statistics", "compare", "program".
+struct ShowTab { std::string tab; };
 
 using Action = std::variant<OpenDatabase, RefreshRuns, OpenRun, Compare, CloseCompare, SetStream, ClearEdits, Rerun,
-                            PollJob, ZoomTo, ZoomAt, Pan, FitAll, Select, SelectInstruction, Search, SearchNext,
-                            ExportPng, ScreenshotDone, ClearMessage, Suggest, ApplySuggestion>;
+                            CancelRerun, PollJob, ZoomTo, ZoomAt, Pan, FitAll, Select, SelectInstruction, Search,
+                            SearchNext, ExportPng, ScreenshotDone, ClearMessage, Suggest, ApplySuggestion, Reveal,
+                            SetRange, ClearRange, SearchLongest, ShowTab>;
 
 // A short human-readable form for logs and tests ("open-run 3").
 std::string describe(const Action& action);

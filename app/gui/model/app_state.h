@@ -16,10 +16,12 @@
 #include <vector>
 
 #include "app/gui/layout/compare.h"
+#include "app/gui/layout/kernel_table.h"
 #include "app/gui/layout/stats.h"
 #include "app/gui/layout/track_index.h"
 #include "app/gui/layout/viewport.h"
 #include "app/gui/model/action.h"
+#include "app/gui/model/program_outline.h"
 #include "app/gui/model/services.h"
 #include "core/sched/lowering.h"
 #include "core/trace/run_info.h"
@@ -36,6 +38,7 @@ struct LoadedRun {
   TraceStats stats;
   std::vector<sched::StreamAssignmentEntry> streams;  // as saved with the run
   std::string program_text;                            // empty for imported/captured runs
+  ProgramOutline outline;                              // from program_text (empty without one)
   double load_ms = 0;                                  // read + index, wall clock
   // The same on the loading thread's CPU clock, and its parts (a busy
   // machine stretches the wall time, not these); statistics come later.
@@ -98,11 +101,23 @@ struct AppState {
   sched::StreamOverrides edits;            // instruction -> stream, for the next rerun
 
   std::string search_text;
-  std::vector<uint32_t> search_hits;       // event indices, in time order
+  std::vector<uint32_t> search_hits;       // event indices, in time order (by duration after SearchLongest)
   int64_t search_cursor = -1;
+  bool search_by_duration = false;         // SearchLongest: hits sorted longest first
+
+  std::optional<RangeStats> range;         // the measured range (SetRange) and its statistics
+  // A tab the views should bring forward (Reveal, ShowTab): `generation`
+  // changes with every request so a view acts on each once.
+  struct TabRequest {
+    std::string tab;
+    int64_t generation = 0;
+  } tab_request;
 
   Message message;
   RerunJob job;
+  // Cancelled reruns whose worker is still busy (the cpu backend cannot stop
+  // inside an operation): polled and dropped when they finish, never installed.
+  std::vector<std::future<Result<int64_t>>> cancelled_reruns;
   LoadJob load;
   SuggestJob suggest;
   std::optional<SuggestOutcome> suggestions;  // the last search's result
@@ -123,6 +138,21 @@ void apply(AppState& state, const Action& action);
 int effective_stream(const AppState& state, const std::string& instruction);
 // The overrides a rerun of the current run uses: saved overrides + edits.
 sched::StreamOverrides rerun_overrides(const AppState& state);
+
+// Why `backend` cannot rerun the open run; empty when it can (the buttons'
+// tooltips and the Rerun action agree on this).
+std::string rerun_refusal(const AppState& state, const std::string& backend);
+
+// A relative PNG path is saved beside the database (not in whatever the
+// working directory is); the result is absolute.
+std::string export_path(const std::string& db_path, const std::string& typed);
+
+// The run a GUI rerun was made from (its config's rerun_of); 0 for others.
+int64_t rerun_source(const trace::RunInfo& run);
+
+// Marks the rerun's run cancelled in the store and leaves its worker behind
+// (headless quit, window close): what File > Quit does before exiting.
+void cancel_for_quit(AppState& state);
 
 // Blocks until a running rerun and any run being opened finish, and applies
 // their results (headless mode, tests).

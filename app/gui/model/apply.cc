@@ -13,6 +13,7 @@
 
 #include "app/gui/layout/ruler.h"
 #include "app/gui/model/app_state.h"
+#include "core/hlo/parser.h"
 
 namespace sl::gui {
 namespace {
@@ -45,6 +46,11 @@ Result<std::shared_ptr<LoadedRun>> load_run(const Services& services, const std:
   if (text) run->program_text = std::move(text).value();
   Result<std::vector<sched::StreamAssignmentEntry>> streams = store->stream_assignment(run_id);
   if (streams) run->streams = std::move(streams).value();
+  if (!run->program_text.empty()) {
+    // A program that no longer parses is still shown; reruns report the parse error.
+    Result<hlo::Module> module = hlo::parse_program(run->program_text, run->info.program_name + ".hlo");
+    if (module) run->outline = outline_program(*module, run->streams);
+  }
   progress.phase = JobProgress::kIndexing;
   const double cpu1 = thread_cpu_ms();
   run->index = build_index(run->trace);
@@ -100,6 +106,7 @@ std::string to_lower(std::string text) {
 void run_search(AppState& s) {
   s.search_hits.clear();
   s.search_cursor = -1;
+  s.search_by_duration = false;
   if (!s.current || s.search_text.empty()) return;
   const trace::Trace& t = s.current->trace;
   // Match the interned strings once, then the events by id: O(strings + events).
@@ -151,6 +158,8 @@ void open_database(AppState& s, const std::string& path) {
   recent.erase(std::remove(recent.begin(), recent.end(), absolute), recent.end());
   recent.insert(recent.begin(), absolute);
   if (recent.size() > kMaxRecentFiles) recent.resize(kMaxRecentFiles);
+  // A failed earlier open must not linger once this one worked.
+  s.message = {};
   refresh_runs(s);
   if (!s.message.error) info(s, fmt::format("opened {} ({} runs)", path, s.runs.size()));
 }
@@ -188,6 +197,7 @@ void install_current(AppState& s, std::shared_ptr<LoadedRun> run) {
   update_comparison(s);
   s.selected = -1;
   s.edits.clear();
+  s.range.reset();
   run_search(s);
   fit_all(s);
   const auto& r = *s.current;
@@ -306,7 +316,12 @@ void start_rerun(AppState& s, const std::string& backend, sched::StreamOverrides
 
 void rerun(AppState& s, const Rerun& a) {
   if (std::string why = rerun_blocker(s); !why.empty()) return fail(s, why);
+  if (a.backend == "cpu" && !s.current->outline.cpu_refusal.empty()) {
+    return fail(s, "cpu rerun refused: " + s.current->outline.cpu_refusal);
+  }
   start_rerun(s, a.backend, rerun_overrides(s), exec::kDefaultCommSms, sim_device_of(s.current->info));
+  // The edit -> rerun -> compare loop: the new run opens compared with its source.
+  if (s.job.active) s.compare_after_load = s.current->info.id;
 }
 
 void suggest(AppState& s, const Suggest& a) {
@@ -384,8 +399,50 @@ void poll_stats(AppState& s) {
   std::tie(s.current->stats, s.current->stats_cpu_ms) = s.current->pending_stats.get();
 }
 
+// Marks the cancelled rerun's run (once it has begun) interrupted in the
+// store; the worker's own failure report later keeps that mark.
+void mark_cancelled(AppState& s, int64_t run_id) {
+  if (run_id <= 0 || !s.store) return;
+  (void)s.store->finish_run(run_id, trace::RunStatus::kInterrupted, 0,
+                            {{"cancelled", 1, "rerun cancelled in streamlens-gui"}});
+}
+
+void cancel_rerun(AppState& s) {
+  if (!s.job.active) return fail(s, "no rerun is running");
+  s.job.progress->cancel = true;
+  const int64_t run_id = s.job.progress->run_id.load();
+  mark_cancelled(s, run_id);
+  const std::string backend = s.job.backend;
+  const int64_t source = s.job.source_run;
+  s.cancelled_reruns.push_back(std::move(s.job.result));
+  s.job = RerunJob{};
+  s.compare_after_load = 0;
+  refresh_runs(s);
+  info(s, run_id > 0 ? fmt::format("cancelled the rerun of run {} on {}; run {} is marked interrupted", source,
+                                   backend, run_id)
+                     : fmt::format("cancelled the rerun of run {} on {}", source, backend));
+}
+
+void poll_cancelled(AppState& s) {
+  auto& list = s.cancelled_reruns;
+  const size_t before = list.size();
+  list.erase(std::remove_if(list.begin(), list.end(),
+                            [](std::future<Result<int64_t>>& f) {
+                              if (f.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
+                              (void)f.get();  // cancelled: whatever it made is not opened
+                              return true;
+                            }),
+             list.end());
+  if (list.size() != before) {
+    const Message keep = s.message;
+    refresh_runs(s);
+    if (!s.message.error) s.message = keep;
+  }
+}
+
 void poll_job(AppState& s) {
   ++s.frames_applied;
+  poll_cancelled(s);
   finish_load(s);
   poll_stats(s);
   finish_suggest(s);
@@ -416,6 +473,26 @@ void select_instruction(AppState& s, const std::string& name) {
   reveal(s, best);
 }
 
+void search_longest(AppState& s) {
+  if (s.search_hits.empty()) {
+    if (!s.search_text.empty()) fail(s, "no match for '" + s.search_text + "'");
+    return;
+  }
+  const trace::Trace& t = s.current->trace;
+  std::stable_sort(s.search_hits.begin(), s.search_hits.end(), [&](uint32_t a, uint32_t b) {
+    return t.events[a].duration_ns() > t.events[b].duration_ns();
+  });
+  s.search_by_duration = true;
+  s.search_cursor = 0;
+  s.selected = s.search_hits[0];
+  reveal(s, s.selected);
+}
+
+void request_tab(AppState& s, std::string tab) {
+  s.tab_request.tab = std::move(tab);
+  ++s.tab_request.generation;
+}
+
 void search_next(AppState& s, int direction) {
   if (s.search_hits.empty()) {
     if (!s.search_text.empty()) fail(s, "no match for '" + s.search_text + "'");
@@ -438,6 +515,35 @@ int effective_stream(const AppState& state, const std::string& instruction) {
     }
   }
   return sched::kMainStream;
+}
+
+std::string rerun_refusal(const AppState& state, const std::string& backend) {
+  std::string why = state.services.unavailable_reason ? state.services.unavailable_reason(backend) : "";
+  if (!why.empty()) return why;
+  if (state.current && state.current->program_text.empty()) return "this run has no program to rerun";
+  if (state.job.active) return "a rerun is in progress";
+  if (state.load.active) return "a run is loading";
+  if (backend == "cpu" && state.current && !state.current->outline.cpu_refusal.empty()) {
+    return state.current->outline.cpu_refusal;
+  }
+  return "";
+}
+
+std::string export_path(const std::string& db_path, const std::string& typed) {
+  namespace fs = std::filesystem;
+  fs::path path(typed);
+  std::error_code ec;
+  if (path.is_relative()) {
+    fs::path base = db_path.empty() ? fs::current_path(ec) : fs::absolute(db_path, ec).parent_path();
+    path = base / path;
+  }
+  return path.lexically_normal().string();
+}
+
+int64_t rerun_source(const trace::RunInfo& run) { return config_int(run.config_json, "rerun_of"); }
+
+void cancel_for_quit(AppState& state) {
+  if (state.job.active) cancel_rerun(state);
 }
 
 sched::StreamOverrides rerun_overrides(const AppState& state) {
@@ -472,6 +578,8 @@ void apply(AppState& s, const Action& action) {
           s.edits.clear();
         } else if constexpr (std::is_same_v<A, Rerun>) {
           rerun(s, a);
+        } else if constexpr (std::is_same_v<A, CancelRerun>) {
+          cancel_rerun(s);
         } else if constexpr (std::is_same_v<A, PollJob>) {
           poll_job(s);
         } else if constexpr (std::is_same_v<A, ZoomTo>) {
@@ -508,6 +616,27 @@ void apply(AppState& s, const Action& action) {
           suggest(s, a);
         } else if constexpr (std::is_same_v<A, ApplySuggestion>) {
           apply_suggestion(s, a);
+        } else if constexpr (std::is_same_v<A, Reveal>) {
+          if (!s.current) return fail(s, "open a run first");
+          int64_t e = a.event;
+          if (a.rank > 0) {
+            std::vector<uint32_t> longest = longest_events(s.current->trace, static_cast<size_t>(a.rank));
+            if (longest.size() < static_cast<size_t>(a.rank)) return fail(s, fmt::format("the run has fewer than {} events", a.rank));
+            e = longest.back();
+          }
+          if (e < 0 || static_cast<size_t>(e) >= s.current->trace.events.size()) return;
+          s.selected = e;
+          reveal(s, e);
+          if (a.details) request_tab(s, "details");
+        } else if constexpr (std::is_same_v<A, SetRange>) {
+          if (!s.current) return fail(s, "open a run first");
+          s.range = range_stats(s.current->trace, a.t0_ns, a.t1_ns);
+        } else if constexpr (std::is_same_v<A, ClearRange>) {
+          s.range.reset();
+        } else if constexpr (std::is_same_v<A, SearchLongest>) {
+          search_longest(s);
+        } else if constexpr (std::is_same_v<A, ShowTab>) {
+          request_tab(s, a.tab);
         }
       },
       action);
@@ -515,7 +644,8 @@ void apply(AppState& s, const Action& action) {
 
 void wait_for_job(AppState& state) {
   // A finished rerun starts loading its run, and a loaded run its statistics: wait for all.
-  while (state.busy() || state.stats_pending()) {
+  while (state.busy() || state.stats_pending() || !state.cancelled_reruns.empty()) {
+    for (auto& f : state.cancelled_reruns) f.wait();
     if (state.job.active && state.job.result.valid()) state.job.result.wait();
     if (state.load.active && state.load.result.valid()) state.load.result.wait();
     if (state.suggest.active && state.suggest.result.valid()) state.suggest.result.wait();

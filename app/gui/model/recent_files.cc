@@ -35,4 +35,15 @@ void save_recent_files(const std::string& path, const std::vector<std::string>& 
   for (const auto& f : files) out << f << '\n';  // best effort: a read-only home just loses the list
 }
 
+std::string startup_database(const std::string& dir, const std::vector<std::string>& recent) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path local = fs::path(dir) / "streamlens.db";
+  if (fs::is_regular_file(local, ec)) return local.string();
+  for (const std::string& path : recent) {
+    if (fs::is_regular_file(path, ec)) return path;
+  }
+  return "";
+}
+
 }  // namespace sl::gui

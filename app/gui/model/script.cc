@@ -119,13 +119,41 @@ Result<std::vector<ScriptLine>> parse_script(std::string_view text, std::string_
       SL_RETURN_IF_ERROR(need(1, "apply-suggestion K"));
       if (!parse_int(w[1], &n) || n < 1 || n > 1000) return error("K must be 1 (the best) or more, not '" + w[1] + "'");
       entry.step = Action{ApplySuggestion{static_cast<int>(n)}};
+    } else if (cmd == "cancel-rerun") {
+      SL_RETURN_IF_ERROR(need(0, "cancel-rerun"));
+      entry.step = Action{CancelRerun{}};
+    } else if (cmd == "quit") {
+      SL_RETURN_IF_ERROR(need(0, "quit"));
+      entry.step = QuitStep{};
+    } else if (cmd == "measure") {
+      SL_RETURN_IF_ERROR(need(2, "measure START_US END_US"));
+      double a = 0, b = 0;
+      if (!parse_double(w[1], &a) || !parse_double(w[2], &b)) return error("measure takes two times in microseconds");
+      entry.step = Action{SetRange{static_cast<int64_t>(std::llround(a * 1000)), static_cast<int64_t>(std::llround(b * 1000))}};
+    } else if (cmd == "clear-measure") {
+      SL_RETURN_IF_ERROR(need(0, "clear-measure"));
+      entry.step = Action{ClearRange{}};
+    } else if (cmd == "search-longest") {
+      SL_RETURN_IF_ERROR(need(0, "search-longest"));
+      entry.step = Action{SearchLongest{}};
+    } else if (cmd == "reveal-longest") {
+      SL_RETURN_IF_ERROR(need(1, "reveal-longest K"));
+      if (!parse_int(w[1], &n) || n < 1 || n > 100000) return error("K must be 1 (the longest event) or more, not '" + w[1] + "'");
+      entry.step = Action{Reveal{-1, static_cast<int>(n)}};
+    } else if (cmd == "tab") {
+      SL_RETURN_IF_ERROR(need(1, "tab details|statistics|compare|program"));
+      if (w[1] != "details" && w[1] != "statistics" && w[1] != "compare" && w[1] != "program") {
+        return error("tab must be details, statistics, compare or program, not '" + w[1] + "'");
+      }
+      entry.step = Action{ShowTab{w[1]}};
     } else if (cmd == "search") {
       if (w.size() < 2) return error("'search' takes the text to look for");
       entry.step = Action{Search{rest_of(line, cmd)}};
     } else {
       return error("unknown command '" + cmd +
                    "' (open-run, set-stream, rerun, compare, zoom, select, wait-frames, screenshot, fit, search, "
-                   "close-compare, suggest, apply-suggestion)");
+                   "close-compare, suggest, apply-suggestion, cancel-rerun, quit, measure, clear-measure, search-longest, "
+                   "reveal-longest, tab)");
     }
     out.push_back(std::move(entry));
   }

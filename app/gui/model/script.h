@@ -8,6 +8,9 @@
 //   zoom START_US END_US | select INSTR | wait-frames N | screenshot FILE
 //   fit | search TEXT | close-compare
 //   suggest [BUDGET] | apply-suggestion K   (K = 1 is the best suggestion)
+//   cancel-rerun | quit   (these two do not wait for a running rerun)
+//   measure START_US END_US | clear-measure | search-longest
+//   reveal-longest K (K = 1: the longest event) | tab details|statistics|compare|program
 
 #include <string>
 #include <string_view>
@@ -21,7 +24,8 @@ namespace sl::gui {
 
 struct WaitFrames { int frames = 1; };
 struct Screenshot { std::string path; };
-using ScriptStep = std::variant<Action, WaitFrames, Screenshot>;
+struct QuitStep {};  // as File > Quit, at once (a running rerun is cancelled)
+using ScriptStep = std::variant<Action, WaitFrames, Screenshot, QuitStep>;
 
 struct ScriptLine {
   int line = 0;        // 1-based line in the script

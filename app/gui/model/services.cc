@@ -7,6 +7,7 @@
 
 #include "app/common/backend_factory.h"
 #include "app/common/run_recorder.h"
+#include "app/gui/model/program_outline.h"
 #include "core/hlo/parser.h"
 #include "core/sched/lowering.h"
 #include "app/common/cuda_plugin.h"
@@ -66,6 +67,25 @@ std::string config_json(const RerunRequest& request, const sched::LoweredProgram
   return config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// Stops a cancelled rerun at the edges of the backend's run: before it
+// starts, and before anything is saved (the cpu backend cannot stop inside
+// an operation, so a cancel during one takes effect when it returns).
+class CancellableBackend : public exec::Backend {
+ public:
+  CancellableBackend(exec::Backend& inner, const JobProgress& progress) : inner_(inner), progress_(progress) {}
+  std::string name() const override { return inner_.name(); }
+  Result<exec::RunOutput> run(const sched::LoweredProgram& program, const exec::RunOptions& options) override {
+    if (progress_.cancel) return runtime_error("rerun cancelled before it started");
+    Result<exec::RunOutput> out = inner_.run(program, options);
+    if (progress_.cancel) return runtime_error("rerun cancelled in streamlens-gui");
+    return out;
+  }
+
+ private:
+  exec::Backend& inner_;
+  const JobProgress& progress_;
+};
+
 Result<int64_t> run_pipeline(const RerunRequest& request, JobProgress& progress) {
   progress.phase = JobProgress::kParsing;
   SL_ASSIGN_OR_RETURN(hlo::Module module, hlo::parse_program(request.program_text, request.program_name + ".hlo"));
@@ -75,7 +95,12 @@ Result<int64_t> run_pipeline(const RerunRequest& request, JobProgress& progress)
   options.replica_count = request.replicas;
   options.num_partitions = request.partitions;
   SL_ASSIGN_OR_RETURN(sched::LoweredProgram lowered, sched::lower(module, options));
+  // Refused up front rather than after minutes of work and an empty failed run.
+  if (request.backend == "cpu") {
+    if (std::string why = cpu_refusal(module); !why.empty()) return invalid_input("cpu rerun refused: " + why);
+  }
   SL_ASSIGN_OR_RETURN(app::BackendChoice choice, app::make_backend(request.backend, request.device_model, false));
+  if (progress.cancel) return runtime_error("rerun cancelled before it started");
 
   // Open (and so validate) the database before the possibly long run.
   SL_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceStore> store,
@@ -101,9 +126,10 @@ Result<int64_t> run_pipeline(const RerunRequest& request, JobProgress& progress)
     progress.done = saved;
     progress.total = total;
   };
+  CancellableBackend backend(*choice.backend, progress);
   SL_ASSIGN_OR_RETURN(app::RecordedRun recorded,
-                      app::record_run(*store, info, request.program_text, lowered.streams, *choice.backend, lowered,
-                                      run_options, saving));
+                      app::record_run(*store, info, request.program_text, lowered.streams, backend, lowered,
+                                      run_options, saving, [&progress](int64_t id) { progress.run_id = id; }));
   progress.phase = JobProgress::kDone;
   return recorded.run_id;
 }
@@ -115,6 +141,11 @@ Services default_services() {
   services.open_store = [](const std::string& path) -> Result<std::unique_ptr<trace::TraceStore>> {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) return not_found("no such database: " + path);
+    // SQLite would take an empty file as an empty database and write a
+    // schema into it: refuse, so only a new database is ever created.
+    if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0 && !ec) {
+      return invalid_input(path + " is an empty file, not a streamlens database");
+    }
     return trace::TraceStore::open(path, trace::TraceStore::Mode::kOpenExisting);
   };
   services.unavailable_reason = unavailable;

@@ -24,6 +24,8 @@ struct JobProgress {
   std::atomic<int> phase{kQueued};
   std::atomic<int64_t> done{0};
   std::atomic<int64_t> total{0};
+  std::atomic<int64_t> run_id{0};      // rerun: the run it records, once begun
+  std::atomic<bool> cancel{false};     // set by the UI; the job stops at its next check
 };
 const char* phase_name(int phase);
 

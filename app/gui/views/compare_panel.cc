@@ -12,6 +12,12 @@ namespace {
 
 std::string signed_duration(int64_t ns) { return (ns > 0 ? "+" : "") + format_duration(ns); }
 
+// Slower is red, faster green, unchanged (below the noise threshold) grey.
+ImVec4 delta_color(int64_t delta_ns, bool changed) {
+  if (!changed || delta_ns == 0) return ImVec4(0.65f, 0.65f, 0.68f, 1);
+  return delta_ns > 0 ? ImVec4(1.0f, 0.45f, 0.4f, 1) : ImVec4(0.45f, 0.9f, 0.45f, 1);
+}
+
 }  // namespace
 
 void show_compare(const AppState& state, ActionQueue& out) {
@@ -22,16 +28,18 @@ void show_compare(const AppState& state, ActionQueue& out) {
   const Comparison& c = *state.comparison;
   const trace::Comparison& s = c.summary;
   const int64_t delta = s.makespan_delta_ns();
-  ImGui::Text("baseline run %lld: %s    current run %lld: %s    delta %s (%+.1f%%)",
+  ImGui::Text("baseline run %lld: %s    current run %lld: %s    delta",
               static_cast<long long>(state.baseline->info.id), format_duration(s.a.makespan_ns).c_str(),
-              static_cast<long long>(state.current->info.id), format_duration(s.b.makespan_ns).c_str(),
-              signed_duration(delta).c_str(),
-              s.a.makespan_ns > 0 ? 100.0 * static_cast<double>(delta) / static_cast<double>(s.a.makespan_ns) : 0.0);
+              static_cast<long long>(state.current->info.id), format_duration(s.b.makespan_ns).c_str());
+  ImGui::SameLine();
+  ImGui::TextColored(delta_color(delta, true), "%s (%+.1f%%)", signed_duration(delta).c_str(),
+                     s.a.makespan_ns > 0 ? 100.0 * static_cast<double>(delta) / static_cast<double>(s.a.makespan_ns) : 0.0);
   ImGui::SameLine();
   if (ImGui::SmallButton("close")) out.push_back(CloseCompare{});
   ImGui::Text("%lld matched, %lld only in baseline, %lld only in current; %lld changed (outlined in the timeline)",
               static_cast<long long>(s.matched), static_cast<long long>(s.only_in_a),
               static_cast<long long>(s.only_in_b), static_cast<long long>(c.changed_count));
+  if (std::string why = programs_differ(c); !why.empty()) ImGui::TextColored(ImVec4(1, 0.6f, 0.2f, 1), "warning: %s", why.c_str());
   ImGui::Text("overlap: baseline %.0f%%, current %.0f%%   critical path: baseline %s, current %s",
               s.a.overlap.ratio * 100, s.b.overlap.ratio * 100,
               format_duration(s.a.critical_path.length_ns()).c_str(),
@@ -39,13 +47,14 @@ void show_compare(const AppState& state, ActionQueue& out) {
 
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("deltas", 6, flags, ImVec2(0, 0))) return;
+  if (!ImGui::BeginTable("deltas", 7, flags, ImVec2(0, 0))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("instruction", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableSetupColumn("device");
   ImGui::TableSetupColumn("stream");
-  ImGui::TableSetupColumn("duration");
-  ImGui::TableSetupColumn("duration delta");
+  ImGui::TableSetupColumn("baseline");
+  ImGui::TableSetupColumn("new");
+  ImGui::TableSetupColumn("delta");
   ImGui::TableSetupColumn("start delta");
   ImGui::TableHeadersRow();
   ImGuiListClipper clipper;
@@ -63,7 +72,7 @@ void show_compare(const AppState& state, ActionQueue& out) {
       if (ImGui::Selectable(name.c_str(), current_event >= 0 && current_event == state.selected,
                             ImGuiSelectableFlags_SpanAllColumns) &&
           current_event >= 0) {
-        out.push_back(Select{current_event});
+        out.push_back(Reveal{current_event, 0, false});  // into view, the deltas stay in front
       }
       ImGui::TableSetColumnIndex(1);
       ImGui::Text("%d", d.device);
@@ -78,10 +87,17 @@ void show_compare(const AppState& state, ActionQueue& out) {
         ImGui::TextUnformatted(stream_name(d.stream_b).c_str());
       }
       ImGui::TableSetColumnIndex(3);
-      ImGui::TextUnformatted(format_duration(d.in_b ? d.duration_b_ns : d.duration_a_ns).c_str());
+      ImGui::TextUnformatted(d.in_a ? format_duration(d.duration_a_ns).c_str() : "-");
       ImGui::TableSetColumnIndex(4);
-      ImGui::TextUnformatted(d.matched() ? signed_duration(d.duration_delta_ns()).c_str() : "-");
+      ImGui::TextUnformatted(d.in_b ? format_duration(d.duration_b_ns).c_str() : "-");
       ImGui::TableSetColumnIndex(5);
+      if (d.matched()) {
+        ImGui::TextColored(delta_color(d.duration_delta_ns(), c.changed[row] != 0), "%s",
+                           signed_duration(d.duration_delta_ns()).c_str());
+      } else {
+        ImGui::TextUnformatted("-");
+      }
+      ImGui::TableSetColumnIndex(6);
       ImGui::TextUnformatted(d.matched() ? signed_duration(d.start_delta_ns()).c_str() : "-");
       ImGui::PopID();
     }

@@ -10,6 +10,11 @@ std::string stream_name(int stream) {
   return stream == sched::kMainStream ? "0 (main)" : fmt::format("{}", stream);
 }
 
+std::string stream_name(int stream, trace::StreamKind kind) {
+  if (kind == trace::StreamKind::kCommunication) return fmt::format("comm {}", stream);
+  return stream == sched::kMainStream ? "0 (main)" : fmt::format("{}", stream);
+}
+
 std::string format_bytes(int64_t bytes) {
   const double b = static_cast<double>(bytes);
   if (bytes >= (int64_t{1} << 30)) return fmt::format("{:.2f} GiB", b / (1 << 30));

@@ -8,13 +8,41 @@
 #include <imgui.h>
 
 #include "app/gui/layout/ruler.h"
+#include "app/gui/model/app_state.h"
 #include "app/gui/views/views.h"
 
 namespace sl::gui {
 namespace {
 
+// Preferred panel sizes at scale 1; smaller windows give them a fraction.
 constexpr float kLeftWidth = 380;
 constexpr float kBottomHeight = 250;
+constexpr float kSplitter = 6;  // the draggable gap between panels
+
+// A draggable gap: horizontal drags move `size` (a width), vertical ones a height.
+void splitter(const char* id, bool vertical, float* size, float min_size, float max_size, float length) {
+  const float thickness = kSplitter;
+  ImGui::InvisibleButton(id, vertical ? ImVec2(thickness, length) : ImVec2(length, thickness));
+  if (ImGui::IsItemActive() || ImGui::IsItemHovered()) {
+    ImGui::SetMouseCursor(vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
+  }
+  if (ImGui::IsItemActive()) *size += vertical ? ImGui::GetIO().MouseDelta.x : -ImGui::GetIO().MouseDelta.y;
+  *size = std::clamp(*size, min_size, std::max(min_size, max_size));
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  const ImU32 colour = ImGui::GetColorU32(ImGui::IsItemActive() ? ImGuiCol_SeparatorActive
+                                          : ImGui::IsItemHovered() ? ImGuiCol_SeparatorHovered
+                                                                   : ImGuiCol_Separator);
+  if (vertical) {
+    ImGui::GetWindowDrawList()->AddLine(ImVec2((a.x + b.x) / 2, a.y), ImVec2((a.x + b.x) / 2, b.y), colour);
+  } else {
+    ImGui::GetWindowDrawList()->AddLine(ImVec2(a.x, (a.y + b.y) / 2), ImVec2(b.x, (a.y + b.y) / 2), colour);
+  }
+}
+
+// Keyboard focus in a dialog's text field when it opens, so typing and Enter work at once.
+void focus_on_open() {
+  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+}
 
 void copy_to(char* dst, size_t size, const std::string& src) {
   std::strncpy(dst, src.c_str(), size - 1);
@@ -40,6 +68,11 @@ void toolbar(const AppState& state, UiState& ui, ActionQueue& out) {
       ImGui::Text("%zu hits", state.search_hits.size());
     }
   }
+  if (state.search_hits.size() > 1) {
+    ImGui::SameLine();
+    if (ImGui::Button("longest")) out.push_back(SearchLongest{});
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("jump to the longest hit; < and > then go by duration");
+  }
   ImGui::SameLine();
   if (ImGui::Button("Fit")) out.push_back(FitAll{});
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("fit the whole run (F, or double-click the timeline)");
@@ -50,6 +83,14 @@ void toolbar(const AppState& state, UiState& ui, ActionQueue& out) {
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip("wheel: zoom at the cursor; drag: pan; right- or shift-drag: zoom to a range;\n"
                       "W/S or Up/Down: zoom; A/D or Left/Right: pan; double-click or F: fit");
+  }
+  if (state.comparing()) {
+    // The compare loop's one number: how much the makespan moved.
+    const int64_t delta = state.comparison->summary.makespan_delta_ns();
+    ImGui::SameLine();
+    ImGui::TextColored(delta > 0 ? ImVec4(1.0f, 0.45f, 0.4f, 1) : ImVec4(0.45f, 0.9f, 0.45f, 1),
+                       "makespan %s%s vs run %lld", delta > 0 ? "+" : "", format_duration(delta).c_str(),
+                       static_cast<long long>(state.baseline->info.id));
   }
   if (!state.message.text.empty()) {
     ImGui::SameLine();
@@ -100,14 +141,20 @@ void show_menu_bar(const AppState& state, UiState& ui, ActionQueue& out) {
   }
   ImGui::EndMenuBar();
 
+  if (ImGui::IsKeyPressed('Q') && ImGui::GetIO().KeyCtrl) ui.quit_requested = true;
   if (open_db) {
     copy_to(ui.db_path, sizeof(ui.db_path), state.db_path);
     ImGui::OpenPopup("Open database");
   }
-  if (export_png) ImGui::OpenPopup("Export PNG");
+  if (export_png) {
+    // Shown absolute: a relative name is saved beside the database, not in the working directory.
+    copy_to(ui.png_path, sizeof(ui.png_path), export_path(state.db_path, ui.png_path));
+    ImGui::OpenPopup("Export PNG");
+  }
   if (ImGui::BeginPopupModal("Open database", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::TextUnformatted("streamlens database (.db):");
-    ImGui::SetNextItemWidth(480);
+    ImGui::SetNextItemWidth(480 * ui.scale);
+    focus_on_open();
     bool enter = ImGui::InputText("##path", ui.db_path, sizeof(ui.db_path), ImGuiInputTextFlags_EnterReturnsTrue);
     if (ImGui::Button("Open") || enter) {
       out.push_back(OpenDatabase{ui.db_path});
@@ -119,10 +166,13 @@ void show_menu_bar(const AppState& state, UiState& ui, ActionQueue& out) {
   }
   if (ImGui::BeginPopupModal("Export PNG", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::TextUnformatted("save the window as a PNG:");
-    ImGui::SetNextItemWidth(480);
+    ImGui::SetNextItemWidth(480 * ui.scale);
+    focus_on_open();
     bool enter = ImGui::InputText("##png", ui.png_path, sizeof(ui.png_path), ImGuiInputTextFlags_EnterReturnsTrue);
+    const std::string target = export_path(state.db_path, ui.png_path);
+    ImGui::TextDisabled("saves to %s", target.c_str());
     if (ImGui::Button("Save") || enter) {
-      out.push_back(ExportPng{ui.png_path});
+      out.push_back(ExportPng{target});
       ImGui::CloseCurrentPopup();
     }
     ImGui::SameLine();
@@ -144,40 +194,73 @@ void show_main_window(const AppState& state, UiState& ui, ActionQueue& out) {
   show_menu_bar(state, ui, out);
   toolbar(state, ui, out);
 
-  ImGui::BeginChild("left", ImVec2(kLeftWidth, 0), true);
+  // Panels that fit the window: at 900x600 the timeline keeps most of the width.
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  if (ui.left_width < 0) ui.left_width = std::min(kLeftWidth * ui.scale, avail.x * 0.3f);
+  if (ui.bottom_height < 0) ui.bottom_height = std::min(kBottomHeight * ui.scale, avail.y * 0.35f);
+  const float min_panel = 120 * ui.scale;
+  ui.left_width = std::clamp(ui.left_width, min_panel, std::max(min_panel, avail.x - 2 * min_panel));
+  ui.bottom_height = std::clamp(ui.bottom_height, 60 * ui.scale, std::max(60 * ui.scale, avail.y - min_panel));
+
+  ImGui::BeginChild("left", ImVec2(ui.left_width, 0), true);
   if (ImGui::CollapsingHeader("Runs", ImGuiTreeNodeFlags_DefaultOpen)) show_runs_panel(state, out);
   if (ImGui::CollapsingHeader("Program and streams", ImGuiTreeNodeFlags_DefaultOpen)) {
     show_program_panel(state, ui, out);
   }
   ImGui::EndChild();
-  ImGui::SameLine();
+  ImGui::SameLine(0, 0);
+  splitter("##split_left", true, &ui.left_width, min_panel, avail.x - 2 * min_panel, avail.y);
+  ImGui::SameLine(0, 0);
 
   ImGui::BeginGroup();
   const float right_h = ImGui::GetContentRegionAvail().y;
-  ImGui::BeginChild("timeline", ImVec2(0, std::max(120.0f, right_h - kBottomHeight)), true);
+  const float right_w = ImGui::GetContentRegionAvail().x;
+  ImGui::BeginChild("timeline", ImVec2(0, std::max(min_panel, right_h - ui.bottom_height - kSplitter)), true);
   show_timeline(state, ui, out);
   ImGui::EndChild();
-  ImGui::BeginChild("bottom", ImVec2(0, 0), true);
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
+  splitter("##split_bottom", false, &ui.bottom_height, 60 * ui.scale, right_h - min_panel, right_w);
+  ImGui::PopStyleVar();
+  ImGui::BeginChild("bottom", ImVec2(0, 0), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  // Each tab scrolls in its own child, so the tab bar stays put.
+  auto tab_content = [](const char* id) {
+    ImGui::BeginChild(id, ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  };
+  // A tab asked for by the model (a statistics row revealed an event: Details).
+  auto requested = [&](const char* tab) -> ImGuiTabItemFlags {
+    if (state.tab_request.generation == ui.tab_generation || state.tab_request.tab != tab) return 0;
+    return ImGuiTabItemFlags_SetSelected;
+  };
+  const ImGuiTabItemFlags details_flags = requested("details"), stats_flags = requested("statistics"),
+                          program_flags = requested("program");
+  ImGuiTabItemFlags compare_request = requested("compare");
+  ui.tab_generation = state.tab_request.generation;
   if (ImGui::BeginTabBar("tabs")) {
-    if (ImGui::BeginTabItem("Details")) {
+    if (ImGui::BeginTabItem("Details", nullptr, details_flags)) {
+      tab_content("details_content");
       show_details(state, out);
+      ImGui::EndChild();
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Statistics")) {
-      show_statistics(state, out);
+    if (ImGui::BeginTabItem("Statistics", nullptr, stats_flags)) {
+      tab_content("stats_content");
+      show_statistics(state, ui, out);
+      ImGui::EndChild();
       ImGui::EndTabItem();
     }
     // Open the compare tab by itself when a comparison starts.
-    ImGuiTabItemFlags compare_flags = 0;
+    ImGuiTabItemFlags compare_flags = compare_request;
     if (state.comparing() && ui.compare_tab_for != state.baseline->info.id) {
       compare_flags = ImGuiTabItemFlags_SetSelected;
       ui.compare_tab_for = state.baseline->info.id;
     }
     if (ImGui::BeginTabItem("Compare", nullptr, compare_flags)) {
+      tab_content("compare_content");
       show_compare(state, out);
+      ImGui::EndChild();
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Program text")) {
+    if (ImGui::BeginTabItem("Program text", nullptr, program_flags)) {
       program_text_tab(state);
       ImGui::EndTabItem();
     }

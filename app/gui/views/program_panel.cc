@@ -16,10 +16,7 @@ namespace {
 void rerun_buttons(const AppState& state, ActionQueue& out) {
   const bool can_rerun = state.current && !state.current->program_text.empty() && !state.busy();
   for (const char* backend : {"sim", "cpu", "cuda"}) {
-    std::string why = state.services.unavailable_reason ? state.services.unavailable_reason(backend) : "";
-    if (why.empty() && state.current && state.current->program_text.empty()) why = "this run has no program to rerun";
-    if (why.empty() && state.job.active) why = "a rerun is in progress";
-    if (why.empty() && state.load.active) why = "a run is loading";
+    const std::string why = rerun_refusal(state, backend);
     ImGui::BeginDisabled(!can_rerun || !why.empty());
     std::string label = fmt::format("Rerun {}", backend);
     if (ImGui::Button(label.c_str())) out.push_back(Rerun{backend});
@@ -28,7 +25,9 @@ void rerun_buttons(const AppState& state, ActionQueue& out) {
       if (why.empty()) {
         ImGui::SetTooltip("run the program again on %s with the streams below and save it as a new run", backend);
       } else {
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 35);
         ImGui::SetTooltip("%s", why.c_str());
+        ImGui::PopTextWrapPos();
       }
     }
     ImGui::SameLine();
@@ -43,8 +42,30 @@ void rerun_buttons(const AppState& state, ActionQueue& out) {
       // Indeterminate: a bar that moves with time.
       fraction = static_cast<float>(ImGui::GetTime() * 0.5 - static_cast<int>(ImGui::GetTime() * 0.5));
     }
+    if (ImGui::Button("Cancel")) out.push_back(CancelRerun{});
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("stop this rerun; its run is kept, marked interrupted (a cpu operation already\n"
+                        "running finishes in the background, and nothing of it is saved)");
+    }
+    ImGui::SameLine();
     ImGui::ProgressBar(fraction, ImVec2(-1, 0), overlay.c_str());
   }
+}
+
+// Rows grouped by computation, in the order the computations first appear
+// (HLO names repeat across computations: windowed_einsum's x, w, acc, i).
+std::vector<size_t> grouped_rows(const LoadedRun& run) {
+  std::vector<size_t> rows(run.streams.size());
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  const auto& comps = run.outline.computations;
+  if (comps.size() != rows.size()) return rows;
+  std::vector<std::string> order;
+  for (const auto& c : comps) {
+    if (std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
+  }
+  auto rank = [&](size_t i) { return std::find(order.begin(), order.end(), comps[i]) - order.begin(); };
+  std::stable_sort(rows.begin(), rows.end(), [&](size_t a, size_t b) { return rank(a) < rank(b); });
+  return rows;
 }
 
 // Suggest: the simulator's search, its progress, and the candidates with an apply button each.
@@ -103,7 +124,6 @@ void suggest_section(const AppState& state, ActionQueue& out) {
 }  // namespace
 
 void show_program_panel(const AppState& state, UiState& ui, ActionQueue& out) {
-  (void)ui;
   if (!state.current) {
     ImGui::TextDisabled("no run open");
     return;
@@ -137,18 +157,29 @@ void show_program_panel(const AppState& state, UiState& ui, ActionQueue& out) {
   if (!ImGui::BeginTable("program", 2, flags, ImVec2(0, 0))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("instruction", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn("stream", ImGuiTableColumnFlags_WidthFixed, 110);
+  ImGui::TableSetupColumn("stream", ImGuiTableColumnFlags_WidthFixed, 110 * ui.scale);
   ImGui::TableHeadersRow();
-  for (const auto& entry : run.streams) {
-    ImGui::PushID(entry.instruction.c_str());
+  const auto& comps = run.outline.computations;
+  std::string group = "\x01";  // no computation is named that: the first row opens a group
+  for (size_t row : grouped_rows(run)) {
+    const auto& entry = run.streams[row];
+    if (row < comps.size() && comps[row] != group) {
+      group = comps[row];
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextDisabled("%s", group.empty() ? "(not in the program text)" : group.c_str());
+    }
+    ImGui::PushID(static_cast<int>(row));
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
+    ImGui::Indent(ImGui::GetFontSize() * 0.5f);
     const bool edited = state.edits.count(entry.instruction) != 0;
     if (edited) {
       ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "%s *", entry.instruction.c_str());
     } else {
       ImGui::TextUnformatted(entry.instruction.c_str());
     }
+    ImGui::Unindent(ImGui::GetFontSize() * 0.5f);
     ImGui::TableSetColumnIndex(1);
     const int stream = effective_stream(state, entry.instruction);
     if (!entry.async_capable) {

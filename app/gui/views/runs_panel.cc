@@ -18,10 +18,13 @@ void show_runs_panel(const AppState& state, ActionQueue& out) {
   if (ImGui::SmallButton("refresh")) out.push_back(RefreshRuns{});
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("runs", 5, flags, ImVec2(0, 170))) return;
+  // 13 px is the unscaled font: the table grows with --font-scale.
+  if (!ImGui::BeginTable("runs", 6, flags, ImVec2(0, 170 * ImGui::GetFontSize() / 13))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("run");
   ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch);
+  // Its own column: the name ends "(rerun of #N)", which a narrow panel cuts off.
+  ImGui::TableSetupColumn("of");
   ImGui::TableSetupColumn("backend");
   ImGui::TableSetupColumn("makespan");
   ImGui::TableSetupColumn("");
@@ -46,14 +49,28 @@ void show_runs_panel(const AppState& state, ActionQueue& out) {
     ImGui::TableSetColumnIndex(1);
     ImGui::TextUnformatted(run.name.c_str());
     ImGui::TableSetColumnIndex(2);
+    if (const int64_t source = rerun_source(run); source > 0) {
+      ImGui::Text("#%lld", static_cast<long long>(source));
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("a rerun of run %lld", static_cast<long long>(source));
+    }
+    ImGui::TableSetColumnIndex(3);
     if (run.status == trace::RunStatus::kComplete) {
       ImGui::TextUnformatted(run.backend.c_str());
     } else {
-      ImGui::Text("%s (%s)", run.backend.c_str(), trace::run_status_name(run.status));
+      // Coloured rather than spelt out: "(interrupted)" would squeeze the name column to nothing.
+      const ImVec4 colour = run.status == trace::RunStatus::kRunning ? ImVec4(0.9f, 0.8f, 0.4f, 1.0f)
+                            : run.status == trace::RunStatus::kFailed ? ImVec4(1.0f, 0.4f, 0.4f, 1.0f)
+                                                                      : ImVec4(1.0f, 0.6f, 0.3f, 1.0f);
+      ImGui::TextColored(colour, "%s!", run.backend.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", trace::run_status_name(run.status));
     }
-    ImGui::TableSetColumnIndex(3);
-    ImGui::TextUnformatted(format_duration(run.makespan_ns).c_str());
     ImGui::TableSetColumnIndex(4);
+    if (run.status == trace::RunStatus::kComplete) {
+      ImGui::TextUnformatted(format_duration(run.makespan_ns).c_str());
+    } else {
+      ImGui::TextDisabled("-");
+    }
+    ImGui::TableSetColumnIndex(5);
     ImGui::BeginDisabled(current == 0 || run.id == current);
     if (ImGui::SmallButton("vs")) out.push_back(Compare{run.id});
     ImGui::EndDisabled();

@@ -1,27 +1,30 @@
 // Statistics of the open run: makespan, busy time per stream, overlap of
-// compute and communication, critical path, and a per-kernel table.
+// compute and communication, critical path, a sortable per-kernel table and
+// the longest individual kernels (click a row: select it, bring it into view,
+// open Details), and the same for a measured range (shift-drag).
 
 #include <fmt/format.h>
 #include <imgui.h>
 
 #include "app/gui/layout/ruler.h"
+#include "app/gui/layout/time_format.h"
 #include "app/gui/views/views.h"
 
 namespace sl::gui {
+namespace {
 
-void show_statistics(const AppState& state, ActionQueue& out) {
-  if (!state.current) {
-    ImGui::TextDisabled("no run open");
-    return;
-  }
-  const LoadedRun& run = *state.current;
-  if (run.stats_pending()) {
-    ImGui::Text("%zu events, loaded in %.0f ms; computing statistics...", run.trace.events.size(), run.load_ms);
-    return;
-  }
+constexpr ImGuiTableFlags kTableFlags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                                        ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit |
+                                        ImGuiTableFlags_Resizable;
+
+void summary(const LoadedRun& run, ActionQueue& out) {
   const TraceStats& s = run.stats;
   ImGui::Text("makespan %s   events %lld   loaded in %.0f ms", format_duration(s.makespan_ns).c_str(),
               static_cast<long long>(s.events), run.load_ms);
+  if (!s.steps.empty()) {
+    ImGui::SameLine();
+    ImGui::Text("  %zu steps", s.steps.size());
+  }
   for (const trace::DeviceOverlap& d : s.overlap.devices) {
     ImGui::Text("device %d: compute %s, communication %s, overlapped %s (%.0f%% of communication hidden)", d.device,
                 format_duration(d.compute_ns).c_str(), format_duration(d.communication_ns).c_str(),
@@ -32,62 +35,165 @@ void show_statistics(const AppState& state, ActionQueue& out) {
               format_duration(path.length_ns()).c_str(), format_duration(path.busy_ns).c_str());
   if (!path.events.empty()) {
     ImGui::SameLine();
-    if (ImGui::SmallButton("select its last event")) out.push_back(Select{path.events.back()});
+    if (ImGui::SmallButton("show its last event")) out.push_back(Reveal{path.events.back()});
   }
-  for (const auto& c : run.trace.counters) {
-    ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "%s: %lld  %s", c.name.c_str(), static_cast<long long>(c.value),
-                       c.description.c_str());
+  // Counters (odd or dropped records, link results) fold away: a linked capture has a dozen.
+  if (!run.trace.counters.empty() &&
+      ImGui::TreeNode("counters", "%zu counters of the import / run", run.trace.counters.size())) {
+    for (const auto& c : run.trace.counters) {
+      ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "%s: %lld  %s", c.name.c_str(), static_cast<long long>(c.value),
+                         c.description.c_str());
+    }
+    ImGui::TreePop();
   }
+}
 
-  const float half = ImGui::GetContentRegionAvail().x * 0.42f;
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV |
-                                ImGuiTableFlags_SizingFixedFit;
-  if (ImGui::BeginTable("streams", 3, flags, ImVec2(half, 0))) {
-    ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("stream", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("busy");
-    ImGui::TableSetupColumn("busy %");
-    ImGui::TableHeadersRow();
-    for (const trace::StreamBusy& st : s.streams) {
+void streams_table(const TraceStats& s, float width) {
+  if (!ImGui::BeginTable("streams", 3, kTableFlags, ImVec2(width, 0))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("stream", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("busy");
+  ImGui::TableSetupColumn("busy %");
+  ImGui::TableHeadersRow();
+  for (const trace::StreamBusy& st : s.streams) {
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextUnformatted(track_label(st.device, st.stream, st.stream_kind).c_str());
+    ImGui::TableSetColumnIndex(1);
+    ImGui::TextUnformatted(format_duration(st.busy_ns).c_str());
+    ImGui::TableSetColumnIndex(2);
+    ImGui::Text("%.1f", s.busy_fraction(st) * 100);
+  }
+  ImGui::EndTable();
+}
+
+// The kernel table, sorted by the clicked header; `key` names the source
+// rows so the sorted copy in `ui` is redone only when they or the order change.
+void kernel_table_view(const std::vector<KernelRow>& source, const std::string& key, UiState& ui, ActionQueue& out,
+                       float width) {
+  static const char* const kHeaders[] = {"kernel", "count", "total", "%", "mean", "median", "min", "max"};
+  if (!ImGui::BeginTable("kernels", 8, kTableFlags | ImGuiTableFlags_Sortable, ImVec2(width, 0))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  for (int c = 0; c < 8; ++c) {
+    ImGuiTableColumnFlags f = c == 0 ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_PreferSortDescending;
+    if (c == 2) f |= ImGuiTableColumnFlags_DefaultSort;
+    ImGui::TableSetupColumn(kHeaders[c], f, 0, static_cast<ImGuiID>(c));
+  }
+  ImGui::TableHeadersRow();
+  if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs != nullptr && specs->SpecsCount > 0) {
+    ui.kernel_sort_column = static_cast<int>(specs->Specs[0].ColumnUserID);
+    ui.kernel_sort_ascending = specs->Specs[0].SortDirection == ImGuiSortDirection_Ascending;
+    specs->SpecsDirty = false;
+  }
+  const std::string full_key = fmt::format("{}/{}/{}", key, ui.kernel_sort_column, ui.kernel_sort_ascending);
+  if (full_key != ui.kernel_rows_key) {
+    ui.kernel_rows = source;
+    sort_kernel_rows(ui.kernel_rows, static_cast<KernelColumn>(ui.kernel_sort_column), ui.kernel_sort_ascending);
+    ui.kernel_rows_key = full_key;
+  }
+  ImGuiListClipper clipper;  // the table can hold thousands of kernel names
+  clipper.Begin(static_cast<int>(ui.kernel_rows.size()));
+  while (clipper.Step()) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const KernelRow& k = ui.kernel_rows[static_cast<size_t>(i)];
+      ImGui::PushID(i);
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
-      ImGui::TextUnformatted(track_label(st.device, st.stream).c_str());
-      ImGui::TableSetColumnIndex(1);
-      ImGui::TextUnformatted(format_duration(st.busy_ns).c_str());
-      ImGui::TableSetColumnIndex(2);
-      ImGui::Text("%.1f", s.busy_fraction(st) * 100);
-    }
-    ImGui::EndTable();
-  }
-  ImGui::SameLine();
-  if (ImGui::BeginTable("kernels", 5, flags, ImVec2(0, 0))) {
-    ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("kernel", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("count");
-    ImGui::TableSetupColumn("total");
-    ImGui::TableSetupColumn("mean");
-    ImGui::TableSetupColumn("max");
-    ImGui::TableHeadersRow();
-    ImGuiListClipper clipper;  // the table can hold thousands of kernel names
-    clipper.Begin(static_cast<int>(s.kernels.size()));
-    while (clipper.Step()) {
-      for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-        const trace::KernelStats& k = s.kernels[static_cast<size_t>(i)];
-        ImGui::TableNextRow();
-        ImGui::TableSetColumnIndex(0);
-        ImGui::TextUnformatted(k.name.c_str());
-        ImGui::TableSetColumnIndex(1);
-        ImGui::Text("%lld", static_cast<long long>(k.count));
-        ImGui::TableSetColumnIndex(2);
-        ImGui::TextUnformatted(format_duration(k.total_ns).c_str());
-        ImGui::TableSetColumnIndex(3);
-        ImGui::TextUnformatted(format_duration(static_cast<int64_t>(k.mean_ns)).c_str());
-        ImGui::TableSetColumnIndex(4);
-        ImGui::TextUnformatted(format_duration(k.max_ns).c_str());
+      if (ImGui::Selectable(k.name.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) {
+        out.push_back(Reveal{k.longest_event});
       }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\nclick: show its longest call", k.name.c_str());
+      ImGui::TableSetColumnIndex(1);
+      ImGui::Text("%lld", static_cast<long long>(k.count));
+      ImGui::TableSetColumnIndex(2);
+      ImGui::TextUnformatted(format_duration(k.total_ns).c_str());
+      ImGui::TableSetColumnIndex(3);
+      ImGui::Text("%.1f", k.share * 100);
+      ImGui::TableSetColumnIndex(4);
+      ImGui::TextUnformatted(format_duration(static_cast<int64_t>(k.mean_ns)).c_str());
+      ImGui::TableSetColumnIndex(5);
+      ImGui::TextUnformatted(format_duration(k.median_ns).c_str());
+      ImGui::TableSetColumnIndex(6);
+      ImGui::TextUnformatted(format_duration(k.min_ns).c_str());
+      ImGui::TableSetColumnIndex(7);
+      ImGui::TextUnformatted(format_duration(k.max_ns).c_str());
+      ImGui::PopID();
     }
-    ImGui::EndTable();
   }
+  ImGui::EndTable();
+}
+
+void longest_view(const trace::Trace& t, const std::vector<uint32_t>& longest, int64_t selected, ActionQueue& out) {
+  if (!ImGui::BeginTable("longest", 4, kTableFlags, ImVec2(0, 0))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("longest kernels", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("duration");
+  ImGui::TableSetupColumn("start");
+  ImGui::TableSetupColumn("stream");
+  ImGui::TableHeadersRow();
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(longest.size()));
+  while (clipper.Step()) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const uint32_t e = longest[static_cast<size_t>(i)];
+      const trace::Event& ev = t.events[e];
+      ImGui::PushID(i);
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      std::string label = fmt::format("{}. {}", i + 1, t.name_of(ev));
+      if (ImGui::Selectable(label.c_str(), static_cast<int64_t>(e) == selected, ImGuiSelectableFlags_SpanAllColumns)) {
+        out.push_back(Reveal{e});
+      }
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(format_duration(ev.duration_ns()).c_str());
+      ImGui::TableSetColumnIndex(2);
+      ImGui::TextUnformatted(format_time_us(ev.start_ns).c_str());
+      ImGui::TableSetColumnIndex(3);
+      ImGui::Text("dev %d %s", ev.device, stream_name(ev.stream, ev.stream_kind).c_str());
+      ImGui::PopID();
+    }
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void show_statistics(const AppState& state, UiState& ui, ActionQueue& out) {
+  if (!state.current) {
+    ImGui::TextDisabled("no run open");
+    return;
+  }
+  const LoadedRun& run = *state.current;
+  if (run.stats_pending()) {
+    ImGui::Text("%zu events, loaded in %.0f ms; computing statistics...", run.trace.events.size(), run.load_ms);
+    return;
+  }
+  const std::vector<KernelRow>* rows = &run.stats.kernel_rows;
+  const std::vector<uint32_t>* longest = &run.stats.longest;
+  std::string key = fmt::format("run{}", run.info.id);
+  if (state.range) {
+    const RangeStats& r = *state.range;
+    ImGui::TextColored(ImVec4(1, 0.83f, 0.43f, 1), "range %s .. %s: dt %s, %lld events starting in it, %s busy",
+                       format_time_exact(r.t0).c_str(), format_time_exact(r.t1).c_str(),
+                       format_duration_exact(r.t1 - r.t0).c_str(), static_cast<long long>(r.events),
+                       format_duration(r.busy_ns).c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("clear range")) out.push_back(ClearRange{});
+    rows = &r.kernels;
+    longest = &r.longest;
+    key = fmt::format("run{}/range{}-{}", run.info.id, r.t0, r.t1);
+  } else {
+    summary(run, out);
+    ImGui::TextDisabled("shift-drag in the timeline to measure a range and see its statistics here");
+  }
+  const float avail = ImGui::GetContentRegionAvail().x;
+  if (!state.range) {
+    streams_table(run.stats, avail * 0.22f);
+    ImGui::SameLine();
+  }
+  kernel_table_view(*rows, key, ui, out, avail * (state.range ? 0.6f : 0.48f));
+  ImGui::SameLine();
+  longest_view(run.trace, *longest, state.selected, out);
 }
 
 }  // namespace sl::gui

@@ -11,6 +11,7 @@
 
 #include "app/gui/layout/colors.h"
 #include "app/gui/layout/ruler.h"
+#include "app/gui/layout/time_format.h"
 #include "app/gui/layout/timeline_layout.h"
 #include "app/gui/views/views.h"
 
@@ -23,11 +24,13 @@ constexpr float kTrackHeight = 22;
 constexpr float kTrackGap = 3;
 constexpr float kSectionHeight = 20;
 constexpr float kMinMergePx = 3;
+constexpr float kOverviewHeight = 26;
 constexpr ImU32 kBackground = IM_COL32(24, 24, 28, 255);
 constexpr ImU32 kRowShade = IM_COL32(32, 32, 38, 255);
 constexpr ImU32 kGridColor = IM_COL32(70, 70, 80, 255);
 constexpr ImU32 kTextColor = IM_COL32(220, 220, 225, 255);
 constexpr ImU32 kArrowColor = IM_COL32(255, 230, 80, 255);
+const ImU32 kMeasureColor = pack_rgba(kMeasureRgb);
 
 struct Row {
   const LoadedRun* run = nullptr;
@@ -42,6 +45,10 @@ struct Section {
   std::string title;
   float y = 0;
 };
+
+// Runs linked to an XLA module (streamlens import --xla-dump) know each
+// kernel's instruction: labels show it.
+bool is_linked(const trace::RunInfo& info) { return info.config_json.find("\"linked_module\"") != std::string::npos; }
 
 ImU32 label_color(uint32_t fill) {
   Rgb c = unpack_rgb(fill);
@@ -63,10 +70,15 @@ void show_legend() {
   }
   ImVec2 p = ImGui::GetCursorScreenPos();
   float h = ImGui::GetTextLineHeight();
-  dl->AddRectFilled(p, ImVec2(p.x + h, p.y + h), merged_color(trace::EventKind::kGemm));
+  dl->AddRectFilled(p, ImVec2(p.x + h / 2, p.y + h), merged_color(trace::EventKind::kGemm, 1.0));
+  dl->AddRectFilled(ImVec2(p.x + h / 2, p.y), ImVec2(p.x + h, p.y + h), merged_color(trace::EventKind::kGemm, 0.2));
   ImGui::Dummy(ImVec2(h, h));
   ImGui::SameLine();
-  ImGui::TextUnformatted("merged (< 3 px)");
+  ImGui::TextUnformatted("merged: main kind, darker = sparser");
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("events narrower than 3 px merge into one block, coloured by the kind\n"
+                      "with the most time in it and darker the less of it is busy");
+  }
 }
 
 void show_ruler(const Viewport& view, float track_w, ImVec2 origin) {
@@ -81,6 +93,74 @@ void show_ruler(const Viewport& view, float track_w, ImVec2 origin) {
   }
   std::string span = "view " + format_duration(view.span_ns());
   dl->AddText(ImVec2(origin.x + 4, origin.y + 1), kTextColor, span.c_str());
+  if (ruler.relative) {
+    // Deep zoom far from 0: ticks count from this time, printed in full once.
+    std::string from = "+ from " + format_time_exact(ruler.origin_ns);
+    dl->AddText(ImVec2(origin.x + 4, origin.y + kRulerHeight / 2), IM_COL32(255, 200, 120, 255), from.c_str());
+  }
+}
+
+// The whole run in one strip: busy time per bin coloured by its main kind,
+// the visible range outlined; clicking or dragging in it moves the view there.
+void show_overview(const LoadedRun& run, const Viewport& view, float full_w, ActionQueue& out) {
+  const Overview& o = run.stats.overview;
+  ImVec2 p = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("overview", ImVec2(full_w, kOverviewHeight));
+  const bool held = ImGui::IsItemActive();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float x0 = p.x + kLabelWidth, w = std::max(1.0f, full_w - kLabelWidth);
+  dl->AddRectFilled(p, ImVec2(p.x + full_w, p.y + kOverviewHeight), kBackground);
+  dl->AddText(ImVec2(p.x + 4, p.y + 1), kTextColor, "overview");
+  if (o.bins.empty() || o.max_busy_ns <= 0) return;
+  const Viewport whole{o.begin_ns, o.end_ns};
+  const float bin_w = w / static_cast<float>(o.bins.size());
+  for (size_t b = 0; b < o.bins.size(); ++b) {
+    const OverviewBin& bin = o.bins[b];
+    if (bin.busy_ns <= 0) continue;
+    const float h = (kOverviewHeight - 2) * static_cast<float>(static_cast<double>(bin.busy_ns) /
+                                                                static_cast<double>(o.max_busy_ns));
+    const float bx = x0 + bin_w * static_cast<float>(b);
+    dl->AddRectFilled(ImVec2(bx, p.y + kOverviewHeight - 1 - std::max(1.0f, h)),
+                      ImVec2(bx + std::max(1.0f, bin_w), p.y + kOverviewHeight - 1), kind_color(bin.kind));
+  }
+  for (const StepSpan& step : run.stats.steps) {
+    const float sx = x0 + whole.to_px(step.start_ns, w);
+    dl->AddLine(ImVec2(sx, p.y), ImVec2(sx, p.y + kOverviewHeight), IM_COL32(255, 255, 255, 70));
+  }
+  const float vx0 = x0 + std::clamp(whole.to_px(view.start_ns, w), 0.0f, w);
+  const float vx1 = x0 + std::clamp(whole.to_px(view.end_ns, w), 0.0f, w);
+  dl->AddRectFilled(ImVec2(vx0, p.y), ImVec2(std::max(vx0 + 2, vx1), p.y + kOverviewHeight), IM_COL32(255, 255, 255, 40));
+  dl->AddRect(ImVec2(vx0, p.y), ImVec2(std::max(vx0 + 2, vx1), p.y + kOverviewHeight), IM_COL32(255, 255, 255, 200));
+  if (held) {
+    const float mx = ImGui::GetIO().MousePos.x - x0;
+    if (mx >= 0 && mx <= w) {
+      const int64_t centre = whole.to_ns(mx, w);
+      const int64_t delta = centre - (view.start_ns + view.span_ns() / 2);
+      if (delta != 0) out.push_back(Pan{delta});
+    }
+  }
+}
+
+// Step markers of linked runs (or --iterations passes) on the ruler: a line
+// at each step's start and its number where there is room.
+void show_steps(const std::vector<StepSpan>& steps, const Viewport& view, float track_w, ImVec2 origin,
+                float height) {
+  if (steps.empty()) return;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float area_x = origin.x + kLabelWidth;
+  auto first = std::lower_bound(steps.begin(), steps.end(), view.start_ns,
+                                [](const StepSpan& s, int64_t t) { return s.end_ns < t; });
+  float last_label = -1e9f;
+  for (auto it = first; it != steps.end() && it->start_ns <= view.end_ns; ++it) {
+    const float x = area_x + view.to_px(it->start_ns, track_w);
+    if (x >= area_x) dl->AddLine(ImVec2(x, origin.y), ImVec2(x, origin.y + height), IM_COL32(255, 255, 255, 60));
+    const float lx = std::max(x, area_x) + 3;
+    if (lx - last_label > 60) {
+      std::string label = fmt::format("step {}", it->step);
+      dl->AddText(ImVec2(lx, origin.y + kRulerHeight - 13), IM_COL32(200, 220, 255, 255), label.c_str());
+      last_label = lx;
+    }
+  }
 }
 
 void tooltip_for(const LoadedRun& run, const DrawRect& rect, UiState& ui) {
@@ -97,8 +177,8 @@ void tooltip_for(const LoadedRun& run, const DrawRect& rect, UiState& ui) {
     ImGui::Separator();
     ImGui::Text("instruction  %s", e.instruction != 0 ? t.instruction_of(e).c_str() : "-");
     ImGui::Text("kind         %s", trace::event_kind_name(e.kind));
-    ImGui::Text("stream       dev %d, %s", e.device, stream_name(e.stream).c_str());
-    ImGui::Text("start        %s", format_duration(e.start_ns).c_str());
+    ImGui::Text("stream       dev %d, %s", e.device, stream_name(e.stream, e.stream_kind).c_str());
+    ImGui::Text("start        %s", format_time_us(e.start_ns).c_str());
     ImGui::Text("duration     %s", format_duration(e.duration_ns()).c_str());
     if (e.bytes > 0) ImGui::Text("bytes        %s", format_bytes(e.bytes).c_str());
     if (e.flops > 0) ImGui::Text("flops        %.3g", static_cast<double>(e.flops));
@@ -106,6 +186,22 @@ void tooltip_for(const LoadedRun& run, const DrawRect& rect, UiState& ui) {
     if (!rate.empty()) ImGui::Text("achieved     %s", rate.c_str());
   }
   ImGui::EndTooltip();
+}
+
+// The persistent measurement: a band with its edges and the exact Δt.
+void draw_measure(const RangeStats& r, const Viewport& view, float track_w, float area_x, float top, float bottom) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float x0 = area_x + std::clamp(view.to_px(r.t0, track_w), -2.0f, track_w + 2);
+  const float x1 = area_x + std::clamp(view.to_px(r.t1, track_w), -2.0f, track_w + 2);
+  dl->AddRectFilled(ImVec2(x0, top), ImVec2(x1, bottom), IM_COL32(255, 220, 120, 36));
+  // Edges as 2 px filled rects: crisp (no anti-aliasing), so screenshots can find them.
+  dl->AddRectFilled(ImVec2(std::floor(x0) - 1, top), ImVec2(std::floor(x0) + 1, bottom), kMeasureColor);
+  dl->AddRectFilled(ImVec2(std::floor(x1) - 1, top), ImVec2(std::floor(x1) + 1, bottom), kMeasureColor);
+  std::string text = "dt " + format_duration_exact(r.t1 - r.t0) + fmt::format("  ({} events)", r.events);
+  const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+  const float tx = std::clamp((x0 + x1 - size.x) / 2, area_x + 2, area_x + track_w - size.x - 2);
+  dl->AddRectFilled(ImVec2(tx - 3, top + 2), ImVec2(tx + size.x + 3, top + size.y + 4), IM_COL32(40, 34, 10, 230));
+  dl->AddText(ImVec2(tx, top + 3), kMeasureColor, text.c_str());
 }
 
 void draw_arrow(ImDrawList* dl, ImVec2 from, ImVec2 to) {
@@ -132,6 +228,7 @@ void keyboard(const AppState& state, ActionQueue& out) {
     out.push_back(Pan{v.span_ns() / 10});
   }
   if (ImGui::IsKeyPressed('F')) out.push_back(FitAll{});
+  if (state.range && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) out.push_back(ClearRange{});
 }
 
 // Shown while a run (or a compare baseline) loads on its worker thread.
@@ -166,31 +263,46 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
   const float full_w = std::max(100.0f, ImGui::GetContentRegionAvail().x);
   const float track_w = std::max(50.0f, full_w - kLabelWidth);
 
+  if (!cur.stats_pending()) show_overview(cur, view, full_w, out);
   // Ruler (dragging on it selects a range to zoom to).
   ImVec2 ruler_origin = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("ruler", ImVec2(full_w, kRulerHeight));
   show_ruler(view, track_w, ruler_origin);
+  if (!cur.stats_pending()) show_steps(cur.stats.steps, view, track_w, ruler_origin, kRulerHeight);
 
-  // Rows: the baseline's tracks first when comparing, then the current run's.
+  // Rows: when comparing, each (device, stream) shows the baseline's track
+  // right above the current run's, so the same stream lines up.
   std::vector<Row> rows;
   std::vector<Section> sections;
+  std::vector<size_t> current_row_of(cur.index.tracks.size(), 0);
   float y = 0;
-  auto add_rows = [&](const LoadedRun& run, int64_t offset, bool baseline, const std::vector<uint8_t>* highlight) {
-    for (uint32_t t = 0; t < run.index.tracks.size(); ++t) {
-      rows.push_back({&run, t, y, offset, baseline, highlight});
-      y += kTrackHeight + kTrackGap;
-    }
+  auto add_row = [&](const LoadedRun& run, uint32_t t, int64_t offset, bool baseline,
+                     const std::vector<uint8_t>* highlight) {
+    if (!baseline) current_row_of[t] = rows.size();
+    rows.push_back({&run, t, y, offset, baseline, highlight});
+    y += kTrackHeight + kTrackGap;
   };
   if (state.comparing()) {
-    sections.push_back({fmt::format("baseline: run {} ({})", state.baseline->info.id, state.baseline->info.name), y});
+    sections.push_back({fmt::format("baseline run {} ({}, dimmed labels) above current run {} ({}), per stream",
+                                    state.baseline->info.id, state.baseline->info.name, cur.info.id, cur.info.name),
+                        y});
     y += kSectionHeight;
-    add_rows(*state.baseline, state.baseline->index.begin_ns - cur.index.begin_ns, true,
-             &state.comparison->base_changed);
-    sections.push_back({fmt::format("current: run {} ({})", cur.info.id, cur.info.name), y});
-    y += kSectionHeight;
+    if (std::string why = programs_differ(*state.comparison); !why.empty()) {
+      sections.push_back({"warning: " + why, y});
+      y += kSectionHeight;
+    }
+    const int64_t offset = state.baseline->index.begin_ns - cur.index.begin_ns;
+    for (const AlignedTrack& a : align_tracks(state.baseline->index, cur.index)) {
+      if (a.base_track >= 0) {
+        add_row(*state.baseline, static_cast<uint32_t>(a.base_track), offset, true, &state.comparison->base_changed);
+      }
+      if (a.current_track >= 0) {
+        add_row(cur, static_cast<uint32_t>(a.current_track), 0, false, &state.comparison->current_changed);
+      }
+    }
+  } else {
+    for (uint32_t t = 0; t < cur.index.tracks.size(); ++t) add_row(cur, t, 0, false, nullptr);
   }
-  size_t first_current_row = rows.size();
-  add_rows(cur, 0, false, state.comparing() ? &state.comparison->current_changed : nullptr);
   const float content_h = y;
 
   ImGui::BeginChild("tracks", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse);
@@ -233,11 +345,13 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
     if (top > clip_max.y || top + kTrackHeight < clip_min.y) continue;  // scrolled out: no layout
     const Track& track = row.run->index.tracks[row.track];
     if (r % 2 == 1) dl->AddRectFilled(ImVec2(origin.x, top), ImVec2(origin.x + full_w, top + kTrackHeight), kRowShade);
-    std::string label = track_label(track);
-    dl->AddText(ImVec2(origin.x + 4, top + 4), kTextColor, label.c_str());
+    std::string label = (row.baseline ? "base " : state.comparing() ? "new  " : "") + track_label(track);
+    dl->AddText(ImVec2(origin.x + 4, top + 4), row.baseline ? IM_COL32(150, 150, 160, 255) : kTextColor,
+                label.c_str());
 
     Viewport run_view{view.start_ns + row.offset, view.end_ns + row.offset};
     options.highlight = row.highlight;
+    options.prefer_instruction = is_linked(row.run->info);
     // `drawn` is reserved for every row, so pointers into it stay valid.
     drawn.push_back(layout_track(row.run->trace, row.run->index, row.track, run_view, options));
     const TrackDraw& draw = drawn.back();
@@ -252,9 +366,9 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
         dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), pack_rgba(kSelectionRgb), 0, 0, 2.0f);
       }
       if (rect.label_chars > 0) {
-        const std::string& name = row.run->trace.name_of(row.run->trace.events[static_cast<size_t>(rect.event)]);
-        std::string text = name.substr(0, rect.label_chars);
-        if (rect.label_truncated) text += "..";
+        const std::string& name = label_text(row.run->trace, row.run->trace.events[static_cast<size_t>(rect.event)],
+                                             options.prefer_instruction);
+        std::string text = rect.label_truncated ? shorten_middle(name, rect.label_chars) : name;
         dl->AddText(ImVec2(std::max(a.x, area_x) + options.label_pad_px, top + 4), label_color(rect.color),
                     text.c_str());
       }
@@ -266,11 +380,24 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
     dl->PopClipRect();
   }
 
+  // Step boundaries of linked runs, faintly across every track.
+  if (!cur.stats_pending() && !cur.stats.steps.empty()) {
+    dl->PushClipRect(ImVec2(area_x, clip_min.y), ImVec2(area_x + track_w, clip_max.y), true);
+    const auto& steps = cur.stats.steps;
+    auto it = std::lower_bound(steps.begin(), steps.end(), view.start_ns,
+                               [](const StepSpan& st, int64_t t) { return st.end_ns < t; });
+    for (int drawn_lines = 0; it != steps.end() && it->start_ns <= view.end_ns && drawn_lines < 2000; ++it, ++drawn_lines) {
+      const float x = area_x + view.to_px(it->start_ns, track_w);
+      dl->AddLine(ImVec2(x, origin.y), ImVec2(x, origin.y + content_h), IM_COL32(255, 255, 255, 28));
+    }
+    dl->PopClipRect();
+  }
+
   // Wait arrows of the selected event: into it from what it waited for, and out of it.
   if (state.selected >= 0 && static_cast<size_t>(state.selected) < cur.trace.events.size()) {
     auto point = [&](uint32_t e, bool at_end) {
       const auto& ev = cur.trace.events[e];
-      const Row& row = rows[first_current_row + cur.index.track_of[e]];
+      const Row& row = rows[current_row_of[cur.index.track_of[e]]];
       float x = area_x + std::clamp(view.to_px(at_end ? ev.end_ns : ev.start_ns, track_w), -10.0f, track_w + 10);
       return ImVec2(x, origin.y + row.y + kTrackHeight / 2);
     };
@@ -285,18 +412,39 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
   if (hovered && io.MouseWheel != 0) {
     out.push_back(ZoomAt{std::pow(0.85, static_cast<double>(io.MouseWheel)), view.to_ns(mouse_x, track_w)});
   }
+  // The measured range stays until cleared (Esc, or "clear" in Statistics).
+  if (state.range) draw_measure(*state.range, view, track_w, area_x, clip_min.y, clip_max.y);
+  // Right-drag zooms to a range; shift-drag measures one (Δt and its
+  // statistics), as do two shift-clicks.
   if (hovered && (ImGui::IsMouseClicked(ImGuiMouseButton_Right) || (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && io.KeyShift))) {
     ui.range_dragging = true;
+    ui.range_measure = !ImGui::IsMouseClicked(ImGuiMouseButton_Right);
     ui.range_x0 = mouse_x;
   }
   if (ui.range_dragging) {
     float x0 = std::min(ui.range_x0, mouse_x), x1 = std::max(ui.range_x0, mouse_x);
-    dl->AddRectFilled(ImVec2(area_x + x0, clip_min.y), ImVec2(area_x + x1, clip_max.y), IM_COL32(120, 160, 255, 60));
-    std::string span = format_duration(static_cast<int64_t>((x1 - x0) * view.ns_per_px(track_w)));
+    dl->AddRectFilled(ImVec2(area_x + x0, clip_min.y), ImVec2(area_x + x1, clip_max.y),
+                      ui.range_measure ? IM_COL32(255, 220, 120, 50) : IM_COL32(120, 160, 255, 60));
+    std::string span = (ui.range_measure ? "dt " : "") +
+                       format_duration(static_cast<int64_t>((x1 - x0) * view.ns_per_px(track_w)));
     dl->AddText(ImVec2(area_x + x1 + 4, io.MousePos.y - 16), kTextColor, span.c_str());
     if (!ImGui::IsMouseDown(ImGuiMouseButton_Left) && !ImGui::IsMouseDown(ImGuiMouseButton_Right)) {
       ui.range_dragging = false;
-      if (x1 - x0 > 3) out.push_back(ZoomTo{view.to_ns(x0, track_w), view.to_ns(x1, track_w)});
+      const int64_t t0 = view.to_ns(x0, track_w), t1 = view.to_ns(x1, track_w);
+      if (ui.range_measure && x1 - x0 > 3) {
+        out.push_back(SetRange{t0, t1});
+        ui.measure_anchor_set = false;
+      } else if (ui.range_measure) {
+        // A shift-click: the first sets one end, the second closes the range.
+        if (ui.measure_anchor_set) {
+          out.push_back(SetRange{std::min(ui.measure_anchor_ns, t0), std::max(ui.measure_anchor_ns, t0)});
+        } else {
+          ui.measure_anchor_ns = t0;
+        }
+        ui.measure_anchor_set = !ui.measure_anchor_set;
+      } else if (x1 - x0 > 3) {
+        out.push_back(ZoomTo{t0, t1});
+      }
     }
   } else if (active && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 2.0f)) {
     ui.panning = true;
