@@ -35,6 +35,12 @@ using testing::ScratchDir;
 
 bool have(const char* tool) { return std::system((std::string("command -v ") + tool + " > /dev/null 2>&1").c_str()) == 0; }
 
+// Real input depends on the X server keeping up with xdotool's pauses, which
+// a loaded shared machine does not promise: CI sets STREAMLENS_NO_REAL_INPUT
+// (.ci/run); run them where the machine is yours.
+bool real_input_allowed() { return have("xdotool") && std::getenv("STREAMLENS_NO_REAL_INPUT") == nullptr; }
+constexpr const char* kNoRealInput = "no real input here (xdotool missing or STREAMLENS_NO_REAL_INPUT set)";
+
 struct Outcome {
   int exit_code = -1;
   std::string output;
@@ -58,10 +64,14 @@ Outcome run_shell(const std::string& cmd) {
 
 // `body` runs under a private X server with $GUI set; its last command's
 // status is reported. `timeout` turns a frozen window into a failure (124).
+// quit_gui presses Ctrl+Q until the window at $pid is gone (at most 10 s),
+// then reports its exit status; a window that never quits is killed (143).
 // XDG_CONFIG_HOME keeps the recent-files list out of the user's home.
 Outcome under_xvfb(const std::string& config_dir, const std::string& body) {
   std::string script = "export GUI=" + std::string(SL_GUI_EXECUTABLE) + " XDG_CONFIG_HOME=" + config_dir +
-                       " ASAN_OPTIONS=detect_leaks=0; " + body + "; echo SL_GUI_EXIT=$?";
+                       " ASAN_OPTIONS=detect_leaks=0; " +
+                       "quit_gui() { for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 $pid 2>/dev/null || break; "
+                       "xdotool key ctrl+q; sleep 1; done; kill $pid 2>/dev/null; wait $pid; }; " + body + "; echo SL_GUI_EXIT=$?";
   std::string quoted;
   for (char c : script) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return run_shell("timeout 120 xvfb-run -a -s \"-screen 0 1600x900x24\" sh -c '" + quoted + "'");
@@ -139,13 +149,13 @@ TEST_F(WindowApp, QuitDuringACpuRerunExitsAtOnceAndMarksTheRunInterrupted) {
 // quits: press and release in one frame, it was lost too. (Taps 0 ms apart
 // X11 itself reports as a held key: GLFW sees a repeat.)
 TEST_F(WindowApp, EveryKeyTapActs) {
-  if (!have("xdotool")) GTEST_SKIP() << "xdotool is not installed";
+  if (!real_input_allowed()) GTEST_SKIP() << kNoRealInput;
   save_trace(db_, known_trace(), "", known_streams());
   const std::string log = dir_.file("actions.log");
   Outcome o = under_xvfb(dir_.file("config"),
                          "$GUI --db " + db_ + " --size 900x600 --log-actions " + log +
                              " & pid=$!; xdotool search --sync --name \"^streamlens$\" windowfocus --sync; "
-                             "xdotool mousemove 600 250; xdotool key --delay 30 s s s; xdotool key --delay 4 s s s s; xdotool key ctrl+q; wait $pid");
+                             "xdotool mousemove 600 250; xdotool key --delay 30 s s s; xdotool key --delay 4 s s s s; quit_gui");
   ASSERT_EQ(o.exit_code, 0) << o.output;
   const std::string actions = read_text(log);
   EXPECT_EQ(count_lines_starting(actions, "zoom-at 1.25"), 7) << actions;
@@ -154,7 +164,7 @@ TEST_F(WindowApp, EveryKeyTapActs) {
 // File > Open database...: the field has the keyboard at once, so typing a
 // path and Enter opens it; the earlier error does not stay.
 TEST_F(WindowApp, TheOpenDialogTakesTheKeyboard) {
-  if (!have("xdotool")) GTEST_SKIP() << "xdotool is not installed";
+  if (!real_input_allowed()) GTEST_SKIP() << kNoRealInput;
   save_trace(db_, known_trace(), "", known_streams());
   const std::string log = dir_.file("actions.log");
   const std::string shot = dir_.file("opened.png");
@@ -164,7 +174,7 @@ TEST_F(WindowApp, TheOpenDialogTakesTheKeyboard) {
           " & pid=$!; xdotool search --sync --name \"^streamlens$\" windowfocus --sync; "
           "xdotool mousemove 20 10 click 1; sleep 0.5; xdotool mousemove 60 31 click 1; sleep 0.5; "
           "xdotool key ctrl+a; xdotool type --delay 20 '" + db_ + "'; xdotool key Return; sleep 1; "
-          "xdotool key ctrl+q; wait $pid");
+          "quit_gui");
   ASSERT_EQ(o.exit_code, 0) << o.output;
   const std::string actions = read_text(log);
   EXPECT_NE(actions.find("open-database " + db_), std::string::npos) << actions;
@@ -174,7 +184,7 @@ TEST_F(WindowApp, TheOpenDialogTakesTheKeyboard) {
 // (the field has the keyboard) and Enter: the PNG lands beside the database,
 // not in the working directory, and shows the wider left panel.
 TEST_F(WindowApp, SplittersDragAndExportGoesBesideTheDatabase) {
-  if (!have("xdotool")) GTEST_SKIP() << "xdotool is not installed";
+  if (!real_input_allowed()) GTEST_SKIP() << kNoRealInput;
   save_trace(db_, known_trace(), "", known_streams());
   ScratchDir elsewhere;
   const std::string log = dir_.file("actions.log");
@@ -190,7 +200,7 @@ TEST_F(WindowApp, SplittersDragAndExportGoesBesideTheDatabase) {
           "mousemove 600 300 sleep 0.3 mouseup 1; sleep 0.3; "
           "xdotool mousemove 20 10 click 1; sleep 1; xdotool mousemove 60 69 click 1; sleep 1; "
           "xdotool key ctrl+a; xdotool type --delay 20 exported.png; xdotool key Return; sleep 1.5; "
-          "xdotool key ctrl+q; wait $pid");
+          "quit_gui");
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_FALSE(std::filesystem::exists(elsewhere.file("exported.png")));
   const std::string png = dir_.file("exported.png");
