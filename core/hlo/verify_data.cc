@@ -209,8 +209,13 @@ void verify_slice(const Site& site) {
   expect_shape(site, expected);
 }
 
-// Operands first.. are scalar integer start indices, one per dimension of `rank`.
+// Operands first.. are scalar integer start indices, one per dimension of
+// `rank`, or one integer vector of `rank` elements (the older form XLA still reads).
 bool expect_start_indices(const Site& site, size_t first, int64_t rank) {
+  if (site.operand_count() == first + 1 && rank != 1) {
+    const Shape& index = site.operand_shape(first);
+    if (index.is_array() && index.rank() == 1 && is_integral(index.type) && index.dims[0] == rank) return true;
+  }
   if (static_cast<int64_t>(site.operand_count() - first) != rank) {
     site.error(fmt::format("{} needs {} start index operand{} (one per dimension), but has {}", op_name(site), rank,
                            rank == 1 ? "" : "s", site.operand_count() - first));
