@@ -141,7 +141,7 @@ class Parser {
   // --- values (parser_values.cc) ---
   bool parse_shape(Shape& shape, int depth, bool before_body = false);
   bool parse_array_shape(Shape& shape, bool before_body);
-  bool skip_layout(bool before_body, int64_t rank);
+  bool read_layout(bool before_body, Shape& shape);  // keeps minor_to_major
   bool parse_int(int64_t& value);
   bool parse_bool(bool& value);
   bool parse_int_list(std::vector<int64_t>& values);          // {1,2} or {}

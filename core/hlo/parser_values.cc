@@ -222,11 +222,12 @@ bool Parser::parse_array_shape(Shape& shape, bool before_body) {
     return fail(loc, fmt::format("shape {} is too large (element count or byte size overflows int64)",
                                  to_string(shape).substr(0, 80)));
   }
-  if (is(TokenKind::kLbrace)) return skip_layout(before_body, shape.rank());
+  if (is(TokenKind::kLbrace)) return read_layout(before_body, shape);
   return true;
 }
 
-bool Parser::skip_layout(bool before_body, int64_t rank) {
+bool Parser::read_layout(bool before_body, Shape& shape) {
+  const int64_t rank = shape.rank();
   if (before_body) {
     // `-> f32[4]{0} {` vs `-> f32[4] {`: a layout holds numbers and ':'; an
     // empty layout `{}` is one only when the body brace follows it.
@@ -238,11 +239,13 @@ bool Parser::skip_layout(bool before_body, int64_t rank) {
                   (first.kind == TokenKind::kRbrace && second.kind == TokenKind::kLbrace);
     if (!layout) return true;
   }
-  // The layout is dropped, but its minor-to-major order must be a permutation
-  // of the dimensions, as XLA's verifier requires ({5,-1} is no layout).
+  // The minor-to-major order is kept (tiles and memory spaces are skipped);
+  // it must be a permutation of the dimensions, as XLA's verifier requires
+  // ({5,-1} is no layout).
   Lexer::State saved = lexer_.state();
   const SourceLoc at = cur_.loc;
   std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(rank, 0)), false);
+  std::vector<int64_t> minor_to_major;
   size_t count = 0;
   for (Token t = lexer_.next(); t.kind == TokenKind::kInt; t = lexer_.next()) {
     int64_t d = -1;
@@ -253,6 +256,7 @@ bool Parser::skip_layout(bool before_body, int64_t rank) {
                                   t.text, rank));
     }
     seen[static_cast<size_t>(d)] = true;
+    minor_to_major.push_back(d);
     ++count;
     Token sep = lexer_.next();
     if (sep.kind != TokenKind::kComma) break;
@@ -261,6 +265,7 @@ bool Parser::skip_layout(bool before_body, int64_t rank) {
   if (count != 0 && static_cast<int64_t>(count) != rank) {
     return fail(at, fmt::format("layout names {} of the {} dimensions", count, rank));
   }
+  if (rank > 1) shape.minor_to_major = std::move(minor_to_major);
   return skip_balanced();
 }
 

@@ -1,6 +1,6 @@
 // Forms XLA's parser reads that dumps and XLA's own tests use: nested
 // instructions, complex and NaN-payload constants, u64 above int64, and the
-// range checks XLA makes on float constants.
+// range checks XLA makes on float constants; layouts' minor-to-major order.
 
 #include <cmath>
 
@@ -99,6 +99,23 @@ ENTRY e {
   ROOT c = (f32[2,1], f32[2]) constant(( { {1}, {2} }, {2, 42} ))
 })");
   EXPECT_TRUE(verify(m).empty());
+}
+
+TEST(ParserXlaForms, LayoutsKeepTheirMinorToMajorOrder) {
+  Module m = parse_ok(R"(HloModule m
+ENTRY e {
+  p = f32[64,16]{0,1} parameter(0)
+  r = f32[16,64]{1,0:T(8,128)S(1)} bitcast(p)
+  ROOT v = f32[4]{0} parameter(1)
+})");
+  const Shape& p = instr(m, "e", "p").shape;
+  EXPECT_EQ(p.minor_to_major, (std::vector<int64_t>{0, 1}));
+  EXPECT_FALSE(p.is_row_major());
+  const Shape& r = instr(m, "e", "r").shape;
+  EXPECT_EQ(r.minor_to_major, (std::vector<int64_t>{1, 0}));
+  EXPECT_TRUE(r.is_row_major());
+  EXPECT_TRUE(instr(m, "e", "v").shape.minor_to_major.empty()) << "rank 1 is always row-major";
+  EXPECT_EQ(p, Shape::array(PrimitiveType::kF32, {64, 16})) << "layouts are not part of shape equality";
 }
 
 }  // namespace
