@@ -86,8 +86,9 @@ bool Lexer::skip_trivia(Token& error) {
       ++state_.line;
       state_.col = 1;
     } else if (c == '/' && at(state_.pos + 1) == '/') {
-      const void* newline = std::memchr(text_.data() + state_.pos, '\n', text_.size() - state_.pos);
-      skip_to(newline ? static_cast<size_t>(static_cast<const char*>(newline) - text_.data()) : text_.size());
+      // Ends at a line feed or a carriage return (XLA reads old Mac line ends too).
+      size_t end = text_.find_first_of("\n\r", state_.pos);
+      skip_to(end == std::string_view::npos ? text_.size() : end);
     } else if (c == '/' && at(state_.pos + 1) == '*') {
       SourceLoc loc{state_.line, state_.col};
       size_t begin = state_.pos;

@@ -130,7 +130,7 @@ struct Instruction {
 
   // --- typed attributes (present only where the opcode uses them) ---
   int64_t parameter_number = -1;                 // parameter(N)
-  std::vector<double> literal;                   // constant values, row-major
+  std::vector<double> literal;                   // constant values, row-major; complex: (re, im) pairs
   std::string literal_text;                      // constant(...) as written, for printing
   int64_t tuple_index = -1;                      // get-tuple-element index=
   int64_t iota_dimension = -1;

@@ -290,7 +290,13 @@ bool Parser::parse_instruction(Computation& computation, std::unordered_map<std:
   if (has_shape && !parse_shape(built->shape, 0)) return false;
   if (!parse_opcode_token(*built)) return false;
 
+  computation_ = &computation;
   if (!parse_operands(*built, index, names, pending)) return false;
+  if (!nested_.empty()) {
+    materialize_nested(computation, pending, index);
+    built = &computation.instructions.back();
+    current_instruction_ = index;
+  }
   if (!element_refs_.empty()) {
     if (!materialize_element_refs(computation, names, pending, index)) return false;
     built = &computation.instructions.back();
@@ -375,6 +381,11 @@ bool Parser::parse_operands(Instruction& instruction, int index,
     }
     if (has_shape && !parse_shape(operand_shape_, 0)) return false;
     if (!is(TokenKind::kName) && !is(TokenKind::kIdent)) return fail_expected("an operand name");
+    if (is(TokenKind::kIdent) && peek_next().kind == TokenKind::kLparen) {
+      if (!parse_nested_operand(instruction, has_shape, names, pending)) return false;
+      if (accept(TokenKind::kComma)) continue;
+      return expect(TokenKind::kRparen, "',' or ')' after the operand");
+    }
     auto it = names.find(cur_.text);
     if (it != names.end()) {
       instruction.operands.push_back(it->second);

@@ -122,6 +122,16 @@ class Parser {
   std::string infer_result_shape(const Computation& computation, Instruction& instruction);
   bool parse_operands(Instruction& instruction, int index, const std::unordered_map<std::string_view, int>& names,
                       std::vector<PendingOperand>& pending);
+  // Nested instructions (parser_nested.cc): an operand written as a whole
+  // instruction is read into nested_ and stands as nested_operand(slot)
+  // until materialize_nested places it before its user.
+  static constexpr int kNestedIndex = -1;  // PendingOperand::instruction of a nested one
+  static int nested_operand(size_t slot) { return -2 - static_cast<int>(slot); }
+  static bool is_nested_operand(int operand) { return operand <= -2; }
+  static size_t nested_slot(int operand) { return static_cast<size_t>(-2 - operand); }
+  bool parse_nested_operand(Instruction& user, bool has_shape, const std::unordered_map<std::string_view, int>& names,
+                            std::vector<PendingOperand>& pending);
+  void materialize_nested(Computation& computation, std::vector<PendingOperand>& pending, int& index);
   bool finish_computation(Computation& computation, const std::unordered_map<std::string_view, int>& names,
                           const std::vector<PendingOperand>& pending);
   bool record_calls(Instruction& instruction, CalledRefs& refs, int computation, int instruction_index);
@@ -131,7 +141,7 @@ class Parser {
   // --- values (parser_values.cc) ---
   bool parse_shape(Shape& shape, int depth, bool before_body = false);
   bool parse_array_shape(Shape& shape, bool before_body);
-  bool skip_layout(bool before_body, int64_t rank);
+  bool read_layout(bool before_body, Shape& shape);  // keeps minor_to_major
   bool parse_int(int64_t& value);
   bool parse_bool(bool& value);
   bool parse_int_list(std::vector<int64_t>& values);          // {1,2} or {}
@@ -201,6 +211,10 @@ class Parser {
     SourceLoc loc;
   };
   std::vector<ElementRef> element_refs_;
+  std::vector<Instruction> nested_;       // nested instructions of the instruction being read
+  int nested_depth_ = 0;
+  int64_t nested_count_ = 0;              // names them `<opcode>.nested.N`
+  Computation* computation_ = nullptr;    // the computation being read
   std::string entry_name_;  // header entry_computation_name=, when given
   SourceLoc entry_name_loc_;
   Shape operand_shape_;  // `f32[4]{0} %x` operand prefixes: parsed, checked, dropped

@@ -197,6 +197,10 @@ std::string Parser::infer_result_shape(const Computation& computation, Instructi
   std::vector<const Shape*> in;
   in.reserve(inst.operands.size());
   for (int operand : inst.operands) {
+    if (is_nested_operand(operand)) {
+      in.push_back(&nested_[nested_slot(operand)].shape);
+      continue;
+    }
     if (operand < 0) return "the result shape cannot be inferred from an operand defined later";
     in.push_back(&computation.instructions[static_cast<size_t>(operand)].shape);
   }

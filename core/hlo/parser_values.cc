@@ -15,6 +15,49 @@
 namespace sl::hlo::parser_internal {
 namespace {
 
+// The magnitude from which a value rounds to infinity (max finite plus half an
+// ulp) for the IEEE-like types XLA checks; infinity for the others.
+double float_overflow_threshold(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::kF16: return 65520.0;
+    case PrimitiveType::kBF16: return std::ldexp(2.0 - std::ldexp(1.0, -8), 127);
+    case PrimitiveType::kF32: return std::ldexp(2.0 - std::ldexp(1.0, -24), 127);
+    default: return std::numeric_limits<double>::infinity();
+  }
+}
+
+// `nan(0x7f)`: the payload must be non-zero and fit the mantissa; the f8
+// types whose only NaN is one bit pattern take none.
+std::string check_nan_payload(std::string_view text, PrimitiveType type) {
+  int mantissa = 0;
+  switch (type) {
+    case PrimitiveType::kF16: mantissa = 10; break;
+    case PrimitiveType::kBF16: mantissa = 7; break;
+    case PrimitiveType::kF32: mantissa = 23; break;
+    case PrimitiveType::kF64: mantissa = 52; break;
+    case PrimitiveType::kF8E5M2: mantissa = 2; break;
+    case PrimitiveType::kF8E4M3: mantissa = 3; break;
+    case PrimitiveType::kF8E3M4: mantissa = 4; break;
+    default: return fmt::format("{} has no NaN payloads", primitive_type_name(type));
+  }
+  std::string_view digits = text;
+  int base = 10;
+  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+    digits.remove_prefix(2);
+    base = 16;
+  }
+  uint64_t payload = 0;
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), payload, base);
+  if (ec != std::errc() || ptr != digits.data() + digits.size()) {
+    return fmt::format("NaN payload {} is not a number", text.substr(0, 40));
+  }
+  if (payload == 0 || payload >= (uint64_t{1} << mantissa)) {
+    return fmt::format("NaN payload {} does not fit the {} bits of {}'s mantissa (it must be non-zero)",
+                       text.substr(0, 40), mantissa, primitive_type_name(type));
+  }
+  return {};
+}
+
 bool is_opener(TokenKind k) {
   return k == TokenKind::kLbrace || k == TokenKind::kLbracket || k == TokenKind::kLparen;
 }
@@ -179,11 +222,12 @@ bool Parser::parse_array_shape(Shape& shape, bool before_body) {
     return fail(loc, fmt::format("shape {} is too large (element count or byte size overflows int64)",
                                  to_string(shape).substr(0, 80)));
   }
-  if (is(TokenKind::kLbrace)) return skip_layout(before_body, shape.rank());
+  if (is(TokenKind::kLbrace)) return read_layout(before_body, shape);
   return true;
 }
 
-bool Parser::skip_layout(bool before_body, int64_t rank) {
+bool Parser::read_layout(bool before_body, Shape& shape) {
+  const int64_t rank = shape.rank();
   if (before_body) {
     // `-> f32[4]{0} {` vs `-> f32[4] {`: a layout holds numbers and ':'; an
     // empty layout `{}` is one only when the body brace follows it.
@@ -195,11 +239,13 @@ bool Parser::skip_layout(bool before_body, int64_t rank) {
                   (first.kind == TokenKind::kRbrace && second.kind == TokenKind::kLbrace);
     if (!layout) return true;
   }
-  // The layout is dropped, but its minor-to-major order must be a permutation
-  // of the dimensions, as XLA's verifier requires ({5,-1} is no layout).
+  // The minor-to-major order is kept (tiles and memory spaces are skipped);
+  // it must be a permutation of the dimensions, as XLA's verifier requires
+  // ({5,-1} is no layout).
   Lexer::State saved = lexer_.state();
   const SourceLoc at = cur_.loc;
   std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(rank, 0)), false);
+  std::vector<int64_t> minor_to_major;
   size_t count = 0;
   for (Token t = lexer_.next(); t.kind == TokenKind::kInt; t = lexer_.next()) {
     int64_t d = -1;
@@ -210,6 +256,7 @@ bool Parser::skip_layout(bool before_body, int64_t rank) {
                                   t.text, rank));
     }
     seen[static_cast<size_t>(d)] = true;
+    minor_to_major.push_back(d);
     ++count;
     Token sep = lexer_.next();
     if (sep.kind != TokenKind::kComma) break;
@@ -218,6 +265,7 @@ bool Parser::skip_layout(bool before_body, int64_t rank) {
   if (count != 0 && static_cast<int64_t>(count) != rank) {
     return fail(at, fmt::format("layout names {} of the {} dimensions", count, rank));
   }
+  if (rank > 1) shape.minor_to_major = std::move(minor_to_major);
   return skip_balanced();
 }
 
@@ -363,14 +411,27 @@ bool Parser::parse_literal_level(const Shape& shape, size_t depth, std::vector<d
 }
 
 bool Parser::parse_literal_scalar(PrimitiveType type, std::vector<double>& values) {
+  if (is_complex(type)) {
+    // `(re, im)`: stored as two values, real part first.
+    PrimitiveType part = type == PrimitiveType::kC64 ? PrimitiveType::kF32 : PrimitiveType::kF64;
+    if (!expect(TokenKind::kLparen, "'(' to open a complex value")) return false;
+    if (!parse_literal_scalar(part, values)) return false;
+    if (!expect(TokenKind::kComma, "',' between the real and imaginary parts")) return false;
+    if (!parse_literal_scalar(part, values)) return false;
+    return expect(TokenKind::kRparen, "')' to close the complex value");
+  }
   double v = 0;
   SourceLoc loc = cur_.loc;
   std::string_view text = cur_.text;
   if (is(TokenKind::kInt)) {
     int64_t i = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
+    uint64_t u = 0;
     if (ec == std::errc()) {
       v = static_cast<double>(i);
+    } else if (type == PrimitiveType::kU64 &&
+               std::from_chars(text.data(), text.data() + text.size(), u).ec == std::errc()) {
+      v = static_cast<double>(u);  // above int64's range; u64 holds it
     } else {
       if (is_integral(type) || type == PrimitiveType::kPred) {
         return fail_here(fmt::format("integer {} is out of range", text.substr(0, 40)));
@@ -395,6 +456,19 @@ bool Parser::parse_literal_scalar(PrimitiveType type, std::vector<double>& value
     return fail_expected("a constant value");
   }
   advance();
+  if (std::isnan(v) && is(TokenKind::kLparen)) {
+    // `nan(0x7f)`: a NaN with that payload (kept in the written text; the
+    // value is a NaN either way).
+    advance();
+    if (!is(TokenKind::kInt) && !is(TokenKind::kIdent)) return fail_expected("a NaN payload");
+    if (std::string problem = check_nan_payload(cur_.text, type); !problem.empty()) return fail_here(problem);
+    advance();
+    if (!expect(TokenKind::kRparen, "')' after the NaN payload")) return false;
+  }
+  if (std::isfinite(v) && std::fabs(v) >= float_overflow_threshold(type)) {
+    return fail(loc, fmt::format("{} is out of range for {} (it rounds to infinity)", text.substr(0, 40),
+                                 primitive_type_name(type)));
+  }
   if (!is_floating(type)) {
     if (!std::isfinite(v) || v != std::floor(v)) {
       return fail(loc, fmt::format("{} is not a valid {} value", text.substr(0, 40), primitive_type_name(type)));
@@ -405,6 +479,7 @@ bool Parser::parse_literal_scalar(PrimitiveType type, std::vector<double>& value
       case PrimitiveType::kS8: lo = -128; hi = 127; break;
       case PrimitiveType::kS32: lo = -2147483648.0; hi = 2147483647.0; break;
       case PrimitiveType::kU32: lo = 0; hi = 4294967295.0; break;
+      case PrimitiveType::kU64: lo = 0; hi = 18446744073709551615.0; break;
       default: lo = -9223372036854775808.0; hi = 9223372036854775807.0; break;
     }
     if (v < lo || v > hi) {

@@ -56,8 +56,21 @@ std::string scalar_text(double v, PrimitiveType type) {
 void literal_level(const Instruction& inst, size_t depth, size_t& next, std::string& out) {
   const Shape& shape = inst.shape;
   if (depth == shape.dims.size()) {
-    out += next < inst.literal.size() ? scalar_text(inst.literal[next], shape.type) : "0";
-    ++next;
+    auto value = [&](PrimitiveType type) {
+      out += next < inst.literal.size() ? scalar_text(inst.literal[next], type) : "0";
+      ++next;
+    };
+    if (is_complex(shape.type)) {
+      // Stored as (real, imaginary) pairs.
+      const PrimitiveType part = shape.type == PrimitiveType::kC64 ? PrimitiveType::kF32 : PrimitiveType::kF64;
+      out += "(";
+      value(part);
+      out += ", ";
+      value(part);
+      out += ")";
+      return;
+    }
+    value(shape.type);
     return;
   }
   out += "{";

@@ -199,6 +199,9 @@ Result<PermutePeers> permute_peers(const Instruction& collective_permute, int64_
 
   PermutePeers peers;
   for (const auto& [source, target] : collective_permute.source_target_pairs) {
+    // With one participant XLA does not range-check the ids (its verifier's
+    // `limit == 1 ||`): a pair naming a device that does not exist moves nothing.
+    if (space == 1 && source >= 0 && target >= 0 && (source >= space || target >= space)) continue;
     for (int64_t id : {source, target}) {
       if (id < 0 || id >= space) {
         return invalid_input(fmt::format("'{}': {} id {} in source_target_pairs is out of range [0, {})",
@@ -206,15 +209,17 @@ Result<PermutePeers> permute_peers(const Instruction& collective_permute, int64_
                                          space));
       }
     }
+    // An in-place permute of several slices repeats its pairs: the same peer
+    // again is one more slice, another peer is an error.
     if (source == self) {
-      if (peers.send_to != -1) {
+      if (peers.send_to != -1 && peers.send_to != to_device(target)) {
         return invalid_input(fmt::format("'{}': source {} appears twice in source_target_pairs",
                                          collective_permute.name, source));
       }
       peers.send_to = to_device(target);
     }
     if (target == self) {
-      if (peers.recv_from != -1) {
+      if (peers.recv_from != -1 && peers.recv_from != to_device(source)) {
         return invalid_input(fmt::format("'{}': target {} appears twice in source_target_pairs",
                                          collective_permute.name, target));
       }

@@ -153,6 +153,13 @@ std::vector<const Shape*> Shape::leaves() const {
   return out;
 }
 
+bool Shape::is_row_major() const {
+  for (size_t i = 0; i < minor_to_major.size(); ++i) {
+    if (minor_to_major[i] != static_cast<int64_t>(minor_to_major.size() - 1 - i)) return false;
+  }
+  return true;
+}
+
 bool Shape::operator==(const Shape& other) const {
   return type == other.type && dims == other.dims && elements == other.elements;
 }

@@ -1,7 +1,9 @@
 #pragma once
 // HLO shapes: arrays of a primitive type, token[], and nested tuples.
-// Layouts ({1,0}, tiles, memory spaces) are parsed and dropped: every array
-// is row-major here. Dynamic dimensions keep their bound as the size.
+// Layouts: the minor-to-major order is kept (`minor_to_major`; tiles and
+// memory spaces are parsed and dropped). Values are always held in logical
+// row-major order; the layout matters only where XLA reinterprets a buffer
+// (bitcast). Dynamic dimensions keep their bound as the size.
 // The primitive types are those of XLA's xla_data.proto.
 
 #include <cstdint>
@@ -40,6 +42,12 @@ struct Shape {
   // (`?`, size 0). Empty when every dimension is static (the usual case).
   // Not part of operator== (XLA's "compatible" shapes ignore it too).
   std::vector<int8_t> dynamic_dims;
+  // The layout's minor-to-major dimension order as written (`{0,1}`); empty
+  // when none was written or the rank is below 2 (row-major). Not part of
+  // operator== (XLA compares shapes without layouts here too).
+  std::vector<int64_t> minor_to_major;
+  // True when the layout is row-major: none written, or {rank-1, ..., 0}.
+  bool is_row_major() const;
 
   static Shape array(PrimitiveType type, std::vector<int64_t> dims);
   static Shape tuple(std::vector<Shape> elements);

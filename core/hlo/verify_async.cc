@@ -80,7 +80,9 @@ void verify_start(const Site& site) {
       return;
     case Opcode::kCollectivePermute:
       if (site.operand_count() == 0 || !expect_start_tuple(site, 2, "(operand, result, u32[], u32[])")) break;
-      expect_element0(site, operands_one_or_tuple(site));
+      // The in-place form (input, output, input offsets, output offsets)
+      // starts as (input, output, ...) like the one-operand form.
+      expect_element0(site, is_in_place_permute(site) ? site.operand_shape(0) : operands_one_or_tuple(site));
       for (size_t k = 2; k < shape.elements.size(); ++k) {
         const Shape& context = shape.elements[k];
         if (!context.is_array() || context.rank() != 0) {

@@ -70,5 +70,7 @@ void verify_async_pairs(const Module& module, const Computation& computation, st
 // collective's result shape as declared (for a sugared start, the result part
 // of the start's shape); null skips the shape comparison.
 void verify_collective(const Site& site, Opcode op, const Shape* result);  // verify_collectives.cc
+// collective-permute(input, output, input offsets, output offsets): XLA's in-place form.
+bool is_in_place_permute(const Site& site);
 
 }  // namespace sl::hlo::verify_detail

@@ -32,11 +32,16 @@ bool expect_same_type(const Site& site, size_t i) {
 }
 
 void verify_constant(const Site& site) {
-  if (!expect_operand_count(site, 0) || !expect_array_result(site)) return;
+  if (!expect_operand_count(site, 0)) return;
   const Instruction& inst = site.inst;
-  if (!inst.literal.empty() && static_cast<int64_t>(inst.literal.size()) != inst.shape.element_count()) {
+  if (inst.shape.is_tuple()) return;  // tuple constants are kept as written, values unread
+  if (!expect_array_result(site)) return;
+  // Complex values are stored as (real, imaginary) pairs.
+  const int64_t per_element = is_complex(inst.shape.type) ? 2 : 1;
+  const int64_t expected = inst.shape.element_count() * per_element;
+  if (!inst.literal.empty() && static_cast<int64_t>(inst.literal.size()) != expected) {
     site.error(fmt::format("constant has {} value{} but its shape {} holds {}", inst.literal.size(),
-                           inst.literal.size() == 1 ? "" : "s", str(inst.shape), inst.shape.element_count()));
+                           inst.literal.size() == 1 ? "" : "s", str(inst.shape), expected));
   }
 }
 
@@ -204,8 +209,13 @@ void verify_slice(const Site& site) {
   expect_shape(site, expected);
 }
 
-// Operands first.. are scalar integer start indices, one per dimension of `rank`.
+// Operands first.. are scalar integer start indices, one per dimension of
+// `rank`, or one integer vector of `rank` elements (the older form XLA still reads).
 bool expect_start_indices(const Site& site, size_t first, int64_t rank) {
+  if (site.operand_count() == first + 1 && rank != 1) {
+    const Shape& index = site.operand_shape(first);
+    if (index.is_array() && index.rank() == 1 && is_integral(index.type) && index.dims[0] == rank) return true;
+  }
   if (static_cast<int64_t>(site.operand_count() - first) != rank) {
     site.error(fmt::format("{} needs {} start index operand{} (one per dimension), but has {}", op_name(site), rank,
                            rank == 1 ? "" : "s", site.operand_count() - first));

@@ -19,6 +19,10 @@ struct Needs {
   const Instruction* replicas_from = nullptr;
   const Instruction* partitions_from = nullptr;
   const Instruction* devices_from = nullptr;
+  // A group-less all-gather or reduce-scatter whose shapes pin the count
+  // wins over the ids collective-permutes name (XLA does not range-check
+  // permute ids when there is one device).
+  bool replicas_pinned = false, partitions_pinned = false;
 };
 
 bool names_devices(const Instruction& inst) {
@@ -54,39 +58,73 @@ int64_t participants_from_shapes(const Computation& computation, const Instructi
   return large / small;
 }
 
-Needs collect(const Module& module) {
+void need_ids(const std::vector<int64_t>& ids, GroupMode mode, Needs& needs, const Instruction& inst) {
+  for (int64_t id : ids) {
+    switch (mode) {
+      case GroupMode::kCrossReplica:
+      case GroupMode::kCrossReplicaAndPartition:
+        need(id, needs.replicas, needs.replicas_from, inst);
+        break;
+      case GroupMode::kCrossPartition:
+        need(id, needs.partitions, needs.partitions_from, inst);
+        break;
+      case GroupMode::kFlattenedId:
+        need(id, needs.devices, needs.devices_from, inst);
+        break;
+    }
+  }
+}
+
+Needs collect(const Module& module, Needs& permutes) {
   Needs needs;
   for (const Computation& computation : module.computations) {
     for (const Instruction& inst : computation.instructions) {
       if (!names_devices(inst)) continue;
       Result<GroupMode> mode = group_mode(inst);
       if (!mode) continue;  // the verifier reports it
-      std::vector<int64_t> ids;
-      if (inst.replica_groups) {
+      std::vector<int64_t> ids, permute_ids;
+      const bool grouped = inst.replica_groups && !inst.replica_groups->groups.empty();
+      if (grouped) {
         for (const auto& group : inst.replica_groups->groups) ids.insert(ids.end(), group.begin(), group.end());
       }
       for (const auto& [source, target] : inst.source_target_pairs) {
-        ids.push_back(source);
-        ids.push_back(target);
+        permute_ids.push_back(source);
+        permute_ids.push_back(target);
       }
-      if (!inst.replica_groups || inst.replica_groups->groups.empty()) {
-        if (int64_t n = participants_from_shapes(computation, inst); n > 1) ids.push_back(n - 1);
-      }
-      for (int64_t id : ids) {
-        switch (*mode) {
-          case GroupMode::kCrossReplica:
-          case GroupMode::kCrossReplicaAndPartition:
-            need(id, needs.replicas, needs.replicas_from, inst);
-            break;
-          case GroupMode::kCrossPartition:
-            need(id, needs.partitions, needs.partitions_from, inst);
-            break;
-          case GroupMode::kFlattenedId:
-            need(id, needs.devices, needs.devices_from, inst);
-            break;
+      const int64_t n = participants_from_shapes(computation, inst);
+      if (!grouped && n > 0) {
+        ids.push_back(n - 1);
+        if (*mode == GroupMode::kCrossPartition) {
+          needs.partitions_pinned = true;
+        } else if (*mode != GroupMode::kFlattenedId) {
+          needs.replicas_pinned = true;
         }
       }
+      if (grouped && n > 0 && *mode == GroupMode::kCrossReplicaAndPartition) {
+        // Each replica group spans every partition: the shapes say how many.
+        const auto size = static_cast<int64_t>(inst.replica_groups->groups[0].size());
+        if (size > 0 && n % size == 0 && n / size > 1) need(n / size - 1, needs.partitions, needs.partitions_from, inst);
+      }
+      need_ids(ids, *mode, needs, inst);
+      need_ids(permute_ids, *mode, permutes, inst);
     }
+  }
+  return needs;
+}
+
+// The permutes' needs count where no shapes pinned the count.
+Needs merged(Needs needs, const Needs& permutes) {
+  if (!needs.replicas_pinned && permutes.replicas > needs.replicas) {
+    needs.replicas = permutes.replicas;
+    needs.replicas_from = permutes.replicas_from;
+  }
+  if (!needs.partitions_pinned && permutes.partitions > needs.partitions) {
+    needs.partitions = permutes.partitions;
+    needs.partitions_from = permutes.partitions_from;
+  }
+  if (permutes.devices > needs.devices) {
+    needs.devices = permutes.devices;
+    needs.devices_from = permutes.devices_from;
   }
   return needs;
 }
@@ -108,7 +146,8 @@ std::vector<std::string> settle_device_counts(Module& module, int64_t replicas, 
   }
   std::vector<std::string> notes;
   if (module.replica_count_declared && module.num_partitions_declared) return notes;
-  const Needs needs = collect(module);
+  Needs permutes;
+  const Needs needs = merged(collect(module, permutes), permutes);
   if (!module.replica_count_declared && needs.replicas > module.replica_count) {
     module.replica_count = needs.replicas;
     notes.push_back(note(module, *needs.replicas_from,

@@ -41,12 +41,6 @@ const fs::path kCorpus = std::getenv("SL_JAX_CORPUS") ? fs::path(std::getenv("SL
 // "program/stage" -> why it cannot evaluate (or match) yet.
 const std::map<std::string, std::string> kKnownGaps = {
     {"misc_ops/before", "the scan opcode (jnp.cumsum before optimization) is not evaluated yet"},
-    {"transformer_train_step/after",
-     "a bitcast between layouts is a transpose (gemm_fusion_dot.6: f32[64,16]{0,1} -> f32[16,64]{1,0}), "
-     "but hlo::Shape drops layouts; cpu::bitcast_between_layouts applies them once the IR keeps them"},
-    {"transformer_train_step_bf16/after",
-     "a bitcast between layouts is a transpose (gemm_fusion_dot.6: f32[64,16]{0,1} -> f32[16,64]{1,0}), "
-     "but hlo::Shape drops layouts; cpu::bitcast_between_layouts applies them once the IR keeps them"},
 };
 
 struct Case {

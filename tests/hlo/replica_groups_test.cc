@@ -143,5 +143,23 @@ TEST(PermutePeers, CrossPartitionPairsStayInReplica) {
   EXPECT_FALSE(permute_peers(cp, 0, 2, 2).is_ok());
 }
 
+TEST(PermutePeers, OneDeviceIgnoresPairsBeyondItAndRepeatedPairsAreOnePeer) {
+  Instruction cp = collective(Opcode::kCollectivePermute, std::nullopt, std::nullopt, {});
+  cp.replica_groups.reset();
+  cp.source_target_pairs = {{0, 1}};
+  auto alone = permute_peers(cp, 0, 1, 1);
+  ASSERT_TRUE(alone.is_ok()) << alone.status().message();
+  EXPECT_EQ(alone->send_to, -1);
+  EXPECT_EQ(alone->recv_from, -1);
+  cp.source_target_pairs = {{0, 1}, {0, 1}};  // an in-place permute of two slices
+  auto twice = permute_peers(cp, 0, 2, 1);
+  ASSERT_TRUE(twice.is_ok()) << twice.status().message();
+  EXPECT_EQ(twice->send_to, 1);
+  cp.source_target_pairs = {{0, 1}, {0, 2}};
+  EXPECT_FALSE(permute_peers(cp, 0, 3, 1).is_ok());
+  cp.source_target_pairs = {{0, 2}};
+  EXPECT_FALSE(permute_peers(cp, 0, 2, 1).is_ok()) << "with two replicas ids are range-checked";
+}
+
 }  // namespace
 }  // namespace sl::hlo

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "core/exec/cpu/array_util.h"
 #include "core/exec/cpu/element_bits.h"
@@ -137,6 +138,33 @@ Result<Value> Evaluator::evaluate(int computation, const std::vector<Value>& arg
   return std::move(values[static_cast<size_t>(root)]);
 }
 
+namespace {
+
+// A bitcast between arrays of different layouts reinterprets the buffer, so
+// it moves elements (f32[64,16]{0,1} -> f32[16,64]{1,0} is a transpose);
+// nullopt when both layouts are row-major (the plain reshape path applies).
+std::optional<Result<Value>> bitcast_with_layouts(const hlo::Computation& comp, const hlo::Instruction& inst,
+                                                  const std::vector<const Value*>& operands) {
+  if (operands.size() != 1 || operands[0]->is_tuple() || inst.operands.size() != 1 || inst.operands[0] < 0 ||
+      static_cast<size_t>(inst.operands[0]) >= comp.instructions.size() || !inst.shape.is_array()) {
+    return std::nullopt;
+  }
+  const hlo::Shape& from = comp.instructions[static_cast<size_t>(inst.operands[0])].shape;
+  if (!from.is_array() || (from.is_row_major() && inst.shape.is_row_major())) return std::nullopt;
+  const Literal& operand = operands[0]->literal();
+  if (operand.shape.element_count() != inst.shape.element_count()) return std::nullopt;  // reported by the op
+  if (hlo::primitive_type_bits(operand.shape.type) != hlo::primitive_type_bits(inst.shape.type)) return std::nullopt;
+  hlo::Shape moved_shape = inst.shape;
+  moved_shape.type = operand.shape.type;
+  Literal moved = bitcast_between_layouts(operand, from.minor_to_major, moved_shape, inst.shape.minor_to_major);
+  if (moved_shape.type == inst.shape.type) return Result<Value>(Value::of(std::move(moved)));
+  Result<Literal> converted = eval_bitcast_convert(inst.shape, moved);
+  if (!converted) return Result<Value>(converted.status());
+  return Result<Value>(Value::of(std::move(converted).value()));
+}
+
+}  // namespace
+
 Result<Value> Evaluator::evaluate_instruction(const hlo::Computation& comp, const hlo::Instruction& inst,
                                               const std::vector<const Value*>& operands,
                                               const std::vector<Value>& args, const Scope& scope) {
@@ -171,6 +199,9 @@ Result<Value> Evaluator::evaluate_instruction(const hlo::Computation& comp, cons
       return *operands[0];
     case Opcode::kAsyncDone:
       return evaluate_async_done(comp, inst, operands);
+    case Opcode::kBitcast:
+      if (auto moved = bitcast_with_layouts(comp, inst, operands)) return std::move(moved).value();
+      break;
     default:
       break;
   }
