@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "core/exec/codegen/codegen_types.h"
 #include "core/exec/codegen/elemental.h"
@@ -37,15 +38,16 @@ constexpr int kColumnRows = kBlockThreads / 32;
 
 // The reduce an output is (or reads at its own index through bitcasts,
 // converts and elementwise ops), so the output's loop can be the reduce's.
-std::optional<int> driving_reduce(const hlo::Computation& c, int k, int64_t elements, int depth = 0) {
+std::optional<int> driving_reduce(const hlo::Computation& c, int k, int64_t elements, std::set<int>& seen) {
+  if (!seen.insert(k).second) return std::nullopt;  // a DAG: each instruction once
   const hlo::Instruction& inst = c.instructions[static_cast<size_t>(k)];
-  if (!inst.shape.is_array() || inst.shape.element_count() != elements || depth > 64) return std::nullopt;
+  if (!inst.shape.is_array() || inst.shape.element_count() != elements) return std::nullopt;
   if (inst.opcode == Opcode::kReduce) return k;
   const bool same_index = inst.opcode == Opcode::kBitcast || inst.opcode == Opcode::kReshape ||
                           inst.opcode == Opcode::kCopy || hlo::is_elementwise(inst.opcode);
   if (!same_index) return std::nullopt;
   for (int o : inst.operands) {
-    if (auto r = driving_reduce(c, o, elements, depth + 1)) return r;
+    if (auto r = driving_reduce(c, o, elements, seen)) return r;
   }
   return std::nullopt;
 }
@@ -226,7 +228,8 @@ Result<GeneratedKernel> generate_fusion_kernel(const hlo::Module& module, const 
     const Output& out = outputs[k];
     KernelOutput& info = kernel.loops[k];
     info = {LoopKind::kElementwise, out.elements, out.elements};
-    std::optional<int> r = driving_reduce(c, out.instruction, out.elements);
+    std::set<int> seen;
+    std::optional<int> r = driving_reduce(c, out.instruction, out.elements, seen);
     std::optional<ReduceShape> s;
     if (r) {
       const hlo::Instruction& reduce = c.instructions[static_cast<size_t>(*r)];
