@@ -214,6 +214,7 @@ TEST_F(GeneratedFusions, LayerNormInsideALoopFusion) {
 // and matches the cpu backend (tolerances of tests/exec/jax_corpus_test.cc).
 TEST_F(GeneratedFusions, JaxSmallDumpsMatchCpu) {
   const fs::path dir = fs::path(SL_SOURCE_DIR) / "tests/corpus/jax/small";
+  if (!fs::exists(dir)) GTEST_SKIP() << "no " << dir;
   int ran = 0, refused = 0;
   for (const auto& program : fs::directory_iterator(dir)) {
     for (const auto& file : fs::directory_iterator(program.path())) {

@@ -52,7 +52,7 @@ TEST(CorpusCodegen, LoopAndInputFusionsGenerateAndCompile) {
               continue;
             }
             ++n.generated;
-            if (std::getenv("SL_CODEGEN_SIZES")) {
+            if (std::getenv("SL_CODEGEN_SIZES")) {  // generation only: source sizes, for finding a blow-up
               std::printf("%zu %s %s\n", kernel->source.size(), file.path().filename().c_str(), inst.name.c_str());
               continue;
             }
