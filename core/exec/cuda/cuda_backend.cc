@@ -85,6 +85,7 @@ Result<RunOutput> CudaBackend::run(const sched::LoweredProgram& program, const R
   if (collector) {
     SL_RETURN_IF_ERROR(cupti::CuptiApi::flush());
     out.trace = collector->build_trace();
+    if (fusions_) fusions_->add_counters(&out.trace);
     if (!rendezvous_) out.trace.normalize_time();  // ranks keep rank 0's origin
   }
   if (options.collect_results) {

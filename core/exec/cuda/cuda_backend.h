@@ -25,6 +25,9 @@ struct CudaOptions {
   // from rank 0's start, so their runs line up when merged. Empty: one
   // process drives every device of the program.
   std::optional<dist::DistEnv> dist;
+  // Where NVRTC-compiled fusion kernels are cached: empty takes
+  // $XDG_CACHE_HOME/streamlens/kernels (or ~/.cache/...); "off" caches nothing.
+  std::string codegen_cache;
 };
 
 // kRuntime "no GPU: <cuda error string>" when cudaGetDeviceCount fails or

@@ -23,6 +23,7 @@
 #include "core/exec/cuda/background_flush.h"
 #include "core/exec/cuda/cuda_backend.h"
 #include "core/exec/cuda/device_context.h"
+#include "core/exec/cuda/generated_fusions.h"
 #include "core/exec/cuda/nccl_comms.h"
 #include "core/exec/stall_watch.h"
 #include "cupti_tracer/collector.h"
@@ -57,6 +58,8 @@ class CudaBackend : public Backend {
                       DeviceContext& ctx);
   Status setup_collectives(const sched::LoweredProgram& program, const RunOptions& options,
                            const std::vector<int64_t>& local);
+  // Generated fusion kernels, shared by every local device (generated_fusions.h).
+  Status setup_fusions(const sched::LoweredProgram& program);
   Status init_memory(const sched::LoweredProgram& program, const RunOptions& options);
   Status issue(DeviceContext& ctx, int iteration, bool keep, bool tagged, cupti::ActivityCollector* collector);
   // What one device's thread issues: warm-up then recorded iterations. The
@@ -116,6 +119,7 @@ class CudaBackend : public Backend {
   std::optional<InjectedFault> hang_at_;
   std::vector<DeviceContext> devices_;
   std::unique_ptr<NcclComms> comms_;
+  std::unique_ptr<GeneratedFusions> fusions_;
   std::unique_ptr<dist::Rendezvous> rendezvous_;
 };
 

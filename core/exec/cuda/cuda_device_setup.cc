@@ -83,6 +83,7 @@ Status CudaBackend::setup(const sched::LoweredProgram& program, const RunOptions
   const std::vector<int64_t> local = local_devices(program);
   devices_.resize(local.size());
   for (size_t i = 0; i < local.size(); ++i) SL_RETURN_IF_ERROR(setup_device(program, options, local[i], devices_[i]));
+  SL_RETURN_IF_ERROR(setup_fusions(program));
   return setup_collectives(program, options, local);
 }
 
@@ -201,6 +202,8 @@ Status CudaBackend::init_memory(const sched::LoweredProgram& program, const RunO
 }
 
 void CudaBackend::teardown() {
+  for (DeviceContext& ctx : devices_) ctx.fusions = nullptr;
+  fusions_.reset();
   comms_.reset();
   rendezvous_.reset();
   for (DeviceContext& ctx : devices_) {

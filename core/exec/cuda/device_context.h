@@ -16,6 +16,7 @@
 namespace sl::exec::cuda {
 
 class NcclComms;
+class GeneratedFusions;
 
 struct DeviceContext {
   int ordinal = 0;                 // CUDA device
@@ -34,6 +35,7 @@ struct DeviceContext {
   void* fallback_workspace = nullptr;   // for GEMMs lowered without a workspace slice
   size_t fallback_workspace_bytes = 0;
   NcclComms* comms = nullptr;
+  const GeneratedFusions* fusions = nullptr;  // kLoop/kInput fusion kernels (generated_fusions.h)
   int64_t world_size = 1;               // devices of the program
   bool allow_tf32 = false;
   int sm_count = 0;                     // of the device

@@ -6,6 +6,7 @@
 
 #include "core/exec/cuda/cuda_check.h"
 #include "core/exec/cuda/device_context.h"
+#include "core/exec/cuda/generated_fusions.h"
 #include "core/exec/cuda/kernels.h"
 #include "core/sched/collective_overlap.h"
 
@@ -108,6 +109,7 @@ Status issue_kernel(const sched::Thunk& t, DeviceContext& ctx) {
   };
   const Opcode op = inst.async_wrapped ? *inst.async_wrapped : inst.opcode;
   DynamicStarts none;
+  if (op == Opcode::kFusion && ctx.fusions != nullptr) return ctx.fusions->launch(t, ctx);
 
   switch (op) {
     case Opcode::kCopy:

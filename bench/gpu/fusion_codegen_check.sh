@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Generated fusion kernels on the GPU machine (run from the repository root
+# with a CUDA build carried):
+#   bench/gpu/fusion_codegen_check.sh BUILD_DIR OUT_DIR
+# 1. the GPU tests of generated fusions and of the cuda backend;
+# 2. for four JAX programs, back to back in one call: JAX's own step time
+#    (make_dumps.py, median of its timed steps), then the replay of the
+#    committed after-optimizations dump on the cuda backend, once with an
+#    empty kernel cache (cold NVRTC) and once cached; prints the median
+#    iteration, the ratio to JAX and the codegen_* counters of each run.
+set -u
+BUILD=${1:-build/release}
+OUT=${2:-${OUT:-/tmp/streamlens-out}}
+mkdir -p "$OUT"
+export XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
+SL="$BUILD/app/cli/streamlens"
+DB="$OUT/codegen.db"
+step() { echo; echo "=== $* ($(date -u +%T))"; }
+step gpu_tests
+timeout 300 "$BUILD/tests/gpu_tests" --gtest_brief=1 > "$OUT/gpu_tests.log" 2>&1
+echo "gpu_tests rc=$?"; grep -E "^\[  (FAILED|PASSED|SKIPPED) |tests ran|Failure" "$OUT/gpu_tests.log" | head -30
+cache=$(mktemp -d)
+median_ms() {  # median iteration makespan of the store's last run, in ms
+  "$SL" query --db "$DB" "select iteration, max(end_ns) - min(start_ns) from events where run_id = (select max(id) from runs) group by iteration" 2>/dev/null |
+    python3 -c 'import re,sys
+v=sorted(int(m[-1]) for m in (re.findall(r"-?\d+", l) for l in sys.stdin) if len(m) >= 2)
+print("%.3f" % (v[len(v)//2] / 1e6) if v else "nan")'
+}
+counters() {
+  "$SL" query --db "$DB" "select name, value from counters where run_id = (select max(id) from runs) and name like 'codegen%'" 2>&1 | tr '\n' ' '
+}
+printf '\n%-28s %10s %10s %10s %8s\n' program jax_ms cold_ms cached_ms ratio > "$OUT/table.txt"
+for prog in transformer_train_step_bf16 mlp_train_step adam_update layernorm_gelu; do
+  step "$prog"
+  dump=$(mktemp -d)
+  timeout 200 python3 tests/corpus/jax/make_dumps.py --child-single "$prog" "$dump" --size large 2>&1 | tail -2
+  jax=$(python3 -c 'import json,sys; print("%.3f" % json.load(open(sys.argv[1]))["jax_step_ms_median"])' "$dump/expected.json" 2>/dev/null || echo nan)
+  module=$(ls tests/corpus/jax/large/$prog/*gpu_after_optimizations.txt | head -1)
+  rm -rf "$cache"/*
+  XDG_CACHE_HOME="$cache" timeout 200 "$SL" run "$module" --backend cuda --warmup 3 --iterations 20 --db "$DB" \
+    --name "$prog cold" 2>&1 | tail -3
+  cold=$(median_ms); echo "cold counters: $(counters)"
+  XDG_CACHE_HOME="$cache" timeout 200 "$SL" run "$module" --backend cuda --warmup 3 --iterations 20 --db "$DB" \
+    --name "$prog cached" 2>&1 | tail -3
+  cached=$(median_ms); echo "cached counters: $(counters)"
+  ratio=$(python3 -c 'import sys; a,b=sys.argv[1:]; print("%.2fx" % (float(b)/float(a)) if a!="nan" and b!="nan" else "-")' "$jax" "$cached")
+  printf '%-28s %10s %10s %10s %8s\n' "$prog" "$jax" "$cold" "$cached" "$ratio" >> "$OUT/table.txt"
+  rm -rf "$dump"
+done
+cat "$OUT/table.txt"
+ls -la "$OUT"

@@ -1,0 +1,271 @@
+// One kernel per kLoop / kInput fusion (fusion_codegen.h).
+
+#include "core/exec/codegen/fusion_codegen.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "core/exec/codegen/codegen_types.h"
+#include "core/exec/codegen/elemental.h"
+
+namespace sl::exec::codegen {
+
+using hlo::Opcode;
+
+bool generates_kind(const std::string& fusion_kind) { return fusion_kind == "kLoop" || fusion_kind == "kInput"; }
+
+std::string identifier(const std::string& name) {
+  std::string out;
+  for (char ch : name) out += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') ? ch : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "k_" + out;
+  return out;
+}
+
+int64_t GeneratedKernel::blocks(int sm_count) const {
+  int64_t threads = 1;
+  for (const KernelOutput& l : loops) threads = std::max(threads, l.threads);
+  const int64_t cap = std::max<int64_t>(1, static_cast<int64_t>(sm_count) * 16);
+  return std::clamp<int64_t>((threads + kBlockThreads - 1) / kBlockThreads, 1, cap);
+}
+
+namespace {
+
+constexpr int kColumnRows = kBlockThreads / 32;
+
+// The reduce an output is (or reads at its own index through bitcasts,
+// converts and elementwise ops), so the output's loop can be the reduce's.
+std::optional<int> driving_reduce(const hlo::Computation& c, int k, int64_t elements, std::set<int>& seen) {
+  if (!seen.insert(k).second) return std::nullopt;  // a DAG: each instruction once
+  const hlo::Instruction& inst = c.instructions[static_cast<size_t>(k)];
+  if (!inst.shape.is_array() || inst.shape.element_count() != elements) return std::nullopt;
+  if (inst.opcode == Opcode::kReduce) return k;
+  const bool same_index = inst.opcode == Opcode::kBitcast || inst.opcode == Opcode::kReshape ||
+                          inst.opcode == Opcode::kCopy || hlo::is_elementwise(inst.opcode);
+  if (!same_index) return std::nullopt;
+  for (int o : inst.operands) {
+    if (auto r = driving_reduce(c, o, elements, seen)) return r;
+  }
+  return std::nullopt;
+}
+
+// A reduce over one contiguous block of dimensions [first, last]:
+// operand = [outer, reduced, inner] in row-major order.
+struct ReduceShape {
+  int64_t outer = 1, reduced = 1, inner = 1;
+};
+
+std::optional<ReduceShape> contiguous(const hlo::Instruction& reduce, const hlo::Shape& operand) {
+  if (reduce.dimensions.empty()) return std::nullopt;
+  std::vector<int64_t> dims = reduce.dimensions;
+  std::sort(dims.begin(), dims.end());
+  for (size_t q = 1; q < dims.size(); ++q) {
+    if (dims[q] != dims[q - 1] + 1) return std::nullopt;
+  }
+  ReduceShape s;
+  for (size_t d = 0; d < operand.dims.size(); ++d) {
+    const auto di = static_cast<int64_t>(d);
+    (di < dims.front() ? s.outer : (di > dims.back() ? s.inner : s.reduced)) *= operand.dims[d];
+  }
+  return s;
+}
+
+struct Output {
+  int instruction = 0;
+  hlo::PrimitiveType type = hlo::PrimitiveType::kF32;
+  int64_t elements = 0;
+};
+
+// One thread per element for every output of `group` (outputs of one
+// element count share a loop, so they share their common values).
+Result<std::string> elementwise_loop(Elemental& e, const std::vector<Output>& outputs, const std::vector<int>& group) {
+  Scope body;
+  body.indent = "    ";
+  std::string stores;
+  for (int k : group) {
+    const Output& out = outputs[static_cast<size_t>(k)];
+    SL_ASSIGN_OR_RETURN(std::string v, e.value(out.instruction, "i", body));
+    body.line(fmt::format("o{}[i] = {};", k, store_value(out.type, v)));
+  }
+  return fmt::format("  for (IX i = tid; i < {}; i += nthreads) {{\n{}  }}\n",
+                     ix(outputs[static_cast<size_t>(group[0])].elements), body.code);
+}
+
+// The output at index `o` once `acc` holds its reduce's value there.
+Result<std::string> store_output(Elemental& e, const Output& out, int k, int r, const std::string& acc,
+                                 const Scope& parent) {
+  Scope s = parent.child();
+  Elemental::define(s, r, "o", acc);
+  SL_ASSIGN_OR_RETURN(std::string v, e.value(out.instruction, "o", s));
+  s.line(fmt::format("o{}[o] = {};", k, store_value(out.type, v)));
+  return s.code;
+}
+
+Result<std::string> row_loop(Elemental& e, const hlo::Computation& c, const Output& out, int k, int r,
+                             const ReduceShape& shape) {
+  const hlo::Instruction& reduce = c.instructions[static_cast<size_t>(r)];
+  SL_ASSIGN_OR_RETURN(std::string red, e.reducer(reduce));
+  SL_ASSIGN_OR_RETURN(TypeNames t, type_names(reduce.shape.type));
+  Scope row;
+  row.indent = "      ";
+  SL_ASSIGN_OR_RETURN(std::string init, e.value(reduce.operands[1], ix(0), row));
+  row.line(fmt::format("{} acc = {}; bool first = lane != 0;", t.compute, init));
+  row.line(fmt::format("const IX base = o * {};", ix(shape.reduced)));
+  row.line(fmt::format("for (IX r = lane; r < {}; r += 32) {{", ix(shape.reduced)));
+  Scope element = row.child();
+  SL_ASSIGN_OR_RETURN(std::string x, e.value(reduce.operands[0], e.index("base + r", element), element));
+  element.line(fmt::format("acc = first ? {1} : {0}(acc, {1}); first = false;", red, x));
+  row.code += element.code;
+  row.line("}");
+  row.line(fmt::format("for (int s = 16; s > 0; s >>= 1) acc = {}(acc, ({})sl_shfl(acc, s));", red, t.compute));
+  row.line("if (lane == 0) {");
+  SL_ASSIGN_OR_RETURN(std::string store, store_output(e, out, k, r, "acc", row));
+  row.code += store;
+  row.line("}");
+  return fmt::format(
+      "  {{ const IX lane = threadIdx.x & 31; const IX nwarps = nthreads >> 5;\n"
+      "    for (IX o = tid >> 5; o < {}; o += nwarps) {{\n{}    }}\n  }}\n",
+      ix(out.elements), row.code);
+}
+
+Result<std::string> column_loop(Elemental& e, const hlo::Computation& c, const Output& out, int k, int r,
+                                const ReduceShape& shape) {
+  const hlo::Instruction& reduce = c.instructions[static_cast<size_t>(r)];
+  SL_ASSIGN_OR_RETURN(std::string red, e.reducer(reduce));
+  SL_ASSIGN_OR_RETURN(TypeNames t, type_names(reduce.shape.type));
+  Scope tile;
+  tile.indent = "      ";
+  tile.line("const IX o = tile * 32 + tx;");
+  tile.line(fmt::format("{} acc = {}(); bool any = false;", t.compute, t.compute));
+  tile.line(fmt::format("if (o < {}) {{", ix(out.elements)));
+  Scope column = tile.child();
+  column.line(fmt::format("const IX base = (o / {0}) * {1} + o % {0};", ix(shape.inner), ix(shape.inner * shape.reduced)));
+  column.line(fmt::format("for (IX r = ty; r < {}; r += {}) {{", ix(shape.reduced), kColumnRows));
+  Scope element = column.child();
+  SL_ASSIGN_OR_RETURN(std::string x, e.value(reduce.operands[0], e.index(fmt::format("base + r * {}", ix(shape.inner)), element), element));
+  element.line(fmt::format("acc = any ? {0}(acc, {1}) : {1}; any = true;", red, x));
+  column.code += element.code;
+  column.line("}");
+  tile.code += column.code;
+  tile.line("}");
+  tile.line(fmt::format("part{0}[ty][tx] = acc; any{0}[ty][tx] = any;", k));
+  tile.line("__syncthreads();");
+  tile.line(fmt::format("if (ty == 0 && o < {}) {{", ix(out.elements)));
+  Scope total = tile.child();
+  SL_ASSIGN_OR_RETURN(std::string init, e.value(reduce.operands[1], ix(0), total));
+  total.line(fmt::format("{} total = {};", t.compute, init));
+  total.line(fmt::format("for (int y = 0; y < {}; ++y) if (any{}[y][tx]) total = {}(total, part{}[y][tx]);",
+                         kColumnRows, k, red, k));
+  tile.code += total.code;
+  SL_ASSIGN_OR_RETURN(std::string store, store_output(e, out, k, r, "total", total));
+  tile.code += store;
+  tile.line("}");
+  tile.line("__syncthreads();");
+  return fmt::format(
+      "  {{ __shared__ {ct} part{k}[{rows}][33]; __shared__ bool any{k}[{rows}][33];\n"
+      "    const IX tx = threadIdx.x & 31, ty = threadIdx.x >> 5;\n"
+      "    for (IX tile = blockIdx.x; tile < {tiles}; tile += gridDim.x) {{\n{body}    }}\n  }}\n",
+      fmt::arg("ct", t.compute), fmt::arg("k", k), fmt::arg("rows", kColumnRows),
+      fmt::arg("tiles", ix((out.elements + 31) / 32)), fmt::arg("body", tile.code));
+}
+
+}  // namespace
+
+Result<GeneratedKernel> generate_fusion_kernel(const hlo::Module& module, const hlo::Instruction& fusion) {
+  auto refuse = [&](const std::string& why) {
+    return runtime_error(fmt::format("fusion '{}': {}", fusion.name, why));
+  };
+  if (fusion.opcode != Opcode::kFusion || fusion.called.empty()) return refuse("not a fusion with calls=");
+  if (!generates_kind(fusion.fusion_kind)) return refuse(fmt::format("kind {} is not generated", fusion.fusion_kind));
+  const hlo::Computation& c = module.computations.at(static_cast<size_t>(fusion.called[0]));
+  if (c.instructions.empty()) return refuse("empty computation");
+  const int root = c.root >= 0 ? c.root : static_cast<int>(c.instructions.size()) - 1;
+  const hlo::Instruction& root_inst = c.instructions[static_cast<size_t>(root)];
+
+  GeneratedKernel kernel;
+  kernel.name = identifier(fusion.name);
+  // Parameters as kernel arguments; 32-bit indices when every array fits.
+  int64_t largest = 1;
+  for (const hlo::Instruction& inst : c.instructions) {
+    if (inst.shape.is_array()) largest = std::max(largest, inst.shape.element_count());
+  }
+  std::vector<std::string> args;
+  std::vector<hlo::PrimitiveType> param_types(c.parameters.size());
+  for (size_t n = 0; n < c.parameters.size(); ++n) {
+    const hlo::Instruction& p = c.instructions.at(static_cast<size_t>(c.parameters[n]));
+    if (!p.shape.is_array()) return refuse(fmt::format("parameter {} is not an array", n));
+    SL_ASSIGN_OR_RETURN(TypeNames t, type_names(p.shape.type));
+    param_types[n] = p.shape.type;
+    args.push_back(fmt::format("const {}* __restrict__ p{}", t.storage, n));
+  }
+  kernel.inputs = static_cast<int>(c.parameters.size());
+
+  std::vector<Output> outputs;
+  std::vector<int> roots = root_inst.opcode == Opcode::kTuple ? root_inst.operands : std::vector<int>{root};
+  for (int r : roots) {
+    const hlo::Instruction& o = c.instructions.at(static_cast<size_t>(r));
+    if (!o.shape.is_array()) return refuse(fmt::format("output '{}' is not an array", o.name));
+    SL_ASSIGN_OR_RETURN(TypeNames t, type_names(o.shape.type));
+    args.push_back(fmt::format("{}* __restrict__ o{}", t.storage, outputs.size()));
+    outputs.push_back({r, o.shape.type, o.shape.element_count()});
+  }
+  kernel.outputs = static_cast<int>(outputs.size());
+
+  std::string globals;
+  int unique = 0;
+  Elemental e(module, c, [&](int64_t number, const std::string& index) {
+    const auto n = static_cast<size_t>(number);
+    return n < param_types.size() ? load_value(param_types[n], fmt::format("p{}[{}]", n, index)) : std::string("0");
+  }, &globals, &unique);
+
+  std::string loops;
+  std::map<int64_t, std::vector<int>> elementwise;  // element count -> outputs
+  kernel.loops.resize(outputs.size());
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const Output& out = outputs[k];
+    KernelOutput& info = kernel.loops[k];
+    info = {LoopKind::kElementwise, out.elements, out.elements};
+    std::set<int> seen;
+    std::optional<int> r = driving_reduce(c, out.instruction, out.elements, seen);
+    std::optional<ReduceShape> s;
+    if (r) {
+      const hlo::Instruction& reduce = c.instructions[static_cast<size_t>(*r)];
+      s = contiguous(reduce, c.instructions[static_cast<size_t>(reduce.operands[0])].shape);
+    }
+    Result<std::string> loop = std::string();
+    if (s && s->inner == 1 && s->reduced >= 32) {
+      info = {LoopKind::kRowReduce, out.elements, out.elements * 32};
+      loop = row_loop(e, c, out, static_cast<int>(k), *r, *s);
+    } else if (s && s->inner > 1 && s->reduced >= 2 * kColumnRows) {
+      info = {LoopKind::kColumnReduce, out.elements, (out.elements + 31) / 32 * kBlockThreads};
+      loop = column_loop(e, c, out, static_cast<int>(k), *r, *s);
+    } else {
+      elementwise[out.elements].push_back(static_cast<int>(k));
+    }
+    if (!loop.is_ok()) return refuse(loop.status().message());
+    loops += *loop;
+  }
+  for (const auto& [count, group] : elementwise) {
+    auto loop = elementwise_loop(e, outputs, group);
+    if (!loop.is_ok()) return refuse(loop.status().message());
+    loops += *loop;
+  }
+
+  std::string params;
+  for (size_t a = 0; a < args.size(); ++a) params += (a ? ", " : "") + args[a];
+  kernel.source = std::string(kPrelude) +
+                  fmt::format("typedef {} IX;\n", largest < (int64_t{1} << 31) ? "unsigned" : "unsigned long long") +
+                  globals +
+                  fmt::format("// {} ({}, computation {})\n", fusion.name, fusion.fusion_kind, c.name) +
+                  fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n", kBlockThreads,
+                              kernel.name, params) +
+                  "  const IX tid = (IX)blockIdx.x * (IX)blockDim.x + (IX)threadIdx.x;\n"
+                  "  const IX nthreads = (IX)gridDim.x * (IX)blockDim.x;\n" +
+                  loops + "}\n";
+  return kernel;
+}
+
+}  // namespace sl::exec::codegen

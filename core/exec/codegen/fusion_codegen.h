@@ -1,0 +1,51 @@
+#pragma once
+// CUDA C++ source of one kernel for a kLoop or kInput fusion (docs/codegen.md):
+// every instruction of the fused computation becomes an inlined function of
+// its output's row-major linear index (XLA's elemental emitter does the
+// same); each fusion output gets one loop in the kernel: one thread per
+// element, a warp per row for a reduction over the minor dimensions, a
+// 32x8-thread tile per 32 outputs for a reduction over major dimensions
+// (XLA's row and column reductions). Pure C++; NVRTC compiles the result.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/hlo/module.h"
+
+namespace sl::exec::codegen {
+
+inline constexpr int kBlockThreads = 256;
+
+enum class LoopKind { kElementwise, kRowReduce, kColumnReduce };
+
+struct KernelOutput {
+  LoopKind loop = LoopKind::kElementwise;
+  int64_t elements = 0;  // of the output
+  int64_t threads = 0;   // the loop wants this many threads for one pass
+};
+
+struct GeneratedKernel {
+  std::string name;    // the extern "C" entry point
+  std::string source;  // compiles on its own (no includes)
+  int inputs = 0;      // kernel parameters: the fusion's operands in order, then
+  int outputs = 0;     // its result leaves in order, each a device pointer
+  std::vector<KernelOutput> loops;
+  // Blocks of kBlockThreads to launch: enough for the widest loop, capped
+  // (the loops are grid-stride).
+  int64_t blocks(int sm_count) const;
+};
+
+// Fusions this generator is for.
+bool generates_kind(const std::string& fusion_kind);
+
+// The kernel of `fusion` (a kFusion instruction of `module`), or an error
+// naming the first instruction and opcode it cannot generate: the caller
+// runs that fusion another way.
+Result<GeneratedKernel> generate_fusion_kernel(const hlo::Module& module, const hlo::Instruction& fusion);
+
+// A C identifier made of `name` ("fused_computation.14" -> "fused_computation_14").
+std::string identifier(const std::string& name);
+
+}  // namespace sl::exec::codegen

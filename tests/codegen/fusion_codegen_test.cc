@@ -1,0 +1,93 @@
+// The fusion source generator without a compiler: which loop each output
+// gets, and the error naming what it cannot generate (the fallback's reason).
+
+#include <gtest/gtest.h>
+
+#include "core/exec/codegen/fusion_codegen.h"
+#include "core/hlo/parser.h"
+
+namespace sl::exec::codegen {
+namespace {
+
+Result<GeneratedKernel> generate(const std::string& text) {
+  auto module = hlo::parse_program(text, "test.hlo");
+  if (!module.is_ok()) return module.status();
+  static std::vector<hlo::Module> keep;  // the kernel refers to nothing, but keep modules alive anyway
+  keep.push_back(std::move(*module));
+  for (const hlo::Computation& c : keep.back().computations) {
+    for (const hlo::Instruction& inst : c.instructions) {
+      if (inst.opcode == hlo::Opcode::kFusion) return generate_fusion_kernel(keep.back(), inst);
+    }
+  }
+  return runtime_error("no fusion");
+}
+
+constexpr const char* kReductions = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  p = f32[64,128] parameter(0)
+  z = f32[] constant(0)
+  rows = f32[64] reduce(p, z), dimensions={1}, to_apply=add
+  cols = f32[128] reduce(p, z), dimensions={0}, to_apply=add
+  e = f32[64,128] exponential(p)
+  ROOT t = (f32[64], f32[128], f32[64,128]) tuple(rows, cols, e)
+}
+ENTRY e {
+  x = f32[64,128] parameter(0)
+  ROOT f = (f32[64], f32[128], f32[64,128]) fusion(x), kind=kInput, calls=fused
+})";
+
+TEST(FusionCodegen, RowColumnAndElementwiseLoops) {
+  auto k = generate(kReductions);
+  ASSERT_TRUE(k.is_ok()) << k.status().message();
+  EXPECT_EQ(k->name, "f");
+  EXPECT_EQ(k->inputs, 1);
+  EXPECT_EQ(k->outputs, 3);
+  ASSERT_EQ(k->loops.size(), 3u);
+  EXPECT_EQ(k->loops[0].loop, LoopKind::kRowReduce);
+  EXPECT_EQ(k->loops[1].loop, LoopKind::kColumnReduce);
+  EXPECT_EQ(k->loops[2].loop, LoopKind::kElementwise);
+  EXPECT_EQ(k->loops[2].threads, 64 * 128);
+  EXPECT_NE(k->source.find("extern \"C\" __global__"), std::string::npos);
+  EXPECT_NE(k->source.find("expf("), std::string::npos);
+  EXPECT_GE(k->blocks(132), 1);
+  EXPECT_LE(k->blocks(132), 132 * 16);
+}
+
+TEST(FusionCodegen, UnsupportedOpIsNamed) {
+  auto k = generate(R"(HloModule m
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+fused {
+  p = f32[16] parameter(0)
+  ROOT s = f32[16] sort(p), dimensions={0}, to_apply=cmp
+}
+ENTRY e {
+  x = f32[16] parameter(0)
+  ROOT f = f32[16] fusion(x), kind=kLoop, calls=fused
+})");
+  ASSERT_FALSE(k.is_ok());
+  EXPECT_NE(k.status().message().find("sort 's'"), std::string::npos) << k.status().message();
+}
+
+TEST(FusionCodegen, CustomFusionsAreNotGenerated) {
+  EXPECT_TRUE(generates_kind("kLoop"));
+  EXPECT_TRUE(generates_kind("kInput"));
+  EXPECT_FALSE(generates_kind("kCustom"));
+  EXPECT_FALSE(generates_kind("kOutput"));
+}
+
+TEST(FusionCodegen, Identifiers) {
+  EXPECT_EQ(identifier("fused_computation.14"), "fused_computation_14");
+  EXPECT_EQ(identifier("1x"), "k_1x");
+}
+
+}  // namespace
+}  // namespace sl::exec::codegen
