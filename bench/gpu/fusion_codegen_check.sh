@@ -21,10 +21,12 @@ step gpu_tests
 [ "${SKIP_GPU_TESTS:-0}" = 1 ] || timeout 300 "$BUILD/tests/gpu_tests" --gtest_brief=1 > "$OUT/gpu_tests.log" 2>&1
 echo "gpu_tests rc=$?"; grep -E "^\[  (FAILED|PASSED|SKIPPED) |tests ran|Failure" "$OUT/gpu_tests.log" | head -30
 cache=$(mktemp -d)
-median_ms() {  # the median iteration's makespan, from `run`'s summary line ($1), in ms
-  sed -n 's/.*makespan \([0-9.]*\) us.*/\1/p' <<< "$1" | head -1 | python3 -c 'import sys
-v=sys.stdin.read().strip()
-print("%.3f" % (float(v) / 1e3) if v else "nan")'
+median_ms() {  # the median iteration's span (first start to last end) of the store's last run, in ms
+  "$SL" query --db "$DB" --csv "select max(end_ns) - min(start_ns) from events
+     where run_id = (select max(id) from runs) group by iteration" 2>/dev/null |
+    python3 -c 'import sys
+v=sorted(int(l) for l in sys.stdin.read().split() if l.strip().lstrip("-").isdigit())
+print("%.3f" % (v[len(v)//2] / 1e6) if v else "nan")'
 }
 counters() {
   "$SL" query --db "$DB" "select name, value from counters where run_id = (select max(id) from runs) and name like 'codegen%'" 2>&1 | tr '\n' ' '
@@ -39,10 +41,10 @@ for prog in transformer_train_step_bf16 mlp_train_step adam_update layernorm_gel
   rm -rf "$cache"/*
   out=$(XDG_CACHE_HOME="$cache" timeout 200 "$SL" run "$module" --backend cuda --warmup 3 --iterations 20 --db "$DB" \
     --name "$prog cold" 2>&1); echo "$out" | tail -3
-  cold=$(median_ms "$out"); echo "cold counters: $(counters)"
+  cold=$(median_ms); echo "cold counters: $(counters)"
   out=$(XDG_CACHE_HOME="$cache" timeout 200 "$SL" run "$module" --backend cuda --warmup 3 --iterations 20 --db "$DB" \
     --name "$prog cached" 2>&1); echo "$out" | tail -3
-  cached=$(median_ms "$out"); echo "cached counters: $(counters)"
+  cached=$(median_ms); echo "cached counters: $(counters)"
   ratio=$(python3 -c 'import sys; a,b=sys.argv[1:]; print("%.2fx" % (float(b)/float(a)) if a!="nan" and b!="nan" else "-")' "$jax" "$cached")
   printf '%-28s %10s %10s %10s %8s\n' "$prog" "$jax" "$cold" "$cached" "$ratio" >> "$OUT/table.txt"
   rm -rf "$dump"
