@@ -15,6 +15,7 @@
 #include "core/exec/cuda/cuda_backend.h"
 #include "core/hlo/parser.h"
 #include "core/sched/lowering.h"
+#include "tests/gpu/cuda_test_util.h"
 
 namespace sl::exec {
 namespace {
@@ -72,19 +73,9 @@ int64_t counter(const trace::Trace& t, const std::string& name) {
   return -1;
 }
 
-RunOptions random_init(uint64_t seed) {
-  RunOptions o;
-  o.init = InitMode::kRandom;
-  o.seed = seed;
-  return o;
-}
+using gpu_test::random_init;
 
-class GeneratedFusions : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no GPU";
-  }
-};
+class GeneratedFusions : public gpu_test::CudaTest {};
 
 // A module whose entry runs one fusion of `kind` over `params` with `body`.
 std::string fusion_module(const std::string& kind, const std::string& params, const std::string& result,

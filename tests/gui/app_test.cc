@@ -16,6 +16,7 @@
 #include "app/gui/layout/colors.h"
 #include "app/gui/model/png_io.h"
 #include "app/gui/model/services.h"
+#include "tests/gui/gui_process_util.h"
 #include "tests/gui/gui_test_util.h"
 
 namespace sl::gui {
@@ -25,54 +26,11 @@ using testing::known_streams;
 using testing::known_trace;
 using testing::save_trace;
 using testing::ScratchDir;
-
-#ifndef SL_GUI_EXECUTABLE
-#define SL_GUI_EXECUTABLE SL_BINARY_DIR "/app/gui/streamlens-gui"
-#endif
-
-bool have_xvfb() { return std::system("command -v xvfb-run > /dev/null 2>&1") == 0; }
-
-struct Outcome {
-  int exit_code = -1;
-  std::string output;
-};
-
-// Runs the GUI under a private X server; sanitizer leak checks are off
-// because the GL driver (llvmpipe) keeps allocations until exit. The GUI's
-// own exit code is echoed from inside xvfb-run, whose status can be its own
-// (e.g. 5 when two parallel xvfb-runs race while cleaning up /tmp).
-Outcome run_gui(const std::string& args) {
-  std::string cmd = std::string("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a -s \"-screen 0 1600x900x24\" sh -c '") +
-                    SL_GUI_EXECUTABLE + " " + args + "; echo SL_GUI_EXIT=$?' 2>&1";
-  Outcome out;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return out;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.output.append(buf.data(), n);
-  int status = pclose(pipe);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  const std::string marker = "SL_GUI_EXIT=";
-  if (size_t at = out.output.rfind(marker); at != std::string::npos) {
-    out.exit_code = std::atoi(out.output.c_str() + at + marker.size());
-  }
-  return out;
-}
-
-bool near(const uint8_t* p, Rgb c, int tol = 3) {
-  return std::abs(p[0] - c.r) <= tol && std::abs(p[1] - c.g) <= tol && std::abs(p[2] - c.b) <= tol;
-}
-
-// Rows in which at least `min_pixels` pixels have colour `c`.
-std::vector<int> rows_with(const Image& img, Rgb c, int min_pixels) {
-  std::vector<int> rows;
-  for (int y = 0; y < img.height; ++y) {
-    int count = 0;
-    for (int x = 0; x < img.width; ++x) count += near(img.pixel(x, y), c) ? 1 : 0;
-    if (count >= min_pixels) rows.push_back(y);
-  }
-  return rows;
-}
+using testing::have_xvfb;
+using testing::near;
+using testing::Outcome;
+using testing::rows_with;
+using testing::run_gui;
 
 int pixels_with(const Image& img, Rgb c) {
   int count = 0;

@@ -14,57 +14,17 @@
 
 #include "app/gui/layout/colors.h"
 #include "app/gui/model/png_io.h"
+#include "tests/gui/gui_process_util.h"
 #include "tests/gui/gui_test_util.h"
 
 namespace sl::gui {
 namespace {
 
-#ifndef SL_GUI_EXECUTABLE
-#define SL_GUI_EXECUTABLE SL_BINARY_DIR "/app/gui/streamlens-gui"
-#endif
+using testing::columns_with;
+using testing::have_xvfb;
+using testing::rows_with;
+using testing::run_gui;
 
-bool have_xvfb() { return std::system("command -v xvfb-run > /dev/null 2>&1") == 0; }
-
-// The GUI's exit code and output, run under a private X server (as app_test.cc).
-std::pair<int, std::string> run_gui(const std::string& args) {
-  std::string cmd = std::string("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a -s \"-screen 0 1600x900x24\" sh -c '") +
-                    SL_GUI_EXECUTABLE + " " + args + "; echo SL_GUI_EXIT=$?' 2>&1";
-  std::string output;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return {-1, ""};
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) output.append(buf.data(), n);
-  pclose(pipe);
-  const std::string marker = "SL_GUI_EXIT=";
-  const size_t at = output.rfind(marker);
-  return {at == std::string::npos ? -1 : std::atoi(output.c_str() + at + marker.size()), output};
-}
-
-bool near(const uint8_t* p, Rgb c, int tol = 3) {
-  return std::abs(p[0] - c.r) <= tol && std::abs(p[1] - c.g) <= tol && std::abs(p[2] - c.b) <= tol;
-}
-
-// Columns in which at least `min_pixels` pixels have colour `c`.
-std::vector<int> columns_with(const Image& img, Rgb c, int min_pixels) {
-  std::vector<int> cols;
-  for (int x = 0; x < img.width; ++x) {
-    int count = 0;
-    for (int y = 0; y < img.height; ++y) count += near(img.pixel(x, y), c) ? 1 : 0;
-    if (count >= min_pixels) cols.push_back(x);
-  }
-  return cols;
-}
-
-std::vector<int> rows_with(const Image& img, Rgb c, int min_pixels) {
-  std::vector<int> rows;
-  for (int y = 0; y < img.height; ++y) {
-    int count = 0;
-    for (int x = 0; x < img.width; ++x) count += near(img.pixel(x, y), c) ? 1 : 0;
-    if (count >= min_pixels) rows.push_back(y);
-  }
-  return rows;
-}
 
 class MeasureApp : public ::testing::Test {
  protected:

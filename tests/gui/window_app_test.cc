@@ -16,7 +16,12 @@
 #include "app/gui/model/png_io.h"
 #include "core/hlo/parser.h"
 #include "core/sched/lowering.h"
+#include "tests/gui/gui_process_util.h"
 #include "tests/gui/gui_test_util.h"
+
+#ifndef SL_GUI_BENCH_DB_EXECUTABLE
+#define SL_GUI_BENCH_DB_EXECUTABLE SL_BINARY_DIR "/app/gui/streamlens-gui-bench-db"
+#endif
 
 namespace sl::gui {
 namespace {
@@ -25,42 +30,16 @@ using testing::known_streams;
 using testing::known_trace;
 using testing::save_trace;
 using testing::ScratchDir;
+using testing::Outcome;
+using testing::run_shell;
+bool have(const char* tool) { return testing::have_tool(tool); }
 
-#ifndef SL_GUI_EXECUTABLE
-#define SL_GUI_EXECUTABLE SL_BINARY_DIR "/app/gui/streamlens-gui"
-#endif
-#ifndef SL_GUI_BENCH_DB_EXECUTABLE
-#define SL_GUI_BENCH_DB_EXECUTABLE SL_BINARY_DIR "/app/gui/streamlens-gui-bench-db"
-#endif
-
-bool have(const char* tool) { return std::system((std::string("command -v ") + tool + " > /dev/null 2>&1").c_str()) == 0; }
 
 // Real input depends on the X server keeping up with xdotool's pauses, which
 // a loaded shared machine does not promise: CI sets STREAMLENS_NO_REAL_INPUT
 // (.ci/run); run them where the machine is yours.
 bool real_input_allowed() { return have("xdotool") && std::getenv("STREAMLENS_NO_REAL_INPUT") == nullptr; }
 constexpr const char* kNoRealInput = "no real input here (xdotool missing or STREAMLENS_NO_REAL_INPUT set)";
-
-struct Outcome {
-  int exit_code = -1;
-  std::string output;
-};
-
-Outcome run_shell(const std::string& cmd) {
-  Outcome out;
-  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return out;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.output.append(buf.data(), n);
-  int status = pclose(pipe);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  const std::string marker = "SL_GUI_EXIT=";
-  if (size_t at = out.output.rfind(marker); at != std::string::npos) {
-    out.exit_code = std::atoi(out.output.c_str() + at + marker.size());
-  }
-  return out;
-}
 
 // `body` runs under a private X server with $GUI set; its last command's
 // status is reported. `timeout` turns a frozen window into a failure (124).
