@@ -123,7 +123,7 @@ TEST_F(GeneratedFusions, ElementwiseMath) {
   auto b = run_both(fusion_module("kLoop", "f32[8,64];f32[8,64]", "f32[8,64]", body), "math.hlo", random_init(3));
   expect_close(b, 1e-5);
   EXPECT_EQ(counter(b.cuda.trace, "codegen_fusions_generated"), 1);
-  EXPECT_EQ(counter(b.cuda.trace, "codegen_fusions_fallback"), 0);
+  EXPECT_EQ(counter(b.cuda.trace, "codegen_fallback_fusions"), 0);
 }
 
 TEST_F(GeneratedFusions, DataMovementIsExact) {

@@ -131,7 +131,7 @@ Result<std::string> Elemental::value(int k, const std::string& idx, Scope& scope
   SL_ASSIGN_OR_RETURN(TypeNames t, type_names(inst.shape.type));
   SL_ASSIGN_OR_RETURN(std::string expr, compute(k, idx, scope));
   std::string var = expr;
-  if (inst.opcode != Opcode::kReduce && !(inst.opcode == Opcode::kConstant && inst.shape.element_count() == 1)) {
+  if ((inst.opcode != Opcode::kReduce || loaded_.count(k) > 0) && !(inst.opcode == Opcode::kConstant && inst.shape.element_count() == 1)) {
     var = fresh();
     scope.line(fmt::format("const {} {} = {};", t.compute, var, expr));
   }
@@ -221,6 +221,9 @@ Result<std::string> Elemental::reduce(int k, const std::string& idx, Scope& scop
 
 Result<std::string> Elemental::compute(int k, const std::string& i, Scope& scope) {
   const hlo::Instruction& inst = at(k);
+  if (auto it = loaded_.find(k); it != loaded_.end()) {
+    return load_value(inst.shape.type, fmt::format("{}[{}]", it->second, i));
+  }
   auto operand = [&](size_t n) -> const hlo::Instruction& { return at(inst.operands.at(n)); };
   auto get = [&](size_t n, const std::string& idx) { return value(inst.operands.at(n), index(idx, scope), scope); };
   const auto& out = inst.shape.dims;

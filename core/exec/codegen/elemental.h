@@ -54,6 +54,10 @@ class Elemental {
   static void define(Scope& scope, int k, const std::string& index, const std::string& var);
   // The scalar reducer function of a reduce's to_apply (`T f(T acc, T x)`).
   Result<std::string> reducer(const hlo::Instruction& reduce);
+  // Instruction `k` is read from the array `pointer` (a buffer an earlier
+  // kernel of the same fusion wrote: a hoisted reduce, a GEMM's result)
+  // instead of being computed.
+  void load_from(int k, std::string pointer) { loaded_[k] = std::move(pointer); }
   // A fresh variable name.
   std::string fresh(const char* stem = "t") { return fmt_name(stem, (*unique_)++); }
   // `expr` as an index variable of `scope` (reused for the same text).
@@ -73,6 +77,7 @@ class Elemental {
   std::string* globals_;
   int* unique_;
   std::map<int, std::string> reducers_;  // to_apply computation -> function name
+  std::map<int, std::string> loaded_;    // instruction -> array holding it
 };
 
 }  // namespace sl::exec::codegen

@@ -272,7 +272,10 @@ Status issue_gemm(const sched::Thunk& t, DeviceContext& ctx) {
   p.batch = t.gemm.batch;
   p.allow_tf32 = ctx.allow_tf32;
   p.sm_count_target = static_cast<int>(sched::gemm_sm_limit(t, ctx.sm_count, ctx.comm_sms));
-  if (inst.opcode == Opcode::kDot && inst.operands.size() >= 2) {
+  const Opcode op = inst.async_wrapped.value_or(inst.opcode);
+  // A cuBLAS custom-call's dot dimensions come from its backend_config (the
+  // parser reads them into inst.dot), as do alpha, beta and the epilogue.
+  if ((op == Opcode::kDot || op == Opcode::kCustomCall) && inst.operands.size() >= 2) {
     const hlo::Shape& lhs = operand_shape(t, 0);
     const hlo::Shape& rhs = operand_shape(t, 1);
     const size_t nb = inst.dot.lhs_batch.size();
@@ -281,6 +284,35 @@ Status issue_gemm(const sched::Thunk& t, DeviceContext& ctx) {
     }
     if (rhs.dims.size() == nb + 2 && inst.dot.rhs_contracting.size() == 1) {
       p.rhs_transposed = inst.dot.rhs_contracting[0] == static_cast<int64_t>(nb + 1);
+    }
+  }
+  size_t next_operand = 2;
+  const void* c_in = nullptr;
+  const void* bias = nullptr;
+  if (op == Opcode::kCustomCall && inst.gemm_config) {
+    const hlo::GemmConfig& g = *inst.gemm_config;
+    if (g.alpha_imag != 0.0) return runtime_error(fmt::format("{}: complex alpha is not supported", at));
+    static const std::pair<const char*, GemmEpilogue> kEpilogues[] = {
+        {"DEFAULT", GemmEpilogue::kDefault}, {"RELU", GemmEpilogue::kRelu}, {"BIAS", GemmEpilogue::kBias},
+        {"BIAS_RELU", GemmEpilogue::kBiasRelu}, {"GELU", GemmEpilogue::kGelu}, {"BIAS_GELU", GemmEpilogue::kBiasGelu}};
+    bool known = false;
+    for (const auto& [name, e] : kEpilogues) {
+      if (g.epilogue == name) {
+        p.epilogue = e;
+        known = true;
+      }
+    }
+    if (!known) return runtime_error(fmt::format("{}: GEMM epilogue {} is not supported by the cuda backend", at, g.epilogue));
+    p.alpha = static_cast<float>(g.alpha_real);
+    p.beta = static_cast<float>(g.beta);
+    // Operands as XLA's GEMM rewriter orders them: a, b, c (beta != 0), bias.
+    if (p.beta != 0.0f) {
+      if (t.operands.size() <= next_operand) return runtime_error(fmt::format("{}: beta != 0 without a C operand", at));
+      c_in = ctx.at(t.operands[next_operand++]);
+    }
+    if (has_bias(p.epilogue)) {
+      if (t.operands.size() <= next_operand) return runtime_error(fmt::format("{}: {} without a bias operand", at, g.epilogue));
+      bias = ctx.at(t.operands[next_operand++]);
     }
   }
   if (inst.shape.is_array()) p.out_type = static_cast<int>(inst.shape.type);
@@ -293,7 +325,11 @@ Status issue_gemm(const sched::Thunk& t, DeviceContext& ctx) {
       ws_bytes = ctx.fallback_workspace_bytes;
     }
     return ctx.gemm->run(p, ctx.at(t.operands[0]), ctx.at(t.operands[1]), ctx.at(t.results[0]), ws, ws_bytes, stream,
-                         at);
+                         at, c_in, bias);
+  }
+  if (p.alpha != 1.0f || p.beta != 0.0f || p.epilogue != GemmEpilogue::kDefault) {
+    return runtime_error(fmt::format("{}: alpha, beta and epilogues need cuBLASLt, which does not run {} GEMMs", at,
+                                     hlo::primitive_type_name(t.gemm.type)));
   }
   GemmOperand a, b;
   a.batch_stride = p.m * p.k;

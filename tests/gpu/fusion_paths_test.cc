@@ -1,0 +1,169 @@
+// The cuda backend's fusion paths other than one generated kernel
+// (core/exec/codegen/fusion_plan.h) against the cpu backend: hoisted
+// reduces, Triton GEMM fusions as cuBLASLt with prologue/epilogue kernels,
+// op-by-op fallback (and its trace name), the named error when nothing runs
+// a fusion, and `__cublas$lt$matmul` with alpha, beta and epilogues. Skips
+// without a GPU.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/gpu/cuda_test_util.h"
+
+namespace sl::exec {
+namespace {
+
+using gpu_test::expect_same;
+using gpu_test::random_init;
+using gpu_test::run_both;
+
+class FusionPaths : public gpu_test::CudaTest {};
+
+int64_t counter(const trace::Trace& t, const std::string& name) {
+  for (const auto& c : t.counters) {
+    if (c.name == name) return c.value;
+  }
+  return -1;
+}
+
+constexpr const char* kSoftmax = R"(HloModule m
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  p = f32[64,1000] parameter(0)
+  ninf = f32[] constant(-inf)
+  z = f32[] constant(0)
+  mx = f32[64] reduce(p, ninf), dimensions={1}, to_apply=max
+  bm = f32[64,1000] broadcast(mx), dimensions={0}
+  d = f32[64,1000] subtract(p, bm)
+  e = f32[64,1000] exponential(d)
+  s = f32[64] reduce(e, z), dimensions={1}, to_apply=add
+  bs = f32[64,1000] broadcast(s), dimensions={0}
+  ROOT r = f32[64,1000] divide(e, bs)
+}
+ENTRY e {
+  x = f32[64,1000] parameter(0)
+  ROOT f = f32[64,1000] fusion(x), kind=kLoop, calls=fused
+})";
+
+TEST_F(FusionPaths, HoistedReducesGiveTheCpuResults) {
+  auto b = run_both(kSoftmax, random_init(5));
+  expect_same(b, 1e-5);
+  EXPECT_EQ(counter(b.cuda.trace, "codegen_hoisted_reduces"), 2);
+  EXPECT_EQ(counter(b.cuda.trace, "codegen_kernels"), 3);
+}
+
+TEST_F(FusionPaths, TritonGemmFusionWithPrologueAndEpilogue) {
+  auto b = run_both(R"(HloModule m
+gemm {
+  p0 = f32[128,64] parameter(0)
+  c = bf16[128,64] convert(p0)
+  p1 = bf16[32,64] parameter(1)
+  t = bf16[64,32] transpose(p1), dimensions={1,0}
+  d = bf16[128,32] dot(c, t), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  k = bf16[] constant(2)
+  bk = bf16[128,32] broadcast(k), dimensions={}
+  ROOT m = bf16[128,32] multiply(d, bk)
+}
+ENTRY e {
+  x = f32[128,64] parameter(0)
+  w = bf16[32,64] parameter(1)
+  ROOT f = bf16[128,32] fusion(x, w), kind=kCustom, calls=gemm, backend_config={"fusion_backend_config":{"kind":"__triton_gemm"}}
+})", random_init(6));
+  expect_same(b, 2e-2);
+  EXPECT_EQ(counter(b.cuda.trace, "codegen_fusions_gemm"), 1);
+  EXPECT_EQ(counter(b.cuda.trace, "codegen_kernels"), 2);  // the convert, the multiply
+}
+
+TEST_F(FusionPaths, TritonGemmFusionWithATransposingOutputLayout) {
+  auto b = run_both(R"(HloModule m
+gemm {
+  a = bf16[4,16,8] parameter(0)
+  b = bf16[4,32,8] parameter(1)
+  d = bf16[4,16,32]{1,2,0} dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+  ROOT r = bf16[4,32,16]{2,1,0} bitcast(d)
+}
+ENTRY e {
+  x = bf16[4,16,8] parameter(0)
+  y = bf16[4,32,8] parameter(1)
+  ROOT f = bf16[4,32,16] fusion(x, y), kind=kCustom, calls=gemm, backend_config={"fusion_backend_config":{"kind":"__triton_nested_gemm_fusion"}}
+})", random_init(7));
+  expect_same(b, 2e-2);
+  EXPECT_EQ(counter(b.cuda.trace, "codegen_fusions_gemm"), 1);
+  EXPECT_EQ(counter(b.cuda.trace, "codegen_kernels"), 0);
+}
+
+TEST_F(FusionPaths, OpByOpFallbackGivesTheCpuResultsAndSaysSo) {
+  auto b = run_both(R"(HloModule m
+fused {
+  p = u32[256] parameter(0)
+  q = f32[256] parameter(1)
+  b = f32[256] bitcast(p)
+  k = f32[] constant(0.5)
+  bk = f32[256] broadcast(k), dimensions={}
+  m = f32[256] multiply(q, bk)
+  a = f32[256] add(b, m)
+  ROOT t = (f32[256], f32[256], f32[256]) tuple(a, q, a)
+}
+ENTRY e {
+  x = u32[256] parameter(0)
+  y = f32[256] parameter(1)
+  ROOT f = (f32[256], f32[256], f32[256]) fusion(x, y), kind=kLoop, calls=fused
+})");
+  expect_same(b, 0.0);
+  EXPECT_EQ(counter(b.cuda.trace, "codegen_fallback_fusions"), 1);
+  bool named = false;
+  for (const trace::Event& e : b.cuda.trace.events) named |= b.cuda.trace.instruction_of(e) == "f [op-by-op]";
+  EXPECT_TRUE(named || b.cuda.trace.events.empty()) << "no event names the op-by-op fusion";
+}
+
+TEST_F(FusionPaths, AFusionNothingRunsFailsNamingTheInstruction) {
+  auto b = run_both(R"(HloModule m
+fused {
+  op = f32[32,8] parameter(0)
+  ix = s32[4,1] parameter(1)
+  ROOT g = f32[4,8] gather(op, ix), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}
+}
+ENTRY e {
+  x = f32[32,8] parameter(0)
+  i = s32[4,1] parameter(1)
+  ROOT f = f32[4,8] fusion(x, i), kind=kLoop, calls=fused
+})");
+  ASSERT_FALSE(b.status.is_ok());
+  EXPECT_NE(b.status.message().find("gather 'g' has no per-op kernel"), std::string::npos) << b.status.message();
+}
+
+TEST_F(FusionPaths, CublasLtMatmulHonoursAlphaBiasAndTransposition) {
+  auto b = run_both(R"(HloModule m
+ENTRY e {
+  x = f32[64,32] parameter(0)
+  w = f32[48,32] parameter(1)
+  bias = f32[48] parameter(2)
+  g = (f32[64,48], s8[33554432]) custom-call(x, w, bias), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"alpha_imag":0,"alpha_real":0.25,"beta":0,"dot_dimension_numbers":{"lhs_batch_dimensions":[],"lhs_contracting_dimensions":["1"],"rhs_batch_dimensions":[],"rhs_contracting_dimensions":["1"]},"epilogue":"BIAS"}}
+  ROOT r = f32[64,48] get-tuple-element(g), index=0
+})", random_init(8));
+  expect_same(b, 1e-5);
+}
+
+TEST_F(FusionPaths, CublasLtMatmulHonoursBetaAndRelu) {
+  auto b = run_both(R"(HloModule m
+ENTRY e {
+  x = bf16[64,32] parameter(0)
+  w = bf16[32,48] parameter(1)
+  c = bf16[64,48] parameter(2)
+  g = (bf16[64,48], s8[33554432]) custom-call(x, w, c), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"alpha_imag":0,"alpha_real":1,"beta":0.5,"dot_dimension_numbers":{"lhs_batch_dimensions":[],"lhs_contracting_dimensions":["1"],"rhs_batch_dimensions":[],"rhs_contracting_dimensions":["0"]},"epilogue":"RELU"}}
+  ROOT r = bf16[64,48] get-tuple-element(g), index=0
+})", random_init(9));
+  expect_same(b, 2e-2);
+}
+
+}  // namespace
+}  // namespace sl::exec
