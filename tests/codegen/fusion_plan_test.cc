@@ -148,7 +148,7 @@ ENTRY e {
   EXPECT_EQ(p.plan.copies[1].second, (BufferRef{BufferRef::kResult, 0}));
 }
 
-TEST(FusionPlan, GatherFusionsHaveNoKernelAndSaySo) {
+TEST(FusionPlan, GatherFusionsAreGenerated) {
   Planned p = plan_first(R"(HloModule m
 fused {
   op = f32[32,8] parameter(0)
@@ -160,9 +160,33 @@ ENTRY e {
   i = s32[4,1] parameter(1)
   ROOT f = f32[4,8] fusion(x, i), kind=kLoop, calls=fused
 })");
+  ASSERT_EQ(p.plan.path, FusionPath::kGenerated) << p.plan.why;
+  const std::string& src = p.plan.steps.at(0).kernel.source;
+  EXPECT_NE(src.find("sl_clamp_start("), std::string::npos) << src;  // starts clamped as XLA's gather does
+}
+
+TEST(FusionPlan, ScatterFusionsHaveNoKernelAndSaySo) {
+  Planned p = plan_first(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  op = f32[32,8] parameter(0)
+  ix = s32[4,1] parameter(1)
+  up = f32[4,8] parameter(2)
+  ROOT s = f32[32,8] scatter(op, ix, up), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+}
+ENTRY e {
+  x = f32[32,8] parameter(0)
+  i = s32[4,1] parameter(1)
+  u = f32[4,8] parameter(2)
+  ROOT f = f32[32,8] fusion(x, i, u), kind=kInput, calls=fused
+})");
   EXPECT_EQ(p.plan.path, FusionPath::kNone);
   EXPECT_NE(p.plan.why.find("fusion 'f'"), std::string::npos) << p.plan.why;
-  EXPECT_NE(p.plan.why.find("op by op: gather 'g' has no per-op kernel"), std::string::npos) << p.plan.why;
+  EXPECT_NE(p.plan.why.find("op by op: scatter 's' has no per-op kernel"), std::string::npos) << p.plan.why;
 }
 
 constexpr const char* kGemmFusion = R"(HloModule m
@@ -293,8 +317,8 @@ TEST(FusionPlan, CorpusFusionPaths) {
   // The 8 "__triton_gemm" configs are on async-starts of cuBLAS custom-calls, not fusions.
   EXPECT_EQ(paths["__triton_nested_gemm_fusion/cublas_gemm"], 81);  // 2 have batch dimensions not leading
   EXPECT_EQ(paths["__triton/generated"], 28);
-  EXPECT_EQ(paths["kLoop/generated"], 146);
-  EXPECT_EQ(paths["kInput/generated"], 38);
+  EXPECT_EQ(paths["kLoop/generated"], 153);
+  EXPECT_EQ(paths["kInput/generated"], 63);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "core/exec/codegen/codegen_types.h"
@@ -219,6 +220,62 @@ Result<std::string> Elemental::reduce(int k, const std::string& idx, Scope& scop
   return acc;
 }
 
+namespace {
+
+bool has(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+}  // namespace
+
+// XLA's gather at output coordinates `oc`: the start vector read from the
+// indices at the output's batch coordinates, clamped so the slice fits, plus
+// the output's offset coordinates in the operand's window dimensions.
+Result<std::string> Elemental::gather(const hlo::Instruction& inst, const std::vector<std::string>& oc, Scope& scope) {
+  const hlo::GatherDims& g = inst.gather;
+  const auto& in = at(inst.operands.at(0)).shape.dims;
+  const auto& idx = at(inst.operands.at(1)).shape.dims;
+  const auto out_rank = static_cast<int64_t>(inst.shape.dims.size());
+  const auto irank = static_cast<int64_t>(idx.size());
+  if (g.slice_sizes.size() != in.size()) return unsupported(inst, "slice_sizes do not cover the operand");
+  std::vector<int64_t> batch_dims, window_dims;
+  for (int64_t d = 0; d < out_rank; ++d) {
+    if (!has(g.offset_dims, d)) batch_dims.push_back(d);
+  }
+  for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d) {
+    if (!has(g.collapsed_slice_dims, d) && !has(g.operand_batching_dims, d)) window_dims.push_back(d);
+  }
+  const int64_t batch_rank = irank - (g.index_vector_dim < irank ? 1 : 0);
+  if (window_dims.size() != g.offset_dims.size() || static_cast<int64_t>(batch_dims.size()) != batch_rank) {
+    return unsupported(inst, "dimension numbers that do not match the shapes");
+  }
+  const int64_t components = g.index_vector_dim < irank ? idx[static_cast<size_t>(g.index_vector_dim)] : 1;
+  if (components != static_cast<int64_t>(g.start_index_map.size())) return unsupported(inst, "index vectors of another size");
+  auto batch_position = [&](int64_t dim) { return dim < g.index_vector_dim ? dim : dim - 1; };
+  std::vector<std::string> coords(in.size(), ix(0));
+  for (size_t k = 0; k < g.start_index_map.size(); ++k) {
+    std::vector<std::string> ic;
+    for (int64_t e = 0; e < irank; ++e) {
+      ic.push_back(e == g.index_vector_dim ? ix(static_cast<int64_t>(k))
+                                           : oc[static_cast<size_t>(batch_dims[static_cast<size_t>(batch_position(e))])]);
+    }
+    SL_ASSIGN_OR_RETURN(std::string start, value(inst.operands[1], index(linear(ic, row_major(idx)), scope), scope));
+    const auto d = static_cast<size_t>(g.start_index_map[k]);
+    const std::string s = fresh("s");
+    scope.line(fmt::format("const long long {} = sl_clamp_start((long long){}, {}LL);", s, start,
+                           std::max<int64_t>(in[d] - g.slice_sizes[d], 0)));
+    coords[d] = fmt::format("(IX){}", s);
+  }
+  for (size_t k = 0; k < g.operand_batching_dims.size() && k < g.start_indices_batching_dims.size(); ++k) {
+    coords[static_cast<size_t>(g.operand_batching_dims[k])] =
+        oc[static_cast<size_t>(batch_dims[static_cast<size_t>(batch_position(g.start_indices_batching_dims[k]))])];
+  }
+  for (size_t k = 0; k < window_dims.size(); ++k) {
+    std::string& c = coords[static_cast<size_t>(window_dims[k])];
+    const std::string& o = oc[static_cast<size_t>(g.offset_dims[k])];
+    c = c == ix(0) ? o : fmt::format("({} + {})", c, o);
+  }
+  return value(inst.operands[0], index(linear(coords, row_major(in)), scope), scope);
+}
+
 Result<std::string> Elemental::compute(int k, const std::string& i, Scope& scope) {
   const hlo::Instruction& inst = at(k);
   if (auto it = loaded_.find(k); it != loaded_.end()) {
@@ -326,6 +383,7 @@ Result<std::string> Elemental::compute(int k, const std::string& i, Scope& scope
       scope.line("}");
       return result;
     }
+    case Opcode::kGather: return gather(inst, oc, scope);
     case Opcode::kDynamicSlice: {
       const auto& in = operand(0).shape.dims;
       if (inst.operands.size() != 1 + out.size()) return unsupported(inst, "needs one scalar start per dimension");

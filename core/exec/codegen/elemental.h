@@ -68,6 +68,7 @@ class Elemental {
   Result<std::string> compute(int k, const std::string& index, Scope& scope);
   Result<std::string> elementwise(const hlo::Instruction& inst, const std::string& index, Scope& scope);
   Result<std::string> reduce(int k, const std::string& index, Scope& scope);
+  Result<std::string> gather(const hlo::Instruction& inst, const std::vector<std::string>& oc, Scope& scope);
   Result<std::string> constant(const hlo::Instruction& inst, const std::string& index);
   const hlo::Instruction& at(int k) const { return c_.instructions.at(static_cast<size_t>(k)); }
 
