@@ -165,27 +165,41 @@ ENTRY e {
   EXPECT_NE(src.find("sl_clamp_start("), std::string::npos) << src;  // starts clamped as XLA's gather does
 }
 
-TEST(FusionPlan, ScatterFusionsHaveNoKernelAndSaySo) {
-  Planned p = plan_first(R"(HloModule m
-add {
+std::string scatter_module(const std::string& combine) {
+  return R"(HloModule m
+comb {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
+  ROOT s = f32[] )" + combine + R"((a, b)
 }
 fused {
   op = f32[32,8] parameter(0)
   ix = s32[4,1] parameter(1)
   up = f32[4,8] parameter(2)
-  ROOT s = f32[32,8] scatter(op, ix, up), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  ROOT s = f32[32,8] scatter(op, ix, up), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=comb
 }
 ENTRY e {
   x = f32[32,8] parameter(0)
   i = s32[4,1] parameter(1)
   u = f32[4,8] parameter(2)
   ROOT f = f32[32,8] fusion(x, i, u), kind=kInput, calls=fused
-})");
+})";
+}
+
+TEST(FusionPlan, ScatterAddIsTheOperandCopyThenAtomicUpdates) {
+  Planned p = plan_first(scatter_module("add"));
+  ASSERT_EQ(p.plan.path, FusionPath::kGenerated) << p.plan.why;
+  ASSERT_EQ(p.plan.steps.size(), 2u);
+  EXPECT_EQ(p.plan.steps[0].skip_if_aliased, 0);  // in place: no copy
+  EXPECT_EQ(p.plan.steps[1].kernel.loops.at(0).threads, 4 * 8);  // a thread per update element
+  EXPECT_NE(p.plan.steps[1].kernel.source.find("atomicAdd(&o0["), std::string::npos) << p.plan.steps[1].kernel.source;
+}
+
+TEST(FusionPlan, ScatterWithOtherCombinersHasNoKernelAndSaysSo) {
+  Planned p = plan_first(scatter_module("multiply"));
   EXPECT_EQ(p.plan.path, FusionPath::kNone);
   EXPECT_NE(p.plan.why.find("fusion 'f'"), std::string::npos) << p.plan.why;
+  EXPECT_NE(p.plan.why.find("neither add nor assignment"), std::string::npos) << p.plan.why;
   EXPECT_NE(p.plan.why.find("op by op: scatter 's' has no per-op kernel"), std::string::npos) << p.plan.why;
 }
 
@@ -318,7 +332,7 @@ TEST(FusionPlan, CorpusFusionPaths) {
   EXPECT_EQ(paths["__triton_nested_gemm_fusion/cublas_gemm"], 81);  // 2 have batch dimensions not leading
   EXPECT_EQ(paths["__triton/generated"], 28);
   EXPECT_EQ(paths["kLoop/generated"], 153);
-  EXPECT_EQ(paths["kInput/generated"], 63);
+  EXPECT_EQ(paths["kInput/generated"], 70);
 }
 
 }  // namespace

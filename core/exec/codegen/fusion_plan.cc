@@ -8,6 +8,8 @@
 #include <functional>
 #include <set>
 
+#include "core/exec/codegen/scatter_codegen.h"
+
 namespace sl::exec::codegen {
 
 using hlo::Opcode;
@@ -94,12 +96,46 @@ TempBuffer temp_of(const hlo::Computation& c, int k) {
   return {k, inst.shape.type, inst.shape.element_count()};
 }
 
+std::vector<BufferRef> parameter_refs(const hlo::Computation& c) {
+  std::vector<BufferRef> params;
+  for (size_t n = 0; n < c.parameters.size(); ++n) params.push_back({BufferRef::kOperand, static_cast<int>(n)});
+  return params;
+}
+
+// The scatter's operand into the output, then the updates into it.
+Result<FusionPlan> scatter_plan(const hlo::Module& module, const hlo::Instruction& fusion, const hlo::Computation& c) {
+  FusionPlan plan;
+  plan.path = FusionPath::kGenerated;
+  const int k = fusion_outputs(c)[0];
+  const hlo::Instruction& s = at(c, k);
+  if (s.operands.size() != 3) return runtime_error(fmt::format("scatter '{}' has more than one operand", s.name));
+  const std::string base = identifier(fusion.name);
+  std::vector<BufferRef> args = parameter_refs(c);
+  args.push_back({BufferRef::kResult, 0});
+  FusionStep copy;
+  SL_ASSIGN_OR_RETURN(copy.kernel, generate_kernel(module, c,
+                                                   {.name = base + "_operand",
+                                                    .comment = fmt::format("{}: the operand of {}", fusion.name, s.name),
+                                                    .outputs = {s.operands[0]},
+                                                    .loaded = {}}));
+  copy.args = args;
+  const hlo::Instruction& operand = at(c, s.operands[0]);
+  if (operand.opcode == Opcode::kParameter) copy.skip_if_aliased = static_cast<int>(operand.parameter_number);
+  plan.steps.push_back(std::move(copy));
+  FusionStep updates;
+  SL_ASSIGN_OR_RETURN(updates.kernel, generate_scatter_kernel(module, c, k, base));
+  updates.args = args;
+  plan.steps.push_back(std::move(updates));
+  return plan;
+}
+
 // Generated kernels: reduces nested in another loop first (one kernel each,
 // in dependency order, into temporaries), then the fusion's kernel reading them.
 Result<FusionPlan> generated_plan(const hlo::Module& module, const hlo::Instruction& fusion, const hlo::Computation& c) {
   FusionPlan plan;
   plan.path = FusionPath::kGenerated;
   const std::vector<int> outputs = fusion_outputs(c);
+  if (outputs.size() == 1 && at(c, outputs[0]).opcode == Opcode::kScatter) return scatter_plan(module, fusion, c);
   std::set<int> drivers;
   for (int o : outputs) {
     if (auto r = loop_driver(c, o, {})) drivers.insert(*r);

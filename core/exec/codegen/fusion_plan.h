@@ -4,6 +4,8 @@
 // - kGenerated: generated kernels; a reduce nested in a loop is hoisted into
 //   a kernel of its own writing a temporary, so it is computed once, not
 //   once per element that reads it;
+//   A scatter root is two kernels: its operand into the output (skipped when
+//   they share a buffer), then the updates (scatter_codegen.h);
 // - kCublasGemm: a Triton GEMM fusion as a cuBLASLt GEMM, with generated
 //   prologue kernels for dot operands that are not plain parameters and a
 //   generated epilogue kernel for what follows the dot;
@@ -55,6 +57,9 @@ struct FusionStep {
   GeneratedKernel kernel;       // !is_gemm
   std::vector<BufferRef> args;  // the kernel's pointers in order
   GemmCall gemm;                // is_gemm
+  // Skipped when fusion operand N is the buffer of result 0: the copy of a
+  // scatter's operand into its output, when XLA scatters in place.
+  int skip_if_aliased = -1;
 };
 
 struct FusionPlan {

@@ -158,6 +158,10 @@ Status GeneratedFusions::launch_steps(const Entry& e, const sched::Thunk& t, Dev
                                        ctx.fallback_workspace_bytes, stream, at));
       continue;
     }
+    if (step.skip_if_aliased >= 0 &&
+        ctx.at(t.operands[static_cast<size_t>(step.skip_if_aliased)]) == ctx.at(t.results[0])) {
+      continue;
+    }
     const Kernel& k = e.kernels[s];
     std::vector<void*> pointers(step.args.size());
     std::vector<void*> args(step.args.size());
