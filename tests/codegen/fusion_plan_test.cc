@@ -203,6 +203,30 @@ TEST(FusionPlan, ScatterWithOtherCombinersHasNoKernelAndSaysSo) {
   EXPECT_NE(p.plan.why.find("op by op: scatter 's' has no per-op kernel"), std::string::npos) << p.plan.why;
 }
 
+std::string bitcast_module(const std::string& layout) {
+  return R"(HloModule m
+fused {
+  p = f32[64,32])" + layout + R"( parameter(0)
+  ROOT t = f32[32,64]{1,0} bitcast(p)
+}
+ENTRY e {
+  x = f32[64,32])" + layout + R"( parameter(0)
+  ROOT f = f32[32,64] fusion(x), kind=kLoop, calls=fused
+})";
+}
+
+TEST(FusionPlan, ABitcastBetweenLayoutsIsATransposeNotAReshape) {
+  Planned reshape = plan_first(bitcast_module("{1,0}"));
+  Planned moved = plan_first(bitcast_module("{0,1}"));
+  ASSERT_EQ(reshape.plan.path, FusionPath::kGenerated) << reshape.plan.why;
+  ASSERT_EQ(moved.plan.path, FusionPath::kGenerated) << moved.plan.why;
+  const std::string& a = reshape.plan.steps.at(0).kernel.source;
+  const std::string& b = moved.plan.steps.at(0).kernel.source;
+  EXPECT_NE(a.find("p0[i]"), std::string::npos) << a;  // same offsets: read in place
+  EXPECT_EQ(b.find("p0[i]"), std::string::npos) << b;  // {0,1}: element (r, c) is at c * 64 + r
+  EXPECT_NE(b.find("% (IX)64) * (IX)32"), std::string::npos) << b;
+}
+
 constexpr const char* kGemmFusion = R"(HloModule m
 gemm {
   p0 = f32[128,64] parameter(0)

@@ -165,5 +165,77 @@ ENTRY e {
   expect_same(b, 2e-2);
 }
 
+TEST_F(FusionPaths, BitcastBetweenLayoutsMovesElementsAsTheCpuBackendDoes) {
+  auto b = run_both(R"(HloModule m
+fused {
+  p = f32[64,32]{0,1} parameter(0)
+  q = f32[32,64] parameter(1)
+  t = f32[32,64]{1,0} bitcast(p)
+  ROOT s = f32[32,64] subtract(q, t)
+}
+ENTRY e {
+  x = f32[64,32]{0,1} parameter(0)
+  y = f32[32,64] parameter(1)
+  ROOT f = f32[32,64] fusion(x, y), kind=kLoop, calls=fused
+})");
+  expect_same(b, 0.0);
+}
+
+TEST_F(FusionPaths, GatherIsExact) {
+  auto b = run_both(R"(HloModule m
+fused {
+  op = f32[100,16] parameter(0)
+  ix = s32[8,5] parameter(1)
+  g = f32[8,5,16] gather(op, ix), offset_dims={2}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=2, slice_sizes={1,16}
+  ROOT e = f32[8,5,16] exponential(g)
+}
+ENTRY e {
+  x = f32[100,16] parameter(0)
+  i = s32[8,5] parameter(1)
+  ROOT f = f32[8,5,16] fusion(x, i), kind=kLoop, calls=fused
+})");  // ramp indices: many out of range, clamped
+  expect_same(b, 1e-6);
+}
+
+std::string scatter_add() {
+  return R"(HloModule m
+add {
+  a = T[] parameter(0)
+  b = T[] parameter(1)
+  ROOT s = T[] add(a, b)
+}
+fused {
+  op = T[64,32] parameter(0)
+  ix = s32[40,1] parameter(1)
+  k = s32[] constant(64)
+  bk = s32[40,1] broadcast(k), dimensions={}
+  r = s32[40,1] remainder(ix, bk)
+  up = T[40,32] parameter(2)
+  ROOT s = T[64,32] scatter(op, r, up), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+}
+ENTRY e {
+  x = T[64,32] parameter(0)
+  i = s32[40,1] parameter(1)
+  u = T[40,32] parameter(2)
+  ROOT f = T[64,32] fusion(x, i, u), kind=kInput, calls=fused
+})";
+}
+
+std::string with_type(std::string text, const std::string& type) {
+  for (size_t at = text.find("T["); at != std::string::npos; at = text.find("T[", at + type.size())) {
+    text.replace(at, 1, type);
+  }
+  return text;
+}
+
+TEST_F(FusionPaths, ScatterAddWithCollidingIndices) {
+  // Random indices modulo 64 for 40 updates: rows hit twice or more, and
+  // negative ones (windows that do not fit) skipped.
+  auto f32 = run_both(with_type(scatter_add(), "f32"), random_init(10));
+  expect_same(f32, 1e-5);
+  auto bf16 = run_both(with_type(scatter_add(), "bf16"), random_init(11));
+  expect_same(bf16, 2e-2);
+}
+
 }  // namespace
 }  // namespace sl::exec

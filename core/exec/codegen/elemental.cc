@@ -222,6 +222,32 @@ Result<std::string> Elemental::reduce(int k, const std::string& idx, Scope& scop
 
 namespace {
 
+// Strides of each dimension in memory under a minor_to_major layout (empty: row-major).
+std::vector<int64_t> physical_strides(const hlo::Shape& s) {
+  if (s.minor_to_major.size() != s.dims.size()) return row_major(s.dims);
+  std::vector<int64_t> strides(s.dims.size(), 1);
+  int64_t stride = 1;
+  for (int64_t d : s.minor_to_major) {
+    strides[static_cast<size_t>(d)] = stride;
+    stride *= s.dims[static_cast<size_t>(d)];
+  }
+  return strides;
+}
+
+// A bitcast reinterprets memory: the result element at logical coordinates
+// `oc` is the operand element at the same physical offset (the cpu backend's
+// bitcast_between_layouts). Buffers hold logical row-major order.
+std::string between_layouts(const hlo::Shape& from, const hlo::Shape& to, const std::vector<std::string>& oc) {
+  const std::string p = linear(oc, physical_strides(to));
+  const std::vector<int64_t> in_strides = physical_strides(from);
+  std::vector<std::string> coords;
+  for (size_t d = 0; d < from.dims.size(); ++d) {
+    coords.push_back(from.dims[d] == 1 ? ix(0)
+                                       : fmt::format("(({} / {}) % {})", p, ix(in_strides[d]), ix(from.dims[d])));
+  }
+  return linear(coords, row_major(from.dims));
+}
+
 bool has(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 }  // namespace
@@ -301,6 +327,9 @@ Result<std::string> Elemental::compute(int k, const std::string& i, Scope& scope
     case Opcode::kCopy:
       if (operand(0).shape.type != type) return unsupported(inst, "a bitcast changing the element type");
       if (operand(0).shape.element_count() != inst.shape.element_count()) return unsupported(inst, "element counts differ");
+      if (inst.opcode == Opcode::kBitcast && (!operand(0).shape.is_row_major() || !inst.shape.is_row_major())) {
+        return get(0, between_layouts(operand(0).shape, inst.shape, oc));
+      }
       return get(0, i);
     case Opcode::kConvert: {
       SL_ASSIGN_OR_RETURN(std::string a, get(0, i));
