@@ -271,6 +271,41 @@ TEST(FusionPlan, TritonGemmFusionIsACublasGemmWithPrologueAndEpilogueKernels) {
   EXPECT_EQ(p.plan.steps[2].args.back(), (BufferRef{BufferRef::kResult, 0}));
 }
 
+constexpr const char* kBiasGemm = R"(HloModule m
+gemm {
+  x = T[8,16] parameter(0)
+  w = T[16,32] parameter(1)
+  d = T[8,32] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  b = T[32] parameter(2)
+  bb = T[8,32] broadcast(b), dimensions={1}
+  ROOT a = T[8,32] add(d, bb)
+}
+ENTRY e {
+  x = T[8,16] parameter(0)
+  w = T[16,32] parameter(1)
+  b = T[32] parameter(2)
+  ROOT f = T[8,32] fusion(x, w, b), kind=kCustom, calls=gemm, backend_config={"fusion_backend_config":{"kind":"__triton_nested_gemm_fusion"}}
+})";
+
+std::string typed(std::string text, const std::string& type) {
+  for (size_t at = text.find("T["); at != std::string::npos; at = text.find("T[", at)) text.replace(at, 1, type);
+  return text;
+}
+
+TEST(FusionPlan, AnF32BiasAddIsCublasLtsBiasEpilogueAndABf16OneAKernel) {
+  Planned f32 = plan_first(typed(kBiasGemm, "f32"));
+  ASSERT_EQ(f32.plan.path, FusionPath::kCublasGemm) << f32.plan.why;
+  ASSERT_EQ(f32.plan.steps.size(), 1u);
+  EXPECT_TRUE(f32.plan.steps[0].gemm.has_bias);
+  EXPECT_EQ(f32.plan.steps[0].gemm.bias, (BufferRef{BufferRef::kOperand, 2}));
+  EXPECT_EQ(f32.plan.steps[0].gemm.out, (BufferRef{BufferRef::kResult, 0}));
+  EXPECT_TRUE(f32.plan.temps.empty());
+  Planned bf16 = plan_first(typed(kBiasGemm, "bf16"));
+  ASSERT_EQ(bf16.plan.path, FusionPath::kCublasGemm) << bf16.plan.why;
+  ASSERT_EQ(bf16.plan.steps.size(), 2u);  // the GEMM, then the add in a kernel
+  EXPECT_FALSE(bf16.plan.steps[0].gemm.has_bias);
+}
+
 TEST(FusionPlan, ADotWhoseLayoutTransposesItsOutputIsComputedTransposed) {
   Planned p = plan_first(R"(HloModule m
 gemm {

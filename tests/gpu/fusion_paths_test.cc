@@ -101,6 +101,30 @@ ENTRY e {
   EXPECT_EQ(counter(b.cuda.trace, "codegen_kernels"), 0);
 }
 
+TEST_F(FusionPaths, TritonGemmFusionWithABiasEpilogue) {
+  for (const char* type : {"f32", "bf16"}) {
+    SCOPED_TRACE(type);
+    std::string text = R"(HloModule m
+gemm {
+  x = T[64,48] parameter(0)
+  w = T[48,32] parameter(1)
+  d = T[64,32] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  b = T[32] parameter(2)
+  bb = T[64,32] broadcast(b), dimensions={1}
+  ROOT a = T[64,32] add(d, bb)
+}
+ENTRY e {
+  x = T[64,48] parameter(0)
+  w = T[48,32] parameter(1)
+  b = T[32] parameter(2)
+  ROOT f = T[64,32] fusion(x, w, b), kind=kCustom, calls=gemm, backend_config={"fusion_backend_config":{"kind":"__triton_nested_gemm_fusion"}}
+})";
+    for (size_t at = text.find("T["); at != std::string::npos; at = text.find("T[", at)) text.replace(at, 1, type);
+    auto b = run_both(text, random_init(12));
+    expect_same(b, std::string(type) == "f32" ? 1e-5 : 2e-2);
+  }
+}
+
 TEST_F(FusionPaths, OpByOpFallbackGivesTheCpuResultsAndSaysSo) {
   auto b = run_both(R"(HloModule m
 fused {

@@ -320,6 +320,27 @@ Result<FusionPlan> gemm_plan(const hlo::Module& module, const hlo::Instruction& 
     g.out = {BufferRef::kTemp, static_cast<int>(plan.temps.size())};
     plan.temps.push_back(temp_of(c, view));
   }
+  // An f32 GEMM whose root adds a per-column f32 parameter: cuBLASLt's BIAS
+  // epilogue, which is exact there (the f32 accumulator plus the bias,
+  // rounded once, as the cpu backend rounds the dot and then the sum). Not
+  // for bf16/f16 results, whose dot the cpu backend rounds to 16 bits first.
+  if (outputs.size() == 1 && view == dot && g.batch == 1 && g.out.kind == BufferRef::kTemp &&
+      d.shape.type == PrimitiveType::kF32) {
+    const hlo::Instruction& r = at(c, outputs[0]);
+    const int other = r.opcode != Opcode::kAdd || r.operands.size() != 2 ? -1
+                      : r.operands[0] == dot ? r.operands[1]
+                      : r.operands[1] == dot ? r.operands[0]
+                                             : -1;
+    const hlo::Instruction* b = other >= 0 ? &at(c, other) : nullptr;
+    if (b != nullptr && r.shape.type == PrimitiveType::kF32 && b->opcode == Opcode::kBroadcast &&
+        b->dimensions == std::vector<int64_t>{d.shape.rank() - 1} && at(c, b->operands[0]).opcode == Opcode::kParameter &&
+        at(c, b->operands[0]).shape.type == PrimitiveType::kF32) {
+      g.has_bias = true;
+      g.bias = {BufferRef::kOperand, static_cast<int>(at(c, b->operands[0]).parameter_number)};
+      g.out = {BufferRef::kResult, 0};
+      plan.temps.pop_back();
+    }
+  }
   FusionStep gemm_step;
   gemm_step.is_gemm = true;
   gemm_step.gemm = g;

@@ -50,6 +50,9 @@ struct GemmCall {
   bool rhs_transposed = false;  // rhs stored [n, k]
   hlo::PrimitiveType type = hlo::PrimitiveType::kBF16;
   hlo::PrimitiveType out_type = hlo::PrimitiveType::kBF16;
+  // cuBLASLt's BIAS epilogue adds `bias` (one value per column n).
+  bool has_bias = false;
+  BufferRef bias;
 };
 
 struct FusionStep {

@@ -154,8 +154,10 @@ Status GeneratedFusions::launch_steps(const Entry& e, const sched::Thunk& t, Dev
       p.lhs_transposed = g.lhs_transposed;
       p.rhs_transposed = g.rhs_transposed;
       p.allow_tf32 = ctx.allow_tf32;
+      if (g.has_bias) p.epilogue = GemmEpilogue::kBias;
       SL_RETURN_IF_ERROR(ctx.gemm->run(p, pointer(g.lhs), pointer(g.rhs), pointer(g.out), ctx.fallback_workspace,
-                                       ctx.fallback_workspace_bytes, stream, at));
+                                       ctx.fallback_workspace_bytes, stream, at, nullptr,
+                                       g.has_bias ? pointer(g.bias) : nullptr));
       continue;
     }
     if (step.skip_if_aliased >= 0 &&
