@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <span>
 
@@ -42,7 +43,10 @@ Result<std::unique_ptr<GeneratedFusions>> GeneratedFusions::build(const sched::L
       if (inst == nullptr || inst->opcode != hlo::Opcode::kFusion || out->entries_.count(inst)) continue;
       Entry e;
       e.plan = codegen::plan_fusion(*program.module, *inst);
-      if (!inst->called.empty()) e.computation = &program.module->computations.at(static_cast<size_t>(inst->called[0]));
+      if (!inst->called.empty()) {
+        e.computation = &program.module->computations.at(static_cast<size_t>(inst->called[0]));
+        e.outputs = codegen::fusion_outputs(*e.computation).size();
+      }
       switch (e.plan.path) {
         case codegen::FusionPath::kGenerated: ++out->stats_.generated; break;
         case codegen::FusionPath::kCublasGemm: ++out->stats_.gemm; break;
@@ -114,11 +118,14 @@ Status GeneratedFusions::launch(const sched::Thunk& t, DeviceContext& ctx) const
   auto it = entries_.find(t.instruction);
   if (it == entries_.end()) return runtime_error(fmt::format("{}: fusion not planned", where(t, ctx)));
   const Entry& e = it->second;
+  if (e.plan.path == codegen::FusionPath::kNone || e.computation == nullptr) {
+    return runtime_error(fmt::format("{}: the cuda backend cannot run this fusion: {}", where(t, ctx), e.plan.why));
+  }
   const hlo::Computation& c = *e.computation;
-  if (t.operands.size() != c.parameters.size() || t.results.size() < codegen::fusion_outputs(c).size()) {
+  if (t.operands.size() != c.parameters.size() || t.results.size() < e.outputs) {
     return runtime_error(fmt::format("{}: {} operand / {} result buffers, the fused computation has {} / {}",
                                      where(t, ctx), t.operands.size(), t.results.size(), c.parameters.size(),
-                                     codegen::fusion_outputs(c).size()));
+                                     e.outputs));
   }
   switch (e.plan.path) {
     case codegen::FusionPath::kGenerated:
@@ -126,7 +133,7 @@ Status GeneratedFusions::launch(const sched::Thunk& t, DeviceContext& ctx) const
     case codegen::FusionPath::kOpByOp: return launch_op_by_op(e, t, ctx);
     case codegen::FusionPath::kNone: break;
   }
-  return runtime_error(fmt::format("{}: the cuda backend cannot run this fusion: {}", where(t, ctx), e.plan.why));
+  return Status::ok();
 }
 
 Status GeneratedFusions::launch_steps(const Entry& e, const sched::Thunk& t, DeviceContext& ctx) const {
@@ -139,7 +146,6 @@ Status GeneratedFusions::launch_steps(const Entry& e, const sched::Thunk& t, Dev
     return nullptr;
   };
   cudaStream_t stream = ctx.stream(t.stream);
-  const std::string at = where(t, ctx);
   for (size_t s = 0; s < e.plan.steps.size(); ++s) {
     const codegen::FusionStep& step = e.plan.steps[s];
     if (step.is_gemm) {
@@ -156,7 +162,7 @@ Status GeneratedFusions::launch_steps(const Entry& e, const sched::Thunk& t, Dev
       p.allow_tf32 = ctx.allow_tf32;
       if (g.has_bias) p.epilogue = GemmEpilogue::kBias;
       SL_RETURN_IF_ERROR(ctx.gemm->run(p, pointer(g.lhs), pointer(g.rhs), pointer(g.out), ctx.fallback_workspace,
-                                       ctx.fallback_workspace_bytes, stream, at, nullptr,
+                                       ctx.fallback_workspace_bytes, stream, where(t, ctx), nullptr,
                                        g.has_bias ? pointer(g.bias) : nullptr));
       continue;
     }
@@ -165,16 +171,29 @@ Status GeneratedFusions::launch_steps(const Entry& e, const sched::Thunk& t, Dev
       continue;
     }
     const Kernel& k = e.kernels[s];
-    std::vector<void*> pointers(step.args.size());
-    std::vector<void*> args(step.args.size());
+    // On the stack for the usual fusion: this runs for every launch.
+    constexpr size_t kInline = 32;
+    std::array<void*, kInline> inline_pointers{}, inline_args{};
+    std::vector<void*> heap_pointers, heap_args;
+    void** pointers = inline_pointers.data();
+    void** args = inline_args.data();
+    if (step.args.size() > kInline) {
+      heap_pointers.resize(step.args.size());
+      heap_args.resize(step.args.size());
+      pointers = heap_pointers.data();
+      args = heap_args.data();
+    }
     for (size_t a = 0; a < step.args.size(); ++a) {
       pointers[a] = pointer(step.args[a]);
       args[a] = &pointers[a];
     }
     const dim3 grid(static_cast<unsigned>(k.generated.blocks(ctx.sm_count > 0 ? ctx.sm_count : sm_count_)));
     const dim3 block(codegen::kBlockThreads);
-    SL_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(k.kernel), grid, block, args.data(), 0, stream),
-            at + " (" + k.generated.name + ")");
+    // The error text only on failure: this runs for every launch.
+    const cudaError_t launched = cudaLaunchKernel(reinterpret_cast<const void*>(k.kernel), grid, block, args, 0, stream);
+    if (launched != cudaSuccess) {
+      return cuda_status(launched, "cudaLaunchKernel", where(t, ctx) + " (" + k.generated.name + ")");
+    }
   }
   return Status::ok();
 }

@@ -66,6 +66,7 @@ class GeneratedFusions {
   struct Entry {
     codegen::FusionPlan plan;
     const hlo::Computation* computation = nullptr;
+    size_t outputs = 0;                 // of the fused computation
     std::vector<Kernel> kernels;        // per step (empty for a GEMM step)
     std::vector<int64_t> temp_offsets;  // in the device's scratch
     std::string trace_name;
