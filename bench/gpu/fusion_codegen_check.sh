@@ -3,7 +3,9 @@
 # repository root:
 #   bench/gpu/fusion_codegen_check.sh BUILD_DIR OUT_DIR
 # 0. builds streamlens, the CUDA plugin and the test executables in BUILD_DIR
-#    (configured if it is not; BUILD=0 skips this, with a carried build);
+#    (configured if it is not); BUILD_FIRST=0 skips this, with the binaries
+#    carried (app/cli/streamlens, libstreamlens_cuda.so, tests/{codegen,
+#    nvrtc,gpu}_tests, CMakeCache.txt of BUILD_DIR);
 # 1. the CPU tests of the fusion plans and NVRTC (codegen_tests,
 #    nvrtc_tests), then the GPU tests (gpu_tests: every fusion path and
 #    the cublas custom-call against the cpu backend);
@@ -32,6 +34,10 @@ if [ "${BUILD_FIRST:-1}" = 1 ]; then
   rc=$?; echo "build rc=$rc"; grep -E "error|FAILED" "$OUT/build.log" | head -20
   [ $rc = 0 ] || { tail -30 "$OUT/build.log"; exit 1; }
 fi
+# Tests read the corpus from the source directory compiled into them: with a
+# build carried from another checkout, that path points here.
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt" 2>/dev/null)
+if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"; fi
 for t in codegen_tests nvrtc_tests gpu_tests; do
   step "$t"
   [ "${SKIP_GPU_TESTS:-0}" = 1 ] && [ "$t" = gpu_tests ] && continue
