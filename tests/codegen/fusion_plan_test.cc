@@ -148,6 +148,25 @@ ENTRY e {
   EXPECT_EQ(p.plan.copies[1].second, (BufferRef{BufferRef::kResult, 0}));
 }
 
+TEST(FusionPlan, AConstantOutputOfAnOpByOpRunIsCopiedFromItsTemporary) {
+  Planned p = plan_first(R"(HloModule m
+fused {
+  p = u32[4] parameter(0)
+  b = f32[4] bitcast(p)
+  k = f32[4] constant({1, 2, 3, 4})
+  ROOT t = (f32[4], f32[4]) tuple(b, k)
+}
+ENTRY e {
+  x = u32[4] parameter(0)
+  ROOT f = (f32[4], f32[4]) fusion(x), kind=kLoop, calls=fused
+})");
+  ASSERT_EQ(p.plan.path, FusionPath::kOpByOp) << p.plan.why;
+  EXPECT_EQ(p.plan.slots[2], (BufferRef{BufferRef::kTemp, 0}));  // filled at setup
+  ASSERT_EQ(p.plan.copies.size(), 1u);
+  EXPECT_EQ(p.plan.copies[0].first, 1);
+  EXPECT_EQ(p.plan.copies[0].second, (BufferRef{BufferRef::kTemp, 0}));
+}
+
 TEST(FusionPlan, GatherFusionsAreGenerated) {
   Planned p = plan_first(R"(HloModule m
 fused {

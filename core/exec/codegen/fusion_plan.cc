@@ -377,6 +377,17 @@ Status op_by_op_plan(const hlo::Module& module, const hlo::Computation& c, Fusio
     SL_RETURN_IF_ERROR(per_op_kernel(module, c, inst));
     plan->op_order.push_back(k);
   }
+  auto assign_temp = [&](int k) {
+    BufferRef& slot = plan->slots[static_cast<size_t>(k)];
+    if (slot.kind == BufferRef::kTemp && slot.index < 0) {
+      slot = {BufferRef::kTemp, static_cast<int>(plan->temps.size())};
+      plan->temps.push_back(temp_of(c, k));
+    }
+  };
+  // Constants live in temporaries filled at setup, outputs too (then copied).
+  for (int k : plan->op_order) {
+    if (at(c, k).opcode == Opcode::kConstant) assign_temp(k);
+  }
   for (size_t o = 0; o < outputs.size(); ++o) {
     BufferRef& slot = plan->slots[static_cast<size_t>(outputs[o])];
     if (slot.kind == BufferRef::kTemp && slot.index < 0) {
@@ -385,13 +396,7 @@ Status op_by_op_plan(const hlo::Module& module, const hlo::Computation& c, Fusio
       plan->copies.push_back({static_cast<int>(o), slot});
     }
   }
-  for (int k : plan->op_order) {
-    BufferRef& slot = plan->slots[static_cast<size_t>(k)];
-    if (slot.kind == BufferRef::kTemp && slot.index < 0) {
-      slot = {BufferRef::kTemp, static_cast<int>(plan->temps.size())};
-      plan->temps.push_back(temp_of(c, k));
-    }
-  }
+  for (int k : plan->op_order) assign_temp(k);
   return Status::ok();
 }
 
