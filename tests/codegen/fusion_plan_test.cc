@@ -222,28 +222,36 @@ TEST(FusionPlan, ScatterWithOtherCombinersHasNoKernelAndSaysSo) {
   EXPECT_NE(p.plan.why.find("op by op: scatter 's' has no per-op kernel"), std::string::npos) << p.plan.why;
 }
 
-std::string bitcast_module(const std::string& layout) {
+std::string layout_module(const std::string& layout, const std::string& op) {
   return R"(HloModule m
 fused {
   p = f32[64,32])" + layout + R"( parameter(0)
-  ROOT t = f32[32,64]{1,0} bitcast(p)
+  ROOT t = )" + op + R"(
 }
 ENTRY e {
   x = f32[64,32])" + layout + R"( parameter(0)
-  ROOT f = f32[32,64] fusion(x), kind=kLoop, calls=fused
+  ROOT f = )" + op.substr(0, op.find(' ')) + R"( fusion(x), kind=kLoop, calls=fused
 })";
 }
 
-TEST(FusionPlan, ABitcastBetweenLayoutsIsATransposeNotAReshape) {
-  Planned reshape = plan_first(bitcast_module("{1,0}"));
-  Planned moved = plan_first(bitcast_module("{0,1}"));
-  ASSERT_EQ(reshape.plan.path, FusionPath::kGenerated) << reshape.plan.why;
-  ASSERT_EQ(moved.plan.path, FusionPath::kGenerated) << moved.plan.why;
-  const std::string& a = reshape.plan.steps.at(0).kernel.source;
-  const std::string& b = moved.plan.steps.at(0).kernel.source;
-  EXPECT_NE(a.find("p0[i]"), std::string::npos) << a;  // same offsets: read in place
-  EXPECT_EQ(b.find("p0[i]"), std::string::npos) << b;  // {0,1}: element (r, c) is at c * 64 + r
-  EXPECT_NE(b.find("% (IX)64) * (IX)32"), std::string::npos) << b;
+TEST(FusionPlan, ParametersAreReadInTheirLayoutsMemoryOrder) {
+  Planned row = plan_first(layout_module("{1,0}", "f32[64,32] exponential(p)"));
+  Planned col = plan_first(layout_module("{0,1}", "f32[64,32] exponential(p)"));
+  ASSERT_EQ(row.plan.path, FusionPath::kGenerated) << row.plan.why;
+  ASSERT_EQ(col.plan.path, FusionPath::kGenerated) << col.plan.why;
+  EXPECT_NE(row.plan.steps.at(0).kernel.source.find("p0[i]"), std::string::npos);
+  // {0,1}: element (r, c) lies at c * 64 + r.
+  const std::string& b = col.plan.steps.at(0).kernel.source;
+  EXPECT_EQ(b.find("p0[i]"), std::string::npos) << b;
+  EXPECT_NE(b.find("(i % (IX)32) * (IX)64"), std::string::npos) << b;
+}
+
+TEST(FusionPlan, ABitcastBetweenLayoutsReadsTheSameMemory) {
+  // [64,32]{0,1} and [32,64]{1,0} are the same bytes: element i of the
+  // result is word i of the buffer, through both mappings.
+  Planned p = plan_first(layout_module("{0,1}", "f32[32,64]{1,0} bitcast(p)"));
+  ASSERT_EQ(p.plan.path, FusionPath::kGenerated) << p.plan.why;
+  EXPECT_NE(p.plan.steps.at(0).kernel.source.find("% (IX)64) * (IX)32"), std::string::npos);
 }
 
 constexpr const char* kGemmFusion = R"(HloModule m

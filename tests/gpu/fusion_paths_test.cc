@@ -189,20 +189,23 @@ ENTRY e {
   expect_same(b, 2e-2);
 }
 
-TEST_F(FusionPaths, BitcastBetweenLayoutsMovesElementsAsTheCpuBackendDoes) {
+// A cuBLAS result laid out {0,1} is C^T in memory; the fusion reading it
+// through a bitcast to row-major reads that memory as it is.
+TEST_F(FusionPaths, ColumnMajorGemmResultThroughABitcast) {
   auto b = run_both(R"(HloModule m
 fused {
-  p = f32[64,32]{0,1} parameter(0)
-  q = f32[32,64] parameter(1)
-  t = f32[32,64]{1,0} bitcast(p)
-  ROOT s = f32[32,64] subtract(q, t)
+  p = f32[64,48]{0,1} parameter(0)
+  t = f32[48,64]{1,0} bitcast(p)
+  ROOT n = f32[48,64] negate(t)
 }
 ENTRY e {
-  x = f32[64,32]{0,1} parameter(0)
-  y = f32[32,64] parameter(1)
-  ROOT f = f32[32,64] fusion(x, y), kind=kLoop, calls=fused
-})");
-  expect_same(b, 0.0);
+  x = f32[64,32] parameter(0)
+  w = f32[32,48] parameter(1)
+  g = (f32[64,48]{0,1}, s8[33554432]) custom-call(x, w), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"alpha_imag":0,"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_batch_dimensions":[],"lhs_contracting_dimensions":["1"],"rhs_batch_dimensions":[],"rhs_contracting_dimensions":["0"]},"epilogue":"DEFAULT"}}
+  c = f32[64,48]{0,1} get-tuple-element(g), index=0
+  ROOT f = f32[48,64] fusion(c), kind=kLoop, calls=fused
+})", random_init(13));
+  expect_same(b, 1e-5);
 }
 
 TEST_F(FusionPaths, GatherIsExact) {

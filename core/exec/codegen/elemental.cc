@@ -234,9 +234,20 @@ std::vector<int64_t> physical_strides(const hlo::Shape& s) {
   return strides;
 }
 
+}  // namespace
+
+std::string physical_index(const hlo::Shape& shape, const std::string& index) {
+  if (shape.is_row_major() || shape.minor_to_major.size() != shape.dims.size()) return index;
+  std::vector<std::string> coords;
+  for (size_t d = 0; d < shape.dims.size(); ++d) coords.push_back(coordinate(index, shape.dims, d));
+  return linear(coords, physical_strides(shape));
+}
+
+namespace {
+
 // A bitcast reinterprets memory: the result element at logical coordinates
 // `oc` is the operand element at the same physical offset (the cpu backend's
-// bitcast_between_layouts). Buffers hold logical row-major order.
+// bitcast_between_layouts), composed with physical_index on the loads.
 std::string between_layouts(const hlo::Shape& from, const hlo::Shape& to, const std::vector<std::string>& oc) {
   const std::string p = linear(oc, physical_strides(to));
   const std::vector<int64_t> in_strides = physical_strides(from);

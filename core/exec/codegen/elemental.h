@@ -22,6 +22,10 @@ std::vector<int64_t> row_major(const std::vector<int64_t>& dims);
 std::string coordinate(const std::string& index, const std::vector<int64_t>& dims, size_t d);
 // An index constant: "(IX)12".
 std::string ix(int64_t v);
+// Where the element at row-major linear index `index` of `shape` lies in
+// memory under the shape's layout (`index` itself when row-major): buffers
+// hold XLA's physical layout, so a bitcast between layouts moves nothing.
+std::string physical_index(const hlo::Shape& shape, const std::string& index);
 
 // Statements being emitted and the values they hold ("instruction@index" ->
 // variable); values of enclosing scopes are visible inside.

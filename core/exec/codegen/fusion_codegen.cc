@@ -77,7 +77,12 @@ struct Output {
   int instruction = 0;
   hlo::PrimitiveType type = hlo::PrimitiveType::kF32;
   int64_t elements = 0;
+  const hlo::Shape* layout = nullptr;  // store in this shape's memory order; null: row-major
 };
+
+std::string store_at(const Output& out, const std::string& index) {
+  return out.layout == nullptr ? index : physical_index(*out.layout, index);
+}
 
 // One thread per element for every output of `group` (outputs of one
 // element count share a loop, so they share their common values).
@@ -88,7 +93,7 @@ Result<std::string> elementwise_loop(Elemental& e, const std::vector<Output>& ou
   for (int k : group) {
     const Output& out = outputs[static_cast<size_t>(k)];
     SL_ASSIGN_OR_RETURN(std::string v, e.value(out.instruction, "i", body));
-    body.line(fmt::format("o{}[i] = {};", k, store_value(out.type, v)));
+    body.line(fmt::format("o{}[{}] = {};", k, store_at(out, "i"), store_value(out.type, v)));
   }
   return fmt::format("  for (IX i = tid; i < {}; i += nthreads) {{\n{}  }}\n",
                      ix(outputs[static_cast<size_t>(group[0])].elements), body.code);
@@ -100,7 +105,7 @@ Result<std::string> store_output(Elemental& e, const Output& out, int k, int r, 
   Scope s = parent.child();
   Elemental::define(s, r, "o", acc);
   SL_ASSIGN_OR_RETURN(std::string v, e.value(out.instruction, "o", s));
-  s.line(fmt::format("o{}[o] = {};", k, store_value(out.type, v)));
+  s.line(fmt::format("o{}[{}] = {};", k, store_at(out, "o"), store_value(out.type, v)));
   return s.code;
 }
 
@@ -243,12 +248,12 @@ Result<GeneratedKernel> generate_kernel(const hlo::Module& module, const hlo::Co
     if (inst.shape.is_array()) largest = std::max(largest, inst.shape.element_count());
   }
   std::vector<std::string> args;
-  std::vector<hlo::PrimitiveType> param_types(c.parameters.size());
+  std::vector<const hlo::Shape*> param_shapes(c.parameters.size());
   for (size_t n = 0; n < c.parameters.size(); ++n) {
     const hlo::Instruction& p = c.instructions.at(static_cast<size_t>(c.parameters[n]));
     if (!p.shape.is_array()) return refuse(fmt::format("parameter {} is not an array", n));
     SL_ASSIGN_OR_RETURN(TypeNames t, type_names(p.shape.type));
-    param_types[n] = p.shape.type;
+    param_shapes[n] = &p.shape;
     args.push_back(fmt::format("const {}* __restrict__ p{}", t.storage, n));
   }
   kernel.inputs = static_cast<int>(c.parameters.size());
@@ -257,7 +262,8 @@ Result<GeneratedKernel> generate_kernel(const hlo::Module& module, const hlo::Co
   int unique = 0;
   Elemental e(module, c, [&](int64_t number, const std::string& index) {
     const auto n = static_cast<size_t>(number);
-    return n < param_types.size() ? load_value(param_types[n], fmt::format("p{}[{}]", n, index)) : std::string("0");
+    if (n >= param_shapes.size()) return std::string("0");
+    return load_value(param_shapes[n]->type, fmt::format("p{}[{}]", n, physical_index(*param_shapes[n], index)));
   }, &globals, &unique);
   for (size_t l = 0; l < request.loaded.size(); ++l) {
     const hlo::Instruction& b = c.instructions.at(static_cast<size_t>(request.loaded[l]));
@@ -274,7 +280,7 @@ Result<GeneratedKernel> generate_kernel(const hlo::Module& module, const hlo::Co
     if (!o.shape.is_array()) return refuse(fmt::format("output '{}' is not an array", o.name));
     SL_ASSIGN_OR_RETURN(TypeNames t, type_names(o.shape.type));
     args.push_back(fmt::format("{}* __restrict__ o{}", t.storage, outputs.size()));
-    outputs.push_back({r, o.shape.type, o.shape.element_count()});
+    outputs.push_back({r, o.shape.type, o.shape.element_count(), request.outputs_are_temporaries ? nullptr : &o.shape});
   }
   kernel.outputs = static_cast<int>(outputs.size());
 

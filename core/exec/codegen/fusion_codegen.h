@@ -50,11 +50,15 @@ Result<GeneratedKernel> generate_fusion_kernel(const hlo::Module& module, const 
 // One kernel over a fused computation: which instructions it stores (in
 // order: its output pointers) and which it reads from buffers instead of
 // computing (a reduce hoisted into a kernel of its own, a GEMM's result).
+// Parameters and outputs are read and written in their layouts' memory
+// order (physical_index); temporaries (`loaded`, and the outputs when
+// `outputs_are_temporaries`) in row-major order.
 struct KernelRequest {
   std::string name;
   std::string comment;
   std::vector<int> outputs;
   std::vector<int> loaded;
+  bool outputs_are_temporaries = false;
 };
 Result<GeneratedKernel> generate_kernel(const hlo::Module& module, const hlo::Computation& computation,
                                         const KernelRequest& request);

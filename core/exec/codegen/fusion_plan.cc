@@ -160,7 +160,8 @@ Result<FusionPlan> generated_plan(const hlo::Module& module, const hlo::Instruct
                                         {.name = fmt::format("{}_reduce{}", base, h),
                                          .comment = fmt::format("{}: {} hoisted", fusion.name, at(c, k).name),
                                          .outputs = {k},
-                                         .loaded = loaded}));
+                                         .loaded = loaded,
+                                         .outputs_are_temporaries = true}));
     FusionStep step;
     step.kernel = std::move(kernel);
     step.args = params;
@@ -261,8 +262,13 @@ Result<FusionPlan> gemm_plan(const hlo::Module& module, const hlo::Instruction& 
   // minor dimensions (cuBLASLt transposes it), or computed by a prologue kernel.
   auto operand = [&](int k, bool* transposed, const char* what) -> Result<BufferRef> {
     const hlo::Instruction& o = at(c, k);
-    if (o.opcode == Opcode::kParameter) return BufferRef{BufferRef::kOperand, static_cast<int>(o.parameter_number)};
-    if (o.opcode == Opcode::kTranspose && at(c, o.operands[0]).opcode == Opcode::kParameter) {
+    if (o.opcode == Opcode::kParameter && (o.shape.is_row_major() || minor_dims_swapped(o.shape))) {
+      // Laid out [.., minor, major]: the buffer is the operand transposed.
+      if (!o.shape.is_row_major()) *transposed = !*transposed;
+      return BufferRef{BufferRef::kOperand, static_cast<int>(o.parameter_number)};
+    }
+    if (o.opcode == Opcode::kTranspose && at(c, o.operands[0]).opcode == Opcode::kParameter &&
+        at(c, o.operands[0]).shape.is_row_major()) {
       bool swap = static_cast<int64_t>(o.dimensions.size()) == nb + 2;
       for (int64_t i = 0; swap && i < nb; ++i) swap = o.dimensions[static_cast<size_t>(i)] == i;
       if (swap && o.dimensions[static_cast<size_t>(nb)] == nb + 1 && o.dimensions[static_cast<size_t>(nb + 1)] == nb) {
@@ -275,7 +281,8 @@ Result<FusionPlan> gemm_plan(const hlo::Module& module, const hlo::Instruction& 
                                         {.name = fmt::format("{}_{}", base, what),
                                          .comment = fmt::format("{}: {} of {}", fusion.name, what, d.name),
                                          .outputs = {k},
-                                         .loaded = {}}));
+                                         .loaded = {},
+                                         .outputs_are_temporaries = true}));
     FusionStep step;
     step.kernel = std::move(kernel);
     step.args = params;
@@ -298,16 +305,20 @@ Result<FusionPlan> gemm_plan(const hlo::Module& module, const hlo::Instruction& 
     const auto& ops = c.instructions[k].operands;
     if (std::find(ops.begin(), ops.end(), dot) != ops.end()) users.push_back(static_cast<int>(k));
   }
-  // A dot that is itself an output is written in logical row-major order,
-  // whatever its layout, as every cuda backend buffer is.
+  // A dot laid out [batch][n][m] computes C^T = B^T . A^T, which is its
+  // memory order: as the fusion's output, or as the row-major bitcast that
+  // is its only user (then that bitcast is what the GEMM writes).
   const bool is_dot_output = std::find(outputs.begin(), outputs.end(), dot) != outputs.end();
-  if (!d.shape.is_row_major() && !is_dot_output) {
+  if (!d.shape.is_row_major()) {
     const hlo::Instruction* b = users.size() == 1 ? &at(c, users[0]) : nullptr;
-    if (b == nullptr || b->opcode != Opcode::kBitcast || b->shape.type != d.shape.type ||
-        !b->shape.is_row_major() || !minor_dims_swapped(d.shape)) {
-      return refuse(fmt::format("dot '{}' has a layout other than row-major or [batch][n][m] read by a bitcast", d.name));
+    const bool alone = outputs.size() == 1 && outputs[0] == dot;
+    const bool bitcast = !is_dot_output && b != nullptr && b->opcode == Opcode::kBitcast &&
+                         b->shape.type == d.shape.type && b->shape.is_row_major();
+    if (!minor_dims_swapped(d.shape) || !(alone || bitcast)) {
+      return refuse(fmt::format("dot '{}' has a layout other than row-major or [batch][n][m] written as it is",
+                                d.name));
     }
-    view = users[0];
+    if (bitcast) view = users[0];
     std::swap(g.lhs, g.rhs);
     std::swap(g.m, g.n);
     const bool lt = g.lhs_transposed;
@@ -415,7 +426,9 @@ Status per_op_kernel(const hlo::Module& module, const hlo::Computation& c, const
     case Opcode::kReshape:
     case Opcode::kBitcast: {
       const hlo::Shape& in = at(c, inst.operands.at(0)).shape;
-      if (!in.is_row_major() || !inst.shape.is_row_major()) {
+      // Buffers are in memory order: a bitcast is a copy of the bytes whatever
+      // the layouts; a copy or reshape between layouts moves elements.
+      if (op != Opcode::kBitcast && (!in.is_row_major() || !inst.shape.is_row_major())) {
         return no_kernel(inst, "moves elements between layouts, which no per-op kernel does");
       }
       if (in.element_count() * hlo::primitive_type_bytes(in.type) !=
@@ -424,11 +437,24 @@ Status per_op_kernel(const hlo::Module& module, const hlo::Computation& c, const
       }
       return Status::ok();
     }
+    default:
+      break;
+  }
+  bool row_major = inst.shape.is_row_major();
+  for (int o : inst.operands) row_major = row_major && at(c, o).shape.is_row_major();
+  if (!row_major && op != Opcode::kDot) {
+    return no_kernel(inst, "is laid out other than row-major, which the per-op kernels assume");
+  }
+  switch (op) {
     case Opcode::kBroadcast: case Opcode::kTranspose: case Opcode::kSlice: case Opcode::kDynamicSlice:
     case Opcode::kDynamicUpdateSlice: case Opcode::kConcatenate: case Opcode::kIota:
       return Status::ok();
-    case Opcode::kDot:
-      return gemm_shaped(c, inst);  // the backend's GEMM (cuBLASLt or its reference kernel)
+    case Opcode::kDot: {  // the backend's GEMM (cuBLASLt or its reference kernel)
+      bool laid_out = inst.shape.is_row_major() || minor_dims_swapped(inst.shape);
+      for (int o : inst.operands) laid_out = laid_out && (at(c, o).shape.is_row_major() || minor_dims_swapped(at(c, o).shape));
+      if (!laid_out) return no_kernel(inst, "has a layout the GEMM does not read (row-major or minor dimensions swapped)");
+      return gemm_shaped(c, inst);
+    }
     case Opcode::kReduce: {
       if (inst.operands.size() != 2) return no_kernel(inst, "is a variadic reduce");
       if (inst.called.empty()) return no_kernel(inst, "has no to_apply");

@@ -116,12 +116,13 @@ Result<GeneratedKernel> generate_scatter_kernel(const hlo::Module& module, const
   GeneratedKernel kernel;
   kernel.name = name;
   std::vector<std::string> args;
-  std::vector<PrimitiveType> param_types(c.parameters.size());
+  if (!s.shape.is_row_major()) return refuse(s, "a result laid out other than row-major");
+  std::vector<const hlo::Shape*> param_shapes(c.parameters.size());
   for (size_t n = 0; n < c.parameters.size(); ++n) {
     const hlo::Instruction& p = c.instructions.at(static_cast<size_t>(c.parameters[n]));
     if (!p.shape.is_array()) return refuse(s, fmt::format("parameter {} is not an array", n));
     SL_ASSIGN_OR_RETURN(TypeNames t, type_names(p.shape.type));
-    param_types[n] = p.shape.type;
+    param_shapes[n] = &p.shape;
     args.push_back(fmt::format("const {}* p{}", t.storage, n));  // p0 may be o0 (in place)
   }
   kernel.inputs = static_cast<int>(c.parameters.size());
@@ -138,7 +139,8 @@ Result<GeneratedKernel> generate_scatter_kernel(const hlo::Module& module, const
   int unique = 0;
   Elemental e(module, c, [&](int64_t number, const std::string& index) {
     const auto n = static_cast<size_t>(number);
-    return n < param_types.size() ? load_value(param_types[n], fmt::format("p{}[{}]", n, index)) : std::string("0");
+    if (n >= param_shapes.size()) return std::string("0");
+    return load_value(param_shapes[n]->type, fmt::format("p{}[{}]", n, physical_index(*param_shapes[n], index)));
   }, &globals, &unique);
   Scope body;
   body.indent = "    ";
