@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# Generated fusion kernels on the GPU machine (run from the repository root
-# with a CUDA build carried):
+# Generated fusion kernels on the GPU machine, in one call from the
+# repository root:
 #   bench/gpu/fusion_codegen_check.sh BUILD_DIR OUT_DIR
-# 1. the GPU tests of generated fusions and of the cuda backend;
+# 0. builds streamlens, the CUDA plugin and the test executables in BUILD_DIR
+#    (configured if it is not); BUILD_FIRST=0 skips this, with the binaries
+#    carried (app/cli/streamlens, libstreamlens_cuda.so, tests/{codegen,
+#    nvrtc,gpu}_tests, CMakeCache.txt of BUILD_DIR);
+# 1. the CPU tests of the fusion plans and NVRTC (codegen_tests,
+#    nvrtc_tests), then the GPU tests (gpu_tests: every fusion path and
+#    the cublas custom-call against the cpu backend);
 # 2. for four JAX programs, back to back in one call: JAX's own step time
 #    (make_dumps.py, median of its timed steps), then the replay of the
 #    committed after-optimizations dump on the cuda backend, once with an
 #    empty kernel cache (cold NVRTC) and once cached; prints the median
-#    iteration, the ratio to JAX and the codegen_* counters of each run.
+#    iteration, the ratio to JAX, the codegen_* counters and the 10 slowest
+#    kernels (by instruction) of each program.
 set -u
 BUILD=${1:-build/release}
 OUT=${2:-${OUT:-/tmp/streamlens-out}}
@@ -17,9 +24,26 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda-13.0/targets/x86_64
 SL="$BUILD/app/cli/streamlens"
 DB="$OUT/codegen.db"
 step() { echo; echo "=== $* ($(date -u +%T))"; }
-step gpu_tests
-[ "${SKIP_GPU_TESTS:-0}" = 1 ] || timeout 300 "$BUILD/tests/gpu_tests" --gtest_brief=1 > "$OUT/gpu_tests.log" 2>&1
-echo "gpu_tests rc=$?"; grep -E "^\[  (FAILED|PASSED|SKIPPED) |tests ran|Failure" "$OUT/gpu_tests.log" | head -30
+if [ "${BUILD_FIRST:-1}" = 1 ]; then
+  step build
+  if [ ! -f "$BUILD/build.ninja" ]; then
+    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTREAMLENS_TESTS=ON > "$OUT/build.log" 2>&1
+  fi
+  cmake --build "$BUILD" -j"$(nproc)" --target streamlens streamlens_cuda codegen_tests nvrtc_tests gpu_tests \
+    >> "$OUT/build.log" 2>&1
+  rc=$?; echo "build rc=$rc"; grep -E "error|FAILED" "$OUT/build.log" | head -20
+  [ $rc = 0 ] || { tail -30 "$OUT/build.log"; exit 1; }
+fi
+# Tests read the corpus from the source directory compiled into them: with a
+# build carried from another checkout, that path points here.
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt" 2>/dev/null)
+if [ -n "$src" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"; fi
+for t in codegen_tests nvrtc_tests gpu_tests; do
+  step "$t"
+  [ "${SKIP_GPU_TESTS:-0}" = 1 ] && [ "$t" = gpu_tests ] && continue
+  timeout 300 "$BUILD/tests/$t" --gtest_brief=1 > "$OUT/$t.log" 2>&1
+  echo "$t rc=$?"; grep -E "^\[  (FAILED|PASSED|SKIPPED) |tests ran|Failure|^ *(Which is|Expected)" "$OUT/$t.log" | head -40
+done
 cache=$(mktemp -d)
 median_ms() {  # the median iteration's span (first start to last end) of the store's last run, in ms
   "$SL" query --db "$DB" --csv "select max(end_ns) - min(start_ns) from events
@@ -27,6 +51,11 @@ median_ms() {  # the median iteration's span (first start to last end) of the st
     python3 -c 'import sys
 v=sorted(int(l) for l in sys.stdin.read().split() if l.strip().lstrip("-").isdigit())
 print("%.3f" % (v[len(v)//2] / 1e6) if v else "nan")'
+}
+top_kernels() {  # the store's last run: the 10 instructions with the most GPU time per iteration
+  "$SL" query --db "$DB" "select s.value as instruction, count(*) / 20 as kernels_per_iter,
+     sum(e.end_ns - e.start_ns) / 20000 as us_per_iter from events e join strings s on s.id = e.instruction_id
+     where e.run_id = (select max(id) from runs) group by s.value order by us_per_iter desc limit 10" 2>&1 | head -12
 }
 counters() {
   "$SL" query --db "$DB" "select name, value from counters where run_id = (select max(id) from runs) and name like 'codegen%'" 2>&1 | tr '\n' ' '
@@ -45,6 +74,7 @@ for prog in transformer_train_step_bf16 mlp_train_step adam_update layernorm_gel
   out=$(XDG_CACHE_HOME="$cache" timeout 200 "$SL" run "$module" --backend cuda --warmup 3 --iterations 20 --db "$DB" \
     --name "$prog cached" 2>&1); echo "$out" | tail -3
   cached=$(median_ms); echo "cached counters: $(counters)"
+  echo "slowest kernels (cached run):"; top_kernels
   ratio=$(python3 -c 'import sys; a,b=sys.argv[1:]; print("%.2fx" % (float(b)/float(a)) if a!="nan" and b!="nan" else "-")' "$jax" "$cached")
   printf '%-28s %10s %10s %10s %8s\n' "$prog" "$jax" "$cold" "$cached" "$ratio" >> "$OUT/table.txt"
   rm -rf "$dump"

@@ -1,8 +1,6 @@
-// Every kLoop and kInput fusion of the JAX after-optimizations dumps
-// (tests/corpus/jax/{small,large}) through the generator and NVRTC, to PTX
-// for sm_90 (no GPU needed). The counts are pinned: a fusion that stops
-// generating or compiling fails, and so does one that starts to (update the
-// numbers, and docs/codegen.md, with it).
+// Every fusion of the JAX after-optimizations dumps
+// (tests/corpus/jax/{small,large}) planned, and its generated kernels
+// through NVRTC, to PTX for sm_90 (no GPU needed).
 
 #include <gtest/gtest.h>
 
@@ -13,7 +11,7 @@
 
 #include <unistd.h>
 
-#include "core/exec/codegen/fusion_codegen.h"
+#include "core/exec/codegen/fusion_plan.h"
 #include "core/exec/nvrtc/nvrtc_compiler.h"
 #include "core/hlo/parser.h"
 
@@ -22,13 +20,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Counts {
-  int total = 0, generated = 0, compiled = 0;
-};
-
-TEST(CorpusCodegen, LoopAndInputFusionsGenerateAndCompile) {
-  std::map<std::string, Counts> by_kind;
-  std::map<std::string, int> reasons;  // first words of the fallback reason
+// Every generated kernel of every fusion's plan (core/exec/codegen/
+// fusion_plan.h: hoisted reduces, scatter kernels, GEMM prologues and
+// epilogues included) compiles. Which fusions take which path is pinned by
+// tests/codegen/fusion_plan_test.cc; here the kernel count is.
+TEST(CorpusCodegen, EveryPlannedKernelCompiles) {
+  std::map<std::string, int> kernels;  // path -> kernels
+  int compiled = 0, total = 0;
   for (const char* size : {"small", "large"}) {
     const fs::path dir = fs::path(SL_SOURCE_DIR) / "tests/corpus/jax" / size;
     ASSERT_TRUE(fs::exists(dir)) << dir;
@@ -40,41 +38,28 @@ TEST(CorpusCodegen, LoopAndInputFusionsGenerateAndCompile) {
         ASSERT_TRUE(module.is_ok()) << file.path() << ": " << module.status().message();
         for (const hlo::Computation& c : module->computations) {
           for (const hlo::Instruction& inst : c.instructions) {
-            if (inst.opcode != hlo::Opcode::kFusion || !codegen::generates_kind(inst.fusion_kind)) continue;
-            Counts& n = by_kind[inst.fusion_kind];
-            ++n.total;
-            auto kernel = codegen::generate_fusion_kernel(*module, inst);
-            if (!kernel.is_ok()) {
-              const std::string& m = kernel.status().message();
-              const size_t colon = m.find(": ");
-              std::string why = colon == std::string::npos ? m : m.substr(colon + 2);
-              ++reasons[why.substr(0, why.find(" '"))];
-              continue;
+            if (inst.opcode != hlo::Opcode::kFusion) continue;
+            const codegen::FusionPlan plan = codegen::plan_fusion(*module, inst);
+            for (const codegen::FusionStep& step : plan.steps) {
+              if (step.is_gemm) continue;
+              ++total;
+              ++kernels[codegen::fusion_path_name(plan.path)];
+              if (std::getenv("SL_CODEGEN_SIZES")) {  // generation only: source sizes, for finding a blow-up
+                std::printf("%zu %s %s\n", step.kernel.source.size(), name.c_str(), step.kernel.name.c_str());
+                continue;
+              }
+              auto ptx = nvrtc::compile(step.kernel.source, step.kernel.name, {.arch = "compute_90", .cache_dir = ""});
+              EXPECT_TRUE(ptx.is_ok()) << file.path() << " " << step.kernel.name << ": " << ptx.status().message();
+              if (ptx.is_ok()) ++compiled;
             }
-            ++n.generated;
-            if (std::getenv("SL_CODEGEN_SIZES")) {  // generation only: source sizes, for finding a blow-up
-              std::printf("%zu %s %s\n", kernel->source.size(), file.path().filename().c_str(), inst.name.c_str());
-              continue;
-            }
-            auto ptx = nvrtc::compile(kernel->source, kernel->name, {.arch = "compute_90", .cache_dir = ""});
-            EXPECT_TRUE(ptx.is_ok()) << file.path() << " " << inst.name << ": " << ptx.status().message();
-            if (ptx.is_ok()) ++n.compiled;
           }
         }
       }
     }
   }
-  for (const auto& [kind, n] : by_kind) {
-    std::printf("%s: %d fusions, %d generated, %d compiled\n", kind.c_str(), n.total, n.generated, n.compiled);
-    RecordProperty(kind + "_generated", n.generated);
-  }
-  for (const auto& [why, count] : reasons) std::printf("fallback x%d: %s\n", count, why.c_str());
-  EXPECT_EQ(by_kind["kLoop"].total, 156);
-  EXPECT_EQ(by_kind["kInput"].total, 71);
-  EXPECT_EQ(by_kind["kLoop"].generated, 146);  // fallbacks: gather, scatter, dot, a type-changing bitcast
-  EXPECT_EQ(by_kind["kInput"].generated, 38);   // most kInput fallbacks are scatter / gather fusions
-  EXPECT_EQ(by_kind["kLoop"].compiled, by_kind["kLoop"].generated);
-  EXPECT_EQ(by_kind["kInput"].compiled, by_kind["kInput"].generated);
+  for (const auto& [path, n] : kernels) std::printf("%s: %d kernels\n", path.c_str(), n);
+  EXPECT_EQ(compiled, total);
+  EXPECT_EQ(total, 361);
 }
 
 TEST(NvrtcCache, SecondCompileIsACacheHitWithTheSameBinary) {

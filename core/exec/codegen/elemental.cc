@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "core/exec/codegen/codegen_types.h"
@@ -131,7 +132,7 @@ Result<std::string> Elemental::value(int k, const std::string& idx, Scope& scope
   SL_ASSIGN_OR_RETURN(TypeNames t, type_names(inst.shape.type));
   SL_ASSIGN_OR_RETURN(std::string expr, compute(k, idx, scope));
   std::string var = expr;
-  if (inst.opcode != Opcode::kReduce && !(inst.opcode == Opcode::kConstant && inst.shape.element_count() == 1)) {
+  if ((inst.opcode != Opcode::kReduce || loaded_.count(k) > 0) && !(inst.opcode == Opcode::kConstant && inst.shape.element_count() == 1)) {
     var = fresh();
     scope.line(fmt::format("const {} {} = {};", t.compute, var, expr));
   }
@@ -219,8 +220,104 @@ Result<std::string> Elemental::reduce(int k, const std::string& idx, Scope& scop
   return acc;
 }
 
+namespace {
+
+// Strides of each dimension in memory under a minor_to_major layout (empty: row-major).
+std::vector<int64_t> physical_strides(const hlo::Shape& s) {
+  if (s.minor_to_major.size() != s.dims.size()) return row_major(s.dims);
+  std::vector<int64_t> strides(s.dims.size(), 1);
+  int64_t stride = 1;
+  for (int64_t d : s.minor_to_major) {
+    strides[static_cast<size_t>(d)] = stride;
+    stride *= s.dims[static_cast<size_t>(d)];
+  }
+  return strides;
+}
+
+}  // namespace
+
+std::string physical_index(const hlo::Shape& shape, const std::string& index) {
+  if (shape.is_row_major() || shape.minor_to_major.size() != shape.dims.size()) return index;
+  std::vector<std::string> coords;
+  for (size_t d = 0; d < shape.dims.size(); ++d) coords.push_back(coordinate(index, shape.dims, d));
+  return linear(coords, physical_strides(shape));
+}
+
+namespace {
+
+// A bitcast reinterprets memory: the result element at logical coordinates
+// `oc` is the operand element at the same physical offset (the cpu backend's
+// bitcast_between_layouts), composed with physical_index on the loads.
+std::string between_layouts(const hlo::Shape& from, const hlo::Shape& to, const std::vector<std::string>& oc) {
+  const std::string p = linear(oc, physical_strides(to));
+  const std::vector<int64_t> in_strides = physical_strides(from);
+  std::vector<std::string> coords;
+  for (size_t d = 0; d < from.dims.size(); ++d) {
+    coords.push_back(from.dims[d] == 1 ? ix(0)
+                                       : fmt::format("(({} / {}) % {})", p, ix(in_strides[d]), ix(from.dims[d])));
+  }
+  return linear(coords, row_major(from.dims));
+}
+
+bool has(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+}  // namespace
+
+// XLA's gather at output coordinates `oc`: the start vector read from the
+// indices at the output's batch coordinates, clamped so the slice fits, plus
+// the output's offset coordinates in the operand's window dimensions.
+Result<std::string> Elemental::gather(const hlo::Instruction& inst, const std::vector<std::string>& oc, Scope& scope) {
+  const hlo::GatherDims& g = inst.gather;
+  const auto& in = at(inst.operands.at(0)).shape.dims;
+  const auto& idx = at(inst.operands.at(1)).shape.dims;
+  const auto out_rank = static_cast<int64_t>(inst.shape.dims.size());
+  const auto irank = static_cast<int64_t>(idx.size());
+  if (g.slice_sizes.size() != in.size()) return unsupported(inst, "slice_sizes do not cover the operand");
+  std::vector<int64_t> batch_dims, window_dims;
+  for (int64_t d = 0; d < out_rank; ++d) {
+    if (!has(g.offset_dims, d)) batch_dims.push_back(d);
+  }
+  for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d) {
+    if (!has(g.collapsed_slice_dims, d) && !has(g.operand_batching_dims, d)) window_dims.push_back(d);
+  }
+  const int64_t batch_rank = irank - (g.index_vector_dim < irank ? 1 : 0);
+  if (window_dims.size() != g.offset_dims.size() || static_cast<int64_t>(batch_dims.size()) != batch_rank) {
+    return unsupported(inst, "dimension numbers that do not match the shapes");
+  }
+  const int64_t components = g.index_vector_dim < irank ? idx[static_cast<size_t>(g.index_vector_dim)] : 1;
+  if (components != static_cast<int64_t>(g.start_index_map.size())) return unsupported(inst, "index vectors of another size");
+  auto batch_position = [&](int64_t dim) { return dim < g.index_vector_dim ? dim : dim - 1; };
+  std::vector<std::string> coords(in.size(), ix(0));
+  for (size_t k = 0; k < g.start_index_map.size(); ++k) {
+    std::vector<std::string> ic;
+    for (int64_t e = 0; e < irank; ++e) {
+      ic.push_back(e == g.index_vector_dim ? ix(static_cast<int64_t>(k))
+                                           : oc[static_cast<size_t>(batch_dims[static_cast<size_t>(batch_position(e))])]);
+    }
+    SL_ASSIGN_OR_RETURN(std::string start, value(inst.operands[1], index(linear(ic, row_major(idx)), scope), scope));
+    const auto d = static_cast<size_t>(g.start_index_map[k]);
+    const std::string s = fresh("s");
+    scope.line(fmt::format("const long long {} = sl_clamp_start((long long){}, {}LL);", s, start,
+                           std::max<int64_t>(in[d] - g.slice_sizes[d], 0)));
+    coords[d] = fmt::format("(IX){}", s);
+  }
+  for (size_t k = 0; k < g.operand_batching_dims.size() && k < g.start_indices_batching_dims.size(); ++k) {
+    coords[static_cast<size_t>(g.operand_batching_dims[k])] =
+        oc[static_cast<size_t>(batch_dims[static_cast<size_t>(batch_position(g.start_indices_batching_dims[k]))])];
+  }
+  for (size_t k = 0; k < window_dims.size(); ++k) {
+    std::string& c = coords[static_cast<size_t>(window_dims[k])];
+    const std::string& o = oc[static_cast<size_t>(g.offset_dims[k])];
+    c = c == ix(0) ? o : fmt::format("({} + {})", c, o);
+  }
+  return value(inst.operands[0], index(linear(coords, row_major(in)), scope), scope);
+}
+
 Result<std::string> Elemental::compute(int k, const std::string& i, Scope& scope) {
   const hlo::Instruction& inst = at(k);
+  if (auto it = loaded_.find(k); it != loaded_.end()) {
+    return load_value(inst.shape.type, fmt::format("{}[{}]", it->second, i));
+  }
   auto operand = [&](size_t n) -> const hlo::Instruction& { return at(inst.operands.at(n)); };
   auto get = [&](size_t n, const std::string& idx) { return value(inst.operands.at(n), index(idx, scope), scope); };
   const auto& out = inst.shape.dims;
@@ -241,6 +338,9 @@ Result<std::string> Elemental::compute(int k, const std::string& i, Scope& scope
     case Opcode::kCopy:
       if (operand(0).shape.type != type) return unsupported(inst, "a bitcast changing the element type");
       if (operand(0).shape.element_count() != inst.shape.element_count()) return unsupported(inst, "element counts differ");
+      if (inst.opcode == Opcode::kBitcast && (!operand(0).shape.is_row_major() || !inst.shape.is_row_major())) {
+        return get(0, between_layouts(operand(0).shape, inst.shape, oc));
+      }
       return get(0, i);
     case Opcode::kConvert: {
       SL_ASSIGN_OR_RETURN(std::string a, get(0, i));
@@ -323,6 +423,7 @@ Result<std::string> Elemental::compute(int k, const std::string& i, Scope& scope
       scope.line("}");
       return result;
     }
+    case Opcode::kGather: return gather(inst, oc, scope);
     case Opcode::kDynamicSlice: {
       const auto& in = operand(0).shape.dims;
       if (inst.operands.size() != 1 + out.size()) return unsupported(inst, "needs one scalar start per dimension");

@@ -22,6 +22,10 @@ std::vector<int64_t> row_major(const std::vector<int64_t>& dims);
 std::string coordinate(const std::string& index, const std::vector<int64_t>& dims, size_t d);
 // An index constant: "(IX)12".
 std::string ix(int64_t v);
+// Where the element at row-major linear index `index` of `shape` lies in
+// memory under the shape's layout (`index` itself when row-major): buffers
+// hold XLA's physical layout, so a bitcast between layouts moves nothing.
+std::string physical_index(const hlo::Shape& shape, const std::string& index);
 
 // Statements being emitted and the values they hold ("instruction@index" ->
 // variable); values of enclosing scopes are visible inside.
@@ -54,6 +58,10 @@ class Elemental {
   static void define(Scope& scope, int k, const std::string& index, const std::string& var);
   // The scalar reducer function of a reduce's to_apply (`T f(T acc, T x)`).
   Result<std::string> reducer(const hlo::Instruction& reduce);
+  // Instruction `k` is read from the array `pointer` (a buffer an earlier
+  // kernel of the same fusion wrote: a hoisted reduce, a GEMM's result)
+  // instead of being computed.
+  void load_from(int k, std::string pointer) { loaded_[k] = std::move(pointer); }
   // A fresh variable name.
   std::string fresh(const char* stem = "t") { return fmt_name(stem, (*unique_)++); }
   // `expr` as an index variable of `scope` (reused for the same text).
@@ -64,6 +72,7 @@ class Elemental {
   Result<std::string> compute(int k, const std::string& index, Scope& scope);
   Result<std::string> elementwise(const hlo::Instruction& inst, const std::string& index, Scope& scope);
   Result<std::string> reduce(int k, const std::string& index, Scope& scope);
+  Result<std::string> gather(const hlo::Instruction& inst, const std::vector<std::string>& oc, Scope& scope);
   Result<std::string> constant(const hlo::Instruction& inst, const std::string& index);
   const hlo::Instruction& at(int k) const { return c_.instructions.at(static_cast<size_t>(k)); }
 
@@ -73,6 +82,7 @@ class Elemental {
   std::string* globals_;
   int* unique_;
   std::map<int, std::string> reducers_;  // to_apply computation -> function name
+  std::map<int, std::string> loaded_;    // instruction -> array holding it
 };
 
 }  // namespace sl::exec::codegen

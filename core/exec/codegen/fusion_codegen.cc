@@ -77,7 +77,12 @@ struct Output {
   int instruction = 0;
   hlo::PrimitiveType type = hlo::PrimitiveType::kF32;
   int64_t elements = 0;
+  const hlo::Shape* layout = nullptr;  // store in this shape's memory order; null: row-major
 };
+
+std::string store_at(const Output& out, const std::string& index) {
+  return out.layout == nullptr ? index : physical_index(*out.layout, index);
+}
 
 // One thread per element for every output of `group` (outputs of one
 // element count share a loop, so they share their common values).
@@ -88,7 +93,7 @@ Result<std::string> elementwise_loop(Elemental& e, const std::vector<Output>& ou
   for (int k : group) {
     const Output& out = outputs[static_cast<size_t>(k)];
     SL_ASSIGN_OR_RETURN(std::string v, e.value(out.instruction, "i", body));
-    body.line(fmt::format("o{}[i] = {};", k, store_value(out.type, v)));
+    body.line(fmt::format("o{}[{}] = {};", k, store_at(out, "i"), store_value(out.type, v)));
   }
   return fmt::format("  for (IX i = tid; i < {}; i += nthreads) {{\n{}  }}\n",
                      ix(outputs[static_cast<size_t>(group[0])].elements), body.code);
@@ -100,7 +105,7 @@ Result<std::string> store_output(Elemental& e, const Output& out, int k, int r, 
   Scope s = parent.child();
   Elemental::define(s, r, "o", acc);
   SL_ASSIGN_OR_RETURN(std::string v, e.value(out.instruction, "o", s));
-  s.line(fmt::format("o{}[o] = {};", k, store_value(out.type, v)));
+  s.line(fmt::format("o{}[{}] = {};", k, store_at(out, "o"), store_value(out.type, v)));
   return s.code;
 }
 
@@ -174,6 +179,47 @@ Result<std::string> column_loop(Elemental& e, const hlo::Computation& c, const O
 
 }  // namespace
 
+std::vector<int> fusion_outputs(const hlo::Computation& c) {
+  if (c.instructions.empty()) return {};
+  const int root = c.root >= 0 ? c.root : static_cast<int>(c.instructions.size()) - 1;
+  const hlo::Instruction& r = c.instructions[static_cast<size_t>(root)];
+  return r.opcode == Opcode::kTuple ? r.operands : std::vector<int>{root};
+}
+
+namespace {
+
+bool is_loaded(const std::vector<int>& loaded, int k) {
+  return std::find(loaded.begin(), loaded.end(), k) != loaded.end();
+}
+
+enum class Driven { kNone, kRow, kColumn };
+
+// How output `k`'s loop runs, and the reduce that drives it.
+Driven driver_of(const hlo::Computation& c, int k, const std::vector<int>& loaded, int* reduce, ReduceShape* shape) {
+  if (is_loaded(loaded, k)) return Driven::kNone;
+  std::set<int> seen(loaded.begin(), loaded.end());
+  const int64_t elements = c.instructions[static_cast<size_t>(k)].shape.element_count();
+  std::optional<int> r = driving_reduce(c, k, elements, seen);
+  if (!r) return Driven::kNone;
+  const hlo::Instruction& red = c.instructions[static_cast<size_t>(*r)];
+  std::optional<ReduceShape> s = contiguous(red, c.instructions[static_cast<size_t>(red.operands[0])].shape);
+  if (!s) return Driven::kNone;
+  *reduce = *r;
+  *shape = *s;
+  if (s->inner == 1 && s->reduced >= 32) return Driven::kRow;
+  if (s->inner > 1 && s->reduced >= 2 * kColumnRows) return Driven::kColumn;
+  return Driven::kNone;
+}
+
+}  // namespace
+
+std::optional<int> loop_driver(const hlo::Computation& c, int k, const std::vector<int>& loaded) {
+  int r = -1;
+  ReduceShape s;
+  if (driver_of(c, k, loaded, &r, &s) == Driven::kNone) return std::nullopt;
+  return r;
+}
+
 Result<GeneratedKernel> generate_fusion_kernel(const hlo::Module& module, const hlo::Instruction& fusion) {
   auto refuse = [&](const std::string& why) {
     return runtime_error(fmt::format("fusion '{}': {}", fusion.name, why));
@@ -182,44 +228,61 @@ Result<GeneratedKernel> generate_fusion_kernel(const hlo::Module& module, const 
   if (!generates_kind(fusion.fusion_kind)) return refuse(fmt::format("kind {} is not generated", fusion.fusion_kind));
   const hlo::Computation& c = module.computations.at(static_cast<size_t>(fusion.called[0]));
   if (c.instructions.empty()) return refuse("empty computation");
-  const int root = c.root >= 0 ? c.root : static_cast<int>(c.instructions.size()) - 1;
-  const hlo::Instruction& root_inst = c.instructions[static_cast<size_t>(root)];
+  auto kernel = generate_kernel(module, c,
+                                {.name = identifier(fusion.name),
+                                 .comment = fmt::format("{} ({}, computation {})", fusion.name, fusion.fusion_kind, c.name),
+                                 .outputs = fusion_outputs(c),
+                                 .loaded = {}});
+  if (!kernel.is_ok()) return refuse(kernel.status().message());
+  return kernel;
+}
 
+Result<GeneratedKernel> generate_kernel(const hlo::Module& module, const hlo::Computation& c,
+                                        const KernelRequest& request) {
+  auto refuse = [&](const std::string& why) { return runtime_error(why); };
   GeneratedKernel kernel;
-  kernel.name = identifier(fusion.name);
+  kernel.name = request.name;
   // Parameters as kernel arguments; 32-bit indices when every array fits.
   int64_t largest = 1;
   for (const hlo::Instruction& inst : c.instructions) {
     if (inst.shape.is_array()) largest = std::max(largest, inst.shape.element_count());
   }
   std::vector<std::string> args;
-  std::vector<hlo::PrimitiveType> param_types(c.parameters.size());
+  std::vector<const hlo::Shape*> param_shapes(c.parameters.size());
   for (size_t n = 0; n < c.parameters.size(); ++n) {
     const hlo::Instruction& p = c.instructions.at(static_cast<size_t>(c.parameters[n]));
     if (!p.shape.is_array()) return refuse(fmt::format("parameter {} is not an array", n));
     SL_ASSIGN_OR_RETURN(TypeNames t, type_names(p.shape.type));
-    param_types[n] = p.shape.type;
+    param_shapes[n] = &p.shape;
     args.push_back(fmt::format("const {}* __restrict__ p{}", t.storage, n));
   }
   kernel.inputs = static_cast<int>(c.parameters.size());
-
-  std::vector<Output> outputs;
-  std::vector<int> roots = root_inst.opcode == Opcode::kTuple ? root_inst.operands : std::vector<int>{root};
-  for (int r : roots) {
-    const hlo::Instruction& o = c.instructions.at(static_cast<size_t>(r));
-    if (!o.shape.is_array()) return refuse(fmt::format("output '{}' is not an array", o.name));
-    SL_ASSIGN_OR_RETURN(TypeNames t, type_names(o.shape.type));
-    args.push_back(fmt::format("{}* __restrict__ o{}", t.storage, outputs.size()));
-    outputs.push_back({r, o.shape.type, o.shape.element_count()});
-  }
-  kernel.outputs = static_cast<int>(outputs.size());
 
   std::string globals;
   int unique = 0;
   Elemental e(module, c, [&](int64_t number, const std::string& index) {
     const auto n = static_cast<size_t>(number);
-    return n < param_types.size() ? load_value(param_types[n], fmt::format("p{}[{}]", n, index)) : std::string("0");
+    if (n >= param_shapes.size()) return std::string("0");
+    return load_value(param_shapes[n]->type, fmt::format("p{}[{}]", n, physical_index(*param_shapes[n], index)));
   }, &globals, &unique);
+  for (size_t l = 0; l < request.loaded.size(); ++l) {
+    const hlo::Instruction& b = c.instructions.at(static_cast<size_t>(request.loaded[l]));
+    if (!b.shape.is_array()) return refuse(fmt::format("'{}' is not an array", b.name));
+    SL_ASSIGN_OR_RETURN(TypeNames t, type_names(b.shape.type));
+    args.push_back(fmt::format("const {}* __restrict__ l{}", t.storage, l));
+    e.load_from(request.loaded[l], fmt::format("l{}", l));
+  }
+  kernel.loaded = static_cast<int>(request.loaded.size());
+
+  std::vector<Output> outputs;
+  for (int r : request.outputs) {
+    const hlo::Instruction& o = c.instructions.at(static_cast<size_t>(r));
+    if (!o.shape.is_array()) return refuse(fmt::format("output '{}' is not an array", o.name));
+    SL_ASSIGN_OR_RETURN(TypeNames t, type_names(o.shape.type));
+    args.push_back(fmt::format("{}* __restrict__ o{}", t.storage, outputs.size()));
+    outputs.push_back({r, o.shape.type, o.shape.element_count(), request.outputs_are_temporaries ? nullptr : &o.shape});
+  }
+  kernel.outputs = static_cast<int>(outputs.size());
 
   std::string loops;
   std::map<int64_t, std::vector<int>> elementwise;  // element count -> outputs
@@ -228,20 +291,16 @@ Result<GeneratedKernel> generate_fusion_kernel(const hlo::Module& module, const 
     const Output& out = outputs[k];
     KernelOutput& info = kernel.loops[k];
     info = {LoopKind::kElementwise, out.elements, out.elements};
-    std::set<int> seen;
-    std::optional<int> r = driving_reduce(c, out.instruction, out.elements, seen);
-    std::optional<ReduceShape> s;
-    if (r) {
-      const hlo::Instruction& reduce = c.instructions[static_cast<size_t>(*r)];
-      s = contiguous(reduce, c.instructions[static_cast<size_t>(reduce.operands[0])].shape);
-    }
+    int r = -1;
+    ReduceShape s;
+    const Driven how = driver_of(c, out.instruction, request.loaded, &r, &s);
     Result<std::string> loop = std::string();
-    if (s && s->inner == 1 && s->reduced >= 32) {
+    if (how == Driven::kRow) {
       info = {LoopKind::kRowReduce, out.elements, out.elements * 32};
-      loop = row_loop(e, c, out, static_cast<int>(k), *r, *s);
-    } else if (s && s->inner > 1 && s->reduced >= 2 * kColumnRows) {
+      loop = row_loop(e, c, out, static_cast<int>(k), r, s);
+    } else if (how == Driven::kColumn) {
       info = {LoopKind::kColumnReduce, out.elements, (out.elements + 31) / 32 * kBlockThreads};
-      loop = column_loop(e, c, out, static_cast<int>(k), *r, *s);
+      loop = column_loop(e, c, out, static_cast<int>(k), r, s);
     } else {
       elementwise[out.elements].push_back(static_cast<int>(k));
     }
@@ -259,7 +318,7 @@ Result<GeneratedKernel> generate_fusion_kernel(const hlo::Module& module, const 
   kernel.source = std::string(kPrelude) +
                   fmt::format("typedef {} IX;\n", largest < (int64_t{1} << 31) ? "unsigned" : "unsigned long long") +
                   globals +
-                  fmt::format("// {} ({}, computation {})\n", fusion.name, fusion.fusion_kind, c.name) +
+                  fmt::format("// {}\n", request.comment) +
                   fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n", kBlockThreads,
                               kernel.name, params) +
                   "  const IX tid = (IX)blockIdx.x * (IX)blockDim.x + (IX)threadIdx.x;\n"

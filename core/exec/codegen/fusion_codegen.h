@@ -8,6 +8,7 @@
 // (XLA's row and column reductions). Pure C++; NVRTC compiles the result.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct GeneratedKernel {
   std::string name;    // the extern "C" entry point
   std::string source;  // compiles on its own (no includes)
   int inputs = 0;      // kernel parameters: the fusion's operands in order, then
+  int loaded = 0;      // the buffers of KernelRequest::loaded in order, then
   int outputs = 0;     // its result leaves in order, each a device pointer
   std::vector<KernelOutput> loops;
   // Blocks of kBlockThreads to launch: enough for the widest loop, capped
@@ -44,6 +46,30 @@ bool generates_kind(const std::string& fusion_kind);
 // naming the first instruction and opcode it cannot generate: the caller
 // runs that fusion another way.
 Result<GeneratedKernel> generate_fusion_kernel(const hlo::Module& module, const hlo::Instruction& fusion);
+
+// One kernel over a fused computation: which instructions it stores (in
+// order: its output pointers) and which it reads from buffers instead of
+// computing (a reduce hoisted into a kernel of its own, a GEMM's result).
+// Parameters and outputs are read and written in their layouts' memory
+// order (physical_index); temporaries (`loaded`, and the outputs when
+// `outputs_are_temporaries`) in row-major order.
+struct KernelRequest {
+  std::string name;
+  std::string comment;
+  std::vector<int> outputs;
+  std::vector<int> loaded;
+  bool outputs_are_temporaries = false;
+};
+Result<GeneratedKernel> generate_kernel(const hlo::Module& module, const hlo::Computation& computation,
+                                        const KernelRequest& request);
+
+// The fused computation's outputs: the root, or the operands of a tuple root.
+std::vector<int> fusion_outputs(const hlo::Computation& computation);
+
+// The reduce output `k` is, or reads at its own index (through bitcasts,
+// converts, elementwise ops), when the output's loop can be that reduce's
+// row or column loop; `loaded` instructions are buffers, never drivers.
+std::optional<int> loop_driver(const hlo::Computation& computation, int k, const std::vector<int>& loaded);
 
 // A C identifier made of `name` ("fused_computation.14" -> "fused_computation_14").
 std::string identifier(const std::string& name);

@@ -218,6 +218,7 @@ void CudaBackend::teardown() {
     ctx.gemm.reset();
     if (ctx.fallback_workspace) cudaFree(ctx.fallback_workspace);
     if (ctx.arena) cudaFree(ctx.arena);
+    if (ctx.scratch) cudaFree(ctx.scratch);
   }
   devices_.clear();
 }

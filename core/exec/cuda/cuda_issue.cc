@@ -11,6 +11,7 @@
 
 #include "core/exec/cuda/cuda_backend_impl.h"
 #include "core/exec/cuda/cuda_check.h"
+#include "core/exec/cuda/generated_fusions.h"
 #include "core/exec/cuda/kernels.h"
 #include "core/exec/cuda/nccl_collectives.h"
 #include "core/exec/event_kind.h"
@@ -65,8 +66,11 @@ Status CudaBackend::issue(DeviceContext& ctx, int iteration, bool keep, bool tag
     SL_RETURN_IF_ERROR(check_injected_fault(t, i, ctx));
     const uint64_t ext = external_id(iteration, dp.device, i);
     if (collector != nullptr) {
+      // A fusion run op by op is named so in the trace ("NAME [op-by-op]").
+      const std::string* renamed = ctx.fusions != nullptr ? ctx.fusions->trace_name(t.instruction) : nullptr;
       collector->register_launch(ext, {.device = static_cast<int32_t>(dp.device), .stream = t.stream,
-                                       .kind = kind_of(t), .instruction = t.attributed_name,
+                                       .kind = kind_of(t),
+                                       .instruction = renamed != nullptr ? std::string_view(*renamed) : t.attributed_name,
                                        .flops = t.flops,
                                        .bytes = t.bytes_accessed, .iteration = iteration, .keep = keep,
                                        .correlation = static_cast<int64_t>(i) + 1, .tagged = tagged});

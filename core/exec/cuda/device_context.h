@@ -18,6 +18,10 @@ namespace sl::exec::cuda {
 class NcclComms;
 class GeneratedFusions;
 
+// Offsets from here on are in DeviceContext::scratch, not the arena: the
+// temporaries of fusions run as several kernels or op by op.
+inline constexpr int64_t kScratchBase = int64_t{1} << 60;
+
 struct DeviceContext {
   int ordinal = 0;                 // CUDA device
   const sched::DeviceProgram* program = nullptr;
@@ -35,13 +39,17 @@ struct DeviceContext {
   void* fallback_workspace = nullptr;   // for GEMMs lowered without a workspace slice
   size_t fallback_workspace_bytes = 0;
   NcclComms* comms = nullptr;
-  const GeneratedFusions* fusions = nullptr;  // kLoop/kInput fusion kernels (generated_fusions.h)
+  const GeneratedFusions* fusions = nullptr;  // how fusions run (generated_fusions.h)
+  char* scratch = nullptr;              // fusions' temporaries (GeneratedFusions::attach)
   int64_t world_size = 1;               // devices of the program
   bool allow_tf32 = false;
   int sm_count = 0;                     // of the device
   int comm_sms = 0;                     // left to NCCL by GEMMs beside a collective
 
-  char* at(const sched::BufferSlice& s) const { return s.offset < 0 ? nullptr : arena + s.offset; }
+  char* at(const sched::BufferSlice& s) const {
+    if (s.offset < 0) return nullptr;
+    return s.offset >= kScratchBase ? scratch + (s.offset - kScratchBase) : arena + s.offset;
+  }
   cudaStream_t stream(int program_stream) const { return streams.at(program_stream); }
 };
 

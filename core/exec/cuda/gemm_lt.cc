@@ -20,6 +20,10 @@ struct GemmRunner::Plan {
   }
 };
 
+bool has_bias(GemmEpilogue e) {
+  return e == GemmEpilogue::kBias || e == GemmEpilogue::kBiasRelu || e == GemmEpilogue::kBiasGelu;
+}
+
 bool gemm_lt_supports(int type, int out_type) {
   auto t = static_cast<PrimitiveType>(type);
   auto o = out_type < 0 ? t : static_cast<PrimitiveType>(out_type);
@@ -54,7 +58,7 @@ Status set_batch(cublasLtMatrixLayout_t layout, int64_t batch, int64_t stride, c
 
 Result<GemmRunner::Plan*> GemmRunner::plan(const GemmProblem& p, size_t workspace_bytes, const std::string& where) {
   auto key = std::make_tuple(p.type, p.out_type, p.m, p.n, p.k, p.batch, p.lhs_transposed, p.rhs_transposed, p.allow_tf32,
-                             p.sm_count_target, workspace_bytes);
+                             p.sm_count_target, workspace_bytes, static_cast<int>(p.epilogue));
   if (auto it = plans_.find(key); it != plans_.end()) return it->second.get();
 
   auto plan = std::make_unique<Plan>();
@@ -78,6 +82,18 @@ Result<GemmRunner::Plan*> GemmRunner::plan(const GemmProblem& p, size_t workspac
     const int32_t sms = p.sm_count_target;
     SL_CUBLAS(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sms, sizeof sms),
               where);
+  }
+  if (p.epilogue != GemmEpilogue::kDefault) {
+    cublasLtEpilogue_t e = CUBLASLT_EPILOGUE_DEFAULT;
+    switch (p.epilogue) {
+      case GemmEpilogue::kRelu: e = CUBLASLT_EPILOGUE_RELU; break;
+      case GemmEpilogue::kBias: e = CUBLASLT_EPILOGUE_BIAS; break;
+      case GemmEpilogue::kBiasRelu: e = CUBLASLT_EPILOGUE_RELU_BIAS; break;
+      case GemmEpilogue::kGelu: e = CUBLASLT_EPILOGUE_GELU; break;
+      case GemmEpilogue::kBiasGelu: e = CUBLASLT_EPILOGUE_GELU_BIAS; break;
+      case GemmEpilogue::kDefault: break;
+    }
+    SL_CUBLAS(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof e), where);
   }
   auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
   if (p.rhs_transposed) {
@@ -118,10 +134,19 @@ Result<GemmRunner::Plan*> GemmRunner::plan(const GemmProblem& p, size_t workspac
 }
 
 Status GemmRunner::run(const GemmProblem& p, const void* lhs, const void* rhs, void* c, void* workspace,
-                       size_t workspace_bytes, cudaStream_t stream, const std::string& where) {
+                       size_t workspace_bytes, cudaStream_t stream, const std::string& where, const void* c_in,
+                       const void* bias) {
+  if (p.beta != 0.0f && c_in == nullptr) return runtime_error("GEMM with beta != 0 has no C operand (" + where + ")");
+  if (has_bias(p.epilogue) && bias == nullptr) return runtime_error("GEMM bias epilogue has no bias (" + where + ")");
   SL_ASSIGN_OR_RETURN(Plan * plan, this->plan(p, workspace_bytes, where));
-  const float alpha = 1.0f, beta = 0.0f;
-  SL_CUBLAS(cublasLtMatmul(handle_, plan->desc, &alpha, rhs, plan->a, lhs, plan->b, &beta, c, plan->c, c, plan->c,
+  if (has_bias(p.epilogue)) {
+    // Column-major D is [n, m]: cuBLASLt's per-row bias is our per-column one.
+    SL_CUBLAS(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
+              where);
+  }
+  const float alpha = p.alpha, beta = p.beta;
+  const void* c_read = p.beta != 0.0f ? c_in : c;
+  SL_CUBLAS(cublasLtMatmul(handle_, plan->desc, &alpha, rhs, plan->a, lhs, plan->b, &beta, c_read, plan->c, c, plan->c,
                            &plan->algo, workspace, plan->workspace, stream),
             where);
   return Status::ok();

@@ -17,6 +17,10 @@
 
 namespace sl::exec::cuda {
 
+// cuBLASLt epilogues of `__cublas$lt$matmul` (XLA's gemm_backend_config
+// "epilogue"); the *_AUX forms are not run.
+enum class GemmEpilogue : int { kDefault, kRelu, kBias, kBiasRelu, kGelu, kBiasGelu };
+
 struct GemmProblem {
   int type = 0;             // hlo::PrimitiveType value of the operands: bf16, f16 or f32
   int out_type = -1;        // of the result; -1: same as the operands (bf16/f16 may give f32)
@@ -26,7 +30,13 @@ struct GemmProblem {
   bool allow_tf32 = false;
   // SMs the GEMM may use (cuBLASLt SM_COUNT_TARGET); 0: all of the device's.
   int sm_count_target = 0;
+  // D = epilogue(alpha * A.B + beta * C [+ bias]), as XLA's GEMM custom-calls.
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  GemmEpilogue epilogue = GemmEpilogue::kDefault;
 };
+
+bool has_bias(GemmEpilogue e);
 
 bool gemm_lt_supports(int type, int out_type);
 
@@ -38,8 +48,11 @@ class GemmRunner {
   GemmRunner& operator=(const GemmRunner&) = delete;
 
   // c = lhs . rhs on `stream`; `workspace_bytes` bounds the algorithm choice.
+  // `c_in` (beta != 0: shaped like c) and `bias` (a BIAS epilogue: one value
+  // per column n) are read when the problem needs them.
   Status run(const GemmProblem& p, const void* lhs, const void* rhs, void* c, void* workspace,
-             size_t workspace_bytes, cudaStream_t stream, const std::string& where);
+             size_t workspace_bytes, cudaStream_t stream, const std::string& where, const void* c_in = nullptr,
+             const void* bias = nullptr);
 
  private:
   struct Plan;
@@ -47,7 +60,8 @@ class GemmRunner {
   Result<Plan*> plan(const GemmProblem& p, size_t workspace_bytes, const std::string& where);
 
   cublasLtHandle_t handle_ = nullptr;
-  std::map<std::tuple<int, int, int64_t, int64_t, int64_t, int64_t, bool, bool, bool, int, size_t>, std::unique_ptr<Plan>>
+  std::map<std::tuple<int, int, int64_t, int64_t, int64_t, int64_t, bool, bool, bool, int, size_t, int>,
+           std::unique_ptr<Plan>>
       plans_;
 };
 

@@ -4,11 +4,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
+#include <span>
 
 #include "core/exec/cuda/cuda_backend_impl.h"
 #include "core/exec/cuda/cuda_check.h"
 #include "core/exec/cuda/device_context.h"
+#include "core/exec/cuda/host_convert.h"
+#include "core/sched/gemm.h"
 #include "core/exec/nvrtc/nvrtc_compiler.h"
 
 namespace sl::exec::cuda {
@@ -21,9 +26,7 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 GeneratedFusions::~GeneratedFusions() {
-  for (auto& [inst, k] : kernels_) {
-    if (k.library) cudaLibraryUnload(k.library);
-  }
+  for (cudaLibrary_t l : libraries_) cudaLibraryUnload(l);
 }
 
 Result<std::unique_ptr<GeneratedFusions>> GeneratedFusions::build(const sched::LoweredProgram& program,
@@ -37,72 +40,219 @@ Result<std::unique_ptr<GeneratedFusions>> GeneratedFusions::build(const sched::L
   for (const sched::DeviceProgram& dp : program.devices) {
     for (const sched::Thunk& t : dp.thunks) {
       const hlo::Instruction* inst = t.instruction;
-      if (inst == nullptr || inst->opcode != hlo::Opcode::kFusion) continue;
-      if (out->kernels_.count(inst) || out->refused_.count(inst)) continue;
-      if (!codegen::generates_kind(inst->fusion_kind)) {
-        out->refused_[inst] = fmt::format("fusion kind {} has no generated kernel", inst->fusion_kind);
-        ++out->stats_.not_generated;
-        continue;
+      if (inst == nullptr || inst->opcode != hlo::Opcode::kFusion || out->entries_.count(inst)) continue;
+      Entry e;
+      e.plan = codegen::plan_fusion(*program.module, *inst);
+      if (!inst->called.empty()) {
+        e.computation = &program.module->computations.at(static_cast<size_t>(inst->called[0]));
+        e.outputs = codegen::fusion_outputs(*e.computation).size();
       }
-      auto generated = codegen::generate_fusion_kernel(*program.module, *inst);
-      if (!generated.is_ok()) {
-        out->refused_[inst] = generated.status().message();
-        ++out->stats_.fallback;
-        continue;
+      switch (e.plan.path) {
+        case codegen::FusionPath::kGenerated: ++out->stats_.generated; break;
+        case codegen::FusionPath::kCublasGemm: ++out->stats_.gemm; break;
+        case codegen::FusionPath::kOpByOp:
+          ++out->stats_.op_by_op;
+          e.trace_name = inst->name + " [op-by-op]";
+          break;
+        case codegen::FusionPath::kNone: ++out->stats_.none; break;
       }
-      SL_ASSIGN_OR_RETURN(nvrtc::Compiled bin,
-                          nvrtc::compile(generated->source, generated->name, {.arch = arch, .cache_dir = cache_dir}));
-      (bin.from_cache ? out->stats_.cached_ms : out->stats_.cold_ms) += bin.milliseconds;
-      out->stats_.cache_hits += bin.from_cache ? 1 : 0;
-      Kernel k;
-      k.generated = std::move(*generated);
-      const auto load_start = std::chrono::steady_clock::now();
-      SL_CUDA(cudaLibraryLoadData(&k.library, bin.binary.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
-              "loading the generated kernel of fusion " + inst->name);
-      SL_CUDA(cudaLibraryGetKernel(&k.kernel, k.library, k.generated.name.c_str()),
-              "finding the generated kernel of fusion " + inst->name);
-      out->stats_.load_ms += ms_since(load_start);
-      ++out->stats_.generated;
-      out->kernels_.emplace(inst, std::move(k));
+      out->stats_.hoisted += e.plan.hoisted_reduces;
+      for (codegen::FusionStep& step : e.plan.steps) {
+        Kernel k;
+        if (!step.is_gemm) {
+          SL_ASSIGN_OR_RETURN(nvrtc::Compiled bin, nvrtc::compile(step.kernel.source, step.kernel.name,
+                                                                  {.arch = arch, .cache_dir = cache_dir}));
+          (bin.from_cache ? out->stats_.cached_ms : out->stats_.cold_ms) += bin.milliseconds;
+          out->stats_.cache_hits += bin.from_cache ? 1 : 0;
+          ++out->stats_.kernels;
+          const auto load_start = std::chrono::steady_clock::now();
+          SL_CUDA(cudaLibraryLoadData(&k.library, bin.binary.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+                  "loading the generated kernel " + step.kernel.name + " of fusion " + inst->name);
+          out->libraries_.push_back(k.library);
+          SL_CUDA(cudaLibraryGetKernel(&k.kernel, k.library, step.kernel.name.c_str()),
+                  "finding the generated kernel " + step.kernel.name + " of fusion " + inst->name);
+          out->stats_.load_ms += ms_since(load_start);
+          k.generated = step.kernel;
+        }
+        e.kernels.push_back(std::move(k));
+      }
+      for (const codegen::TempBuffer& tb : e.plan.temps) {
+        e.temp_offsets.push_back(out->stats_.scratch_bytes);
+        out->stats_.scratch_bytes += (tb.bytes() + 255) / 256 * 256;
+      }
+      out->entries_.emplace(inst, std::move(e));
     }
   }
   return out;
 }
 
+Status GeneratedFusions::attach(DeviceContext& ctx) const {
+  if (stats_.scratch_bytes == 0) return Status::ok();
+  const std::string at = fmt::format("fusion temporaries ({} bytes) on device {}", stats_.scratch_bytes, ctx.ordinal);
+  SL_CUDA(cudaSetDevice(ctx.ordinal), at);
+  SL_CUDA(cudaMalloc(reinterpret_cast<void**>(&ctx.scratch), static_cast<size_t>(stats_.scratch_bytes)), at);
+  // Constants of op-by-op runs live in their temporaries from the start.
+  for (const auto& [inst, e] : entries_) {
+    if (e.plan.path != codegen::FusionPath::kOpByOp) continue;
+    for (size_t n = 0; n < e.plan.temps.size(); ++n) {
+      const hlo::Instruction& c = e.computation->instructions.at(static_cast<size_t>(e.plan.temps[n].instruction));
+      if (c.opcode != hlo::Opcode::kConstant) continue;
+      Literal lit{c.shape, c.literal};
+      if (lit.values.size() == 1 && c.shape.element_count() != 1) {
+        lit.values.assign(static_cast<size_t>(c.shape.element_count()), lit.values[0]);
+      }
+      auto bytes = encode_literal(lit);
+      SL_CUDA(cudaMemcpy(ctx.scratch + e.temp_offsets[n], bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
+              fmt::format("constant '{}' of fusion {}", c.name, inst->name));
+    }
+  }
+  return Status::ok();
+}
+
+const std::string* GeneratedFusions::trace_name(const hlo::Instruction* fusion) const {
+  auto it = entries_.find(fusion);
+  return it == entries_.end() || it->second.trace_name.empty() ? nullptr : &it->second.trace_name;
+}
+
 Status GeneratedFusions::launch(const sched::Thunk& t, DeviceContext& ctx) const {
-  auto it = kernels_.find(t.instruction);
-  if (it == kernels_.end()) {
-    auto why = refused_.find(t.instruction);
-    return runtime_error(fmt::format("{}: no generated kernel ({}), and the cuda backend runs fusions only as "
-                                     "generated kernels",
-                                     where(t, ctx), why != refused_.end() ? why->second : "not built"));
+  auto it = entries_.find(t.instruction);
+  if (it == entries_.end()) return runtime_error(fmt::format("{}: fusion not planned", where(t, ctx)));
+  const Entry& e = it->second;
+  if (e.plan.path == codegen::FusionPath::kNone || e.computation == nullptr) {
+    return runtime_error(fmt::format("{}: the cuda backend cannot run this fusion: {}", where(t, ctx), e.plan.why));
   }
-  const Kernel& k = it->second;
-  const size_t n = static_cast<size_t>(k.generated.inputs + k.generated.outputs);
-  if (t.operands.size() != static_cast<size_t>(k.generated.inputs) ||
-      t.results.size() != static_cast<size_t>(k.generated.outputs)) {
-    return runtime_error(fmt::format("{}: {} operand / {} result buffers, the generated kernel takes {} / {}",
-                                     where(t, ctx), t.operands.size(), t.results.size(), k.generated.inputs,
-                                     k.generated.outputs));
+  const hlo::Computation& c = *e.computation;
+  if (t.operands.size() != c.parameters.size() || t.results.size() < e.outputs) {
+    return runtime_error(fmt::format("{}: {} operand / {} result buffers, the fused computation has {} / {}",
+                                     where(t, ctx), t.operands.size(), t.results.size(), c.parameters.size(),
+                                     e.outputs));
   }
-  std::vector<void*> pointers(n);
-  std::vector<void*> args(n);
-  for (size_t a = 0; a < n; ++a) {
-    pointers[a] = a < t.operands.size() ? ctx.at(t.operands[a]) : ctx.at(t.results[a - t.operands.size()]);
-    args[a] = &pointers[a];
+  switch (e.plan.path) {
+    case codegen::FusionPath::kGenerated:
+    case codegen::FusionPath::kCublasGemm: return launch_steps(e, t, ctx);
+    case codegen::FusionPath::kOpByOp: return launch_op_by_op(e, t, ctx);
+    case codegen::FusionPath::kNone: break;
   }
-  const dim3 grid(static_cast<unsigned>(k.generated.blocks(ctx.sm_count > 0 ? ctx.sm_count : sm_count_)));
-  const dim3 block(codegen::kBlockThreads);
-  SL_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(k.kernel), grid, block, args.data(), 0, ctx.stream(t.stream)),
-          where(t, ctx));
+  return Status::ok();
+}
+
+Status GeneratedFusions::launch_steps(const Entry& e, const sched::Thunk& t, DeviceContext& ctx) const {
+  auto pointer = [&](const codegen::BufferRef& r) -> void* {
+    switch (r.kind) {
+      case codegen::BufferRef::kOperand: return ctx.at(t.operands[static_cast<size_t>(r.index)]);
+      case codegen::BufferRef::kResult: return ctx.at(t.results[static_cast<size_t>(r.index)]);
+      case codegen::BufferRef::kTemp: return ctx.scratch + e.temp_offsets[static_cast<size_t>(r.index)];
+    }
+    return nullptr;
+  };
+  cudaStream_t stream = ctx.stream(t.stream);
+  for (size_t s = 0; s < e.plan.steps.size(); ++s) {
+    const codegen::FusionStep& step = e.plan.steps[s];
+    if (step.is_gemm) {
+      const codegen::GemmCall& g = step.gemm;
+      GemmProblem p;
+      p.type = static_cast<int>(g.type);
+      p.out_type = static_cast<int>(g.out_type);
+      p.m = g.m;
+      p.n = g.n;
+      p.k = g.k;
+      p.batch = g.batch;
+      p.lhs_transposed = g.lhs_transposed;
+      p.rhs_transposed = g.rhs_transposed;
+      p.allow_tf32 = ctx.allow_tf32;
+      if (g.has_bias) p.epilogue = GemmEpilogue::kBias;
+      SL_RETURN_IF_ERROR(ctx.gemm->run(p, pointer(g.lhs), pointer(g.rhs), pointer(g.out), ctx.fallback_workspace,
+                                       ctx.fallback_workspace_bytes, stream, where(t, ctx), nullptr,
+                                       g.has_bias ? pointer(g.bias) : nullptr));
+      continue;
+    }
+    if (step.skip_if_aliased >= 0 &&
+        ctx.at(t.operands[static_cast<size_t>(step.skip_if_aliased)]) == ctx.at(t.results[0])) {
+      continue;
+    }
+    const Kernel& k = e.kernels[s];
+    // On the stack for the usual fusion: this runs for every launch.
+    constexpr size_t kInline = 32;
+    std::array<void*, kInline> inline_pointers{}, inline_args{};
+    std::vector<void*> heap_pointers, heap_args;
+    void** pointers = inline_pointers.data();
+    void** args = inline_args.data();
+    if (step.args.size() > kInline) {
+      heap_pointers.resize(step.args.size());
+      heap_args.resize(step.args.size());
+      pointers = heap_pointers.data();
+      args = heap_args.data();
+    }
+    for (size_t a = 0; a < step.args.size(); ++a) {
+      pointers[a] = pointer(step.args[a]);
+      args[a] = &pointers[a];
+    }
+    const dim3 grid(static_cast<unsigned>(k.generated.blocks(ctx.sm_count > 0 ? ctx.sm_count : sm_count_)));
+    const dim3 block(codegen::kBlockThreads);
+    // The error text only on failure: this runs for every launch.
+    const cudaError_t launched = cudaLaunchKernel(reinterpret_cast<const void*>(k.kernel), grid, block, args, 0, stream);
+    if (launched != cudaSuccess) {
+      return cuda_status(launched, "cudaLaunchKernel", where(t, ctx) + " (" + k.generated.name + ")");
+    }
+  }
+  return Status::ok();
+}
+
+// The fused computation's instructions one after another through the
+// per-op kernels (issue_kernel / issue_gemm), as thunks of their own whose
+// buffers are the fusion's operands, results and temporaries.
+Status GeneratedFusions::launch_op_by_op(const Entry& e, const sched::Thunk& t, DeviceContext& ctx) const {
+  const hlo::Computation& c = *e.computation;
+  auto slice = [&](const codegen::BufferRef& r) -> sched::BufferSlice {
+    switch (r.kind) {
+      case codegen::BufferRef::kOperand: return t.operands[static_cast<size_t>(r.index)];
+      case codegen::BufferRef::kResult: return t.results[static_cast<size_t>(r.index)];
+      case codegen::BufferRef::kTemp: {
+        const auto n = static_cast<size_t>(r.index);
+        return {kScratchBase + e.temp_offsets[n], e.plan.temps[n].bytes()};
+      }
+    }
+    return {};
+  };
+  for (int k : e.plan.op_order) {
+    const hlo::Instruction& inst = c.instructions[static_cast<size_t>(k)];
+    if (inst.opcode == hlo::Opcode::kConstant) continue;  // in its temporary since attach()
+    std::vector<sched::BufferSlice> operands;
+    for (int o : inst.operands) operands.push_back(slice(e.plan.slots[static_cast<size_t>(o)]));
+    const sched::BufferSlice result = slice(e.plan.slots[static_cast<size_t>(k)]);
+    sched::Thunk sub;
+    sub.kind = inst.opcode == hlo::Opcode::kDot ? sched::ThunkKind::kGemm : sched::ThunkKind::kKernel;
+    sub.stream = t.stream;
+    sub.computation = &c;
+    sub.instruction = &inst;
+    sub.attributed_name = t.attributed_name;
+    sub.operands = operands;
+    sub.results = std::span<const sched::BufferSlice>(&result, 1);
+    if (inst.opcode == hlo::Opcode::kDot) sub.gemm = sched::gemm_dims(c, inst);
+    SL_RETURN_IF_ERROR(sub.kind == sched::ThunkKind::kGemm ? issue_gemm(sub, ctx) : issue_kernel(sub, ctx));
+  }
+  for (const auto& [leaf, from] : e.plan.copies) {
+    const sched::BufferSlice src = slice(from);
+    const sched::BufferSlice& dst = t.results[static_cast<size_t>(leaf)];
+    SL_CUDA(cudaMemcpyAsync(ctx.at(dst), ctx.at(src), static_cast<size_t>(std::min(src.size, dst.size)),
+                            cudaMemcpyDeviceToDevice, ctx.stream(t.stream)),
+            where(t, ctx));
+  }
   return Status::ok();
 }
 
 void GeneratedFusions::add_counters(trace::Trace* trace) const {
-  trace->add_counter("codegen_fusions_generated", stats_.generated, "fusions run as one generated kernel each");
-  trace->add_counter("codegen_fusions_fallback", stats_.fallback,
-                     "kLoop/kInput fusions the generator refused (their reason is the run's error)");
-  trace->add_counter("codegen_fusions_other_kinds", stats_.not_generated, "fusions of kinds with no generator (kCustom)");
+  trace->add_counter("codegen_fusions_generated", stats_.generated, "fusions run as generated kernels");
+  trace->add_counter("codegen_fusions_gemm", stats_.gemm,
+                     "Triton GEMM fusions run as a cuBLASLt GEMM with generated prologue/epilogue kernels");
+  trace->add_counter("codegen_fallback_fusions", stats_.op_by_op,
+                     "fusions with no generated kernel, run op by op (their kernels are named 'NAME [op-by-op]')");
+  trace->add_counter("codegen_fusions_unsupported", stats_.none,
+                     "fusions with neither a generated nor per-op kernels (issuing one fails, naming why)");
+  trace->add_counter("codegen_hoisted_reduces", stats_.hoisted,
+                     "reduces nested in a loop, computed once by a kernel of their own");
+  trace->add_counter("codegen_kernels", stats_.kernels, "generated kernels compiled and loaded");
+  trace->add_counter("codegen_scratch_bytes", stats_.scratch_bytes, "fusion temporaries per device (bytes)");
   trace->add_counter("codegen_cache_hits", stats_.cache_hits, "generated kernels read from the disk cache");
   trace->add_counter("codegen_nvrtc_cold_us", static_cast<int64_t>(stats_.cold_ms * 1000),
                      "NVRTC time of the kernels not in the cache (microseconds)");
@@ -125,7 +275,10 @@ Status CudaBackend::setup_fusions(const sched::LoweredProgram& program) {
   if (cache == "off") cache.clear();
   SL_ASSIGN_OR_RETURN(fusions_,
                       GeneratedFusions::build(program, fmt::format("sm_{}{}", prop.major, prop.minor), cache));
-  for (DeviceContext& ctx : devices_) ctx.fusions = fusions_.get();
+  for (DeviceContext& ctx : devices_) {
+    SL_RETURN_IF_ERROR(fusions_->attach(ctx));
+    ctx.fusions = fusions_.get();
+  }
   return Status::ok();
 }
 

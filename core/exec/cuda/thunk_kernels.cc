@@ -93,6 +93,17 @@ Result<ReduceOp> reduce_op_of(const hlo::Module& module, const hlo::Instruction&
   }
 }
 
+// Laid out with its two minor dimensions swapped ({0,1}, {1,2,0} ...).
+bool minor_dims_swapped(const hlo::Shape& s) {
+  const int64_t r = s.rank();
+  if (!s.is_array() || r < 2 || s.minor_to_major.size() != static_cast<size_t>(r)) return false;
+  if (s.minor_to_major[0] != r - 2 || s.minor_to_major[1] != r - 1) return false;
+  for (int64_t i = 2; i < r; ++i) {
+    if (s.minor_to_major[static_cast<size_t>(i)] != r - 1 - i) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Status issue_kernel(const sched::Thunk& t, DeviceContext& ctx) {
@@ -272,7 +283,10 @@ Status issue_gemm(const sched::Thunk& t, DeviceContext& ctx) {
   p.batch = t.gemm.batch;
   p.allow_tf32 = ctx.allow_tf32;
   p.sm_count_target = static_cast<int>(sched::gemm_sm_limit(t, ctx.sm_count, ctx.comm_sms));
-  if (inst.opcode == Opcode::kDot && inst.operands.size() >= 2) {
+  const Opcode op = inst.async_wrapped.value_or(inst.opcode);
+  // A cuBLAS custom-call's dot dimensions come from its backend_config (the
+  // parser reads them into inst.dot), as do alpha, beta and the epilogue.
+  if ((op == Opcode::kDot || op == Opcode::kCustomCall) && inst.operands.size() >= 2) {
     const hlo::Shape& lhs = operand_shape(t, 0);
     const hlo::Shape& rhs = operand_shape(t, 1);
     const size_t nb = inst.dot.lhs_batch.size();
@@ -281,6 +295,54 @@ Status issue_gemm(const sched::Thunk& t, DeviceContext& ctx) {
     }
     if (rhs.dims.size() == nb + 2 && inst.dot.rhs_contracting.size() == 1) {
       p.rhs_transposed = inst.dot.rhs_contracting[0] == static_cast<int64_t>(nb + 1);
+    }
+  }
+  // Buffers are in their layouts' memory order: an operand laid out
+  // [.., minor, major] is stored transposed, and a result laid out so is C^T,
+  // computed as B^T . A^T.
+  bool swap_operands = false;
+  if ((op == Opcode::kDot || op == Opcode::kCustomCall) && inst.operands.size() >= 2) {
+    if (minor_dims_swapped(operand_shape(t, 0))) p.lhs_transposed = !p.lhs_transposed;
+    if (minor_dims_swapped(operand_shape(t, 1))) p.rhs_transposed = !p.rhs_transposed;
+    const hlo::Shape& out = inst.shape.is_tuple() && !inst.shape.elements.empty() ? inst.shape.elements[0] : inst.shape;
+    if (minor_dims_swapped(out)) {
+      swap_operands = true;
+      std::swap(p.m, p.n);
+      const bool lt = p.lhs_transposed;
+      p.lhs_transposed = !p.rhs_transposed;
+      p.rhs_transposed = !lt;
+    }
+  }
+  size_t next_operand = 2;
+  const void* c_in = nullptr;
+  const void* bias = nullptr;
+  if (op == Opcode::kCustomCall && inst.gemm_config) {
+    const hlo::GemmConfig& g = *inst.gemm_config;
+    if (g.alpha_imag != 0.0) return runtime_error(fmt::format("{}: complex alpha is not supported", at));
+    static const std::pair<const char*, GemmEpilogue> kEpilogues[] = {
+        {"DEFAULT", GemmEpilogue::kDefault}, {"RELU", GemmEpilogue::kRelu}, {"BIAS", GemmEpilogue::kBias},
+        {"BIAS_RELU", GemmEpilogue::kBiasRelu}, {"GELU", GemmEpilogue::kGelu}, {"BIAS_GELU", GemmEpilogue::kBiasGelu}};
+    bool known = false;
+    for (const auto& [name, e] : kEpilogues) {
+      if (g.epilogue == name) {
+        p.epilogue = e;
+        known = true;
+      }
+    }
+    if (!known) return runtime_error(fmt::format("{}: GEMM epilogue {} is not supported by the cuda backend", at, g.epilogue));
+    p.alpha = static_cast<float>(g.alpha_real);
+    p.beta = static_cast<float>(g.beta);
+    // Operands as XLA's GEMM rewriter orders them: a, b, c (beta != 0), bias.
+    if (p.beta != 0.0f) {
+      if (t.operands.size() <= next_operand) return runtime_error(fmt::format("{}: beta != 0 without a C operand", at));
+      c_in = ctx.at(t.operands[next_operand++]);
+    }
+    if (has_bias(p.epilogue)) {
+      if (t.operands.size() <= next_operand) return runtime_error(fmt::format("{}: {} without a bias operand", at, g.epilogue));
+      if (swap_operands) {
+        return runtime_error(fmt::format("{}: {} with a column-major result is not supported", at, g.epilogue));
+      }
+      bias = ctx.at(t.operands[next_operand++]);
     }
   }
   if (inst.shape.is_array()) p.out_type = static_cast<int>(inst.shape.type);
@@ -292,8 +354,17 @@ Status issue_gemm(const sched::Thunk& t, DeviceContext& ctx) {
       ws = ctx.fallback_workspace;
       ws_bytes = ctx.fallback_workspace_bytes;
     }
-    return ctx.gemm->run(p, ctx.at(t.operands[0]), ctx.at(t.operands[1]), ctx.at(t.results[0]), ws, ws_bytes, stream,
-                         at);
+    const size_t a = swap_operands ? 1 : 0;
+    return ctx.gemm->run(p, ctx.at(t.operands[a]), ctx.at(t.operands[1 - a]), ctx.at(t.results[0]), ws, ws_bytes,
+                         stream, at, c_in, bias);
+  }
+  if (p.alpha != 1.0f || p.beta != 0.0f || p.epilogue != GemmEpilogue::kDefault) {
+    return runtime_error(fmt::format("{}: alpha, beta and epilogues need cuBLASLt, which does not run {} GEMMs", at,
+                                     hlo::primitive_type_name(t.gemm.type)));
+  }
+  if (swap_operands) {
+    return runtime_error(fmt::format("{}: a {} GEMM laid out other than row-major needs cuBLASLt", at,
+                                     hlo::primitive_type_name(t.gemm.type)));
   }
   GemmOperand a, b;
   a.batch_stride = p.m * p.k;
