@@ -161,5 +161,17 @@ TEST(HostIssue, CostsByHowXlaLaunches) {
   EXPECT_EQ(host.sync_ns, 4000);
 }
 
+TEST(HostIssue, TheH200ModelCarriesTheFittedHostCosts) {
+  auto m = load_device_model("h200");
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  // bench/fidelity/fit_host_issue.py on tests/corpus/captures/mlp_nocb.
+  EXPECT_DOUBLE_EQ(m->host_kernel_launch_us, 9.0);
+  EXPECT_DOUBLE_EQ(m->host_library_call_us, 21.5);
+  EXPECT_DOUBLE_EQ(m->stream_kernel_gap_us, 0.6);
+  // Assumptions (docs/simulator.md, "Host issue").
+  EXPECT_DOUBLE_EQ(m->host_graph_launch_us, 9.0);
+  EXPECT_DOUBLE_EQ(m->host_sync_us, 5.0);
+}
+
 }  // namespace
 }  // namespace sl::sim
