@@ -18,9 +18,10 @@ constexpr uint32_t kNoThunk = std::numeric_limits<uint32_t>::max();
 class GraphLayout {
  public:
   GraphLayout(const sched::DeviceProgram& in, sched::DeviceProgram& out, std::vector<uint32_t>& original,
-              std::vector<LaunchRole>& role, int first_lane_stream, int concurrency)
-      : in_(in), out_(out), original_(original), role_(role), first_lane_(first_lane_stream),
-        concurrency_(std::max(1, concurrency)) {}
+              std::vector<LaunchRole>& role, std::vector<int64_t>& graph_of, int64_t graph, int first_lane_stream,
+              int concurrency)
+      : in_(in), out_(out), original_(original), role_(role), graph_of_(graph_of), graph_(graph),
+        first_lane_(first_lane_stream), concurrency_(std::max(1, concurrency)) {}
 
   // Returns the highest lane stream number used (or the home stream).
   int lay_out(const CommandBuffer& g, int home) {
@@ -76,6 +77,7 @@ class GraphLayout {
       out_.thunks.push_back(t);
       original_.push_back(g.thunks[k]);
       role_.push_back(has_pred ? LaunchRole::kGraphNode : LaunchRole::kGraphStart);
+      graph_of_.push_back(graph_);
       const bool last_of_lane = lane_last[static_cast<size_t>(l)] == static_cast<int>(k);
       if (needs_record[k] || (l != 0 && last_of_lane)) {
         record_of[k] = out_.num_events++;
@@ -98,12 +100,15 @@ class GraphLayout {
     out_.thunks.push_back(t);
     original_.push_back(kNoThunk);
     role_.push_back(LaunchRole::kSynthetic);
+    graph_of_.push_back(graph_);
   }
 
   const sched::DeviceProgram& in_;
   sched::DeviceProgram& out_;
   std::vector<uint32_t>& original_;
   std::vector<LaunchRole>& role_;
+  std::vector<int64_t>& graph_of_;
+  int64_t graph_;
   int first_lane_;
   int concurrency_;
 };
@@ -117,6 +122,7 @@ Result<GraphProgram> lay_out_command_buffers(const std::vector<sched::DeviceProg
   out.devices.resize(devices.size());
   out.original.resize(devices.size());
   out.role.resize(devices.size());
+  out.graph_of.resize(devices.size());
   out.lanes.resize(devices.size());
   for (size_t d = 0; d < devices.size(); ++d) {
     const sched::DeviceProgram& in = devices[d];
@@ -160,13 +166,15 @@ Result<GraphProgram> lay_out_command_buffers(const std::vector<sched::DeviceProg
                                       in.thunks[i].kind == sched::ThunkKind::kWaitEvent
                                   ? LaunchRole::kSynthetic
                                   : LaunchRole::kStream);
+        out.graph_of[d].push_back(-1);
         continue;
       }
       if (laid_out[static_cast<size_t>(g)]) continue;
       laid_out[static_cast<size_t>(g)] = true;
       // XLA launches its command buffers on the main compute stream.
       const int home = sched::kMainStream;
-      GraphLayout layout(in, program, out.original[d], out.role[d], first_lane, concurrency);
+      GraphLayout layout(in, program, out.original[d], out.role[d], out.graph_of[d], out.graphs, first_lane,
+                         concurrency);
       highest_lane = std::max(highest_lane, layout.lay_out(mine[static_cast<size_t>(g)], home));
       ++out.graphs;
       out.nodes += static_cast<int64_t>(mine[static_cast<size_t>(g)].thunks.size());
@@ -185,7 +193,7 @@ std::vector<std::vector<int64_t>> role_gaps_ns(const GraphProgram& program, cons
     for (LaunchRole r : program.role[d]) {
       switch (r) {
         case LaunchRole::kStream:
-          out[d].push_back(stream_launch ? std::llround(model.stream_launch_us * 1e3) : kNoGap);
+          out[d].push_back(stream_launch ? std::llround(model.stream_kernel_gap_us * 1e3) : kNoGap);
           break;
         case LaunchRole::kGraphStart:
           out[d].push_back(std::llround(model.graph_launch_us * 1e3));
@@ -197,6 +205,54 @@ std::vector<std::vector<int64_t>> role_gaps_ns(const GraphProgram& program, cons
           out[d].push_back(kNoGap);
           break;
       }
+    }
+  }
+  return out;
+}
+
+HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::DeviceProgram>& original,
+                        const DeviceModel& model, const std::vector<std::vector<uint32_t>>& syncs_before) {
+  auto ns = [](double us) { return std::llround(us * 1e3); };
+  HostIssue out;
+  out.sync_ns = ns(model.host_sync_us);
+  out.cost_ns.resize(program.devices.size());
+  out.sync_before.resize(program.devices.size());
+  for (size_t d = 0; d < program.devices.size(); ++d) {
+    const auto& thunks = program.devices[d].thunks;
+    std::vector<int64_t>& cost = out.cost_ns[d];
+    cost.assign(thunks.size(), 0);
+    int64_t graph_paid = -1;  // the last graph whose launch the host paid
+    for (size_t i = 0; i < thunks.size(); ++i) {
+      const sched::Thunk& t = thunks[i];
+      switch (program.role[d][i]) {
+        case LaunchRole::kStream: {
+          // XLA's Gemm thunk calls cuBLAS(Lt), whose host side costs far more than a kernel launch.
+          const bool library = t.kind == sched::ThunkKind::kGemm &&
+                               (t.instruction == nullptr || t.instruction->opcode != hlo::Opcode::kFusion);
+          cost[i] = ns(library ? model.host_library_call_us : model.host_kernel_launch_us);
+          break;
+        }
+        case LaunchRole::kGraphStart:
+        case LaunchRole::kGraphNode:
+          if (program.graph_of[d][i] != graph_paid) {
+            graph_paid = program.graph_of[d][i];
+            cost[i] = ns(model.host_graph_launch_us);
+          }
+          break;
+        case LaunchRole::kSynthetic:
+          break;
+      }
+    }
+    // Original thunk index -> laid-out index, for the syncs.
+    std::vector<uint32_t> laid_of(d < original.size() ? original[d].thunks.size() : 0, kNoThunk);
+    for (size_t i = 0; i < program.original[d].size(); ++i) {
+      const uint32_t o = program.original[d][i];
+      if (o != kNoThunk && o < laid_of.size() && laid_of[o] == kNoThunk) laid_of[o] = static_cast<uint32_t>(i);
+    }
+    out.sync_before[d].assign(thunks.size(), 0);
+    if (d >= syncs_before.size()) continue;
+    for (uint32_t o : syncs_before[d]) {
+      if (o < laid_of.size() && laid_of[o] != kNoThunk) out.sync_before[d][laid_of[o]] = 1;
     }
   }
   return out;

@@ -15,6 +15,7 @@
 #include "core/sched/thunk.h"
 #include "core/trace/trace.h"
 #include "sim/device_model.h"
+#include "sim/engine.h"
 
 namespace sl::sim {
 
@@ -27,7 +28,7 @@ struct CommandBuffer {
 };
 
 enum class LaunchRole : int8_t {
-  kStream,      // launched by the host one by one: DeviceModel::stream_launch_us
+  kStream,      // launched by the host one by one: DeviceModel::stream_kernel_gap_us after its predecessor
   kGraphStart,  // a node with no predecessor: it starts after the graph launch (graph_launch_us)
   kGraphNode,   // a node after its predecessors: graph_node_gap_us
   kSynthetic,   // an event record/wait the lanes added
@@ -39,6 +40,9 @@ struct GraphProgram {
   // (kSynthetic ones: UINT32_MAX) and its launch role.
   std::vector<std::vector<uint32_t>> original;
   std::vector<std::vector<LaunchRole>> role;
+  // Per device, per thunk: the graph launch it is a node of (0, 1, ... in
+  // program order), -1 for none.
+  std::vector<std::vector<int64_t>> graph_of;
   // Per device: lane stream number -> the stream that launched the graph.
   std::vector<std::vector<std::pair<int, int>>> lanes;
   int64_t graphs = 0;  // graph launches laid out
@@ -57,6 +61,16 @@ Result<GraphProgram> lay_out_command_buffers(const std::vector<sched::DeviceProg
 // false: the model's kernel_launch_us).
 std::vector<std::vector<int64_t>> role_gaps_ns(const GraphProgram& program, const DeviceModel& model,
                                                bool stream_launch);
+
+// The host thread's cost of issuing each thunk of `program` (sim/engine.h,
+// HostIssue): a kernel launched alone host_kernel_launch_us, a library call
+// (cuBLAS) host_library_call_us, a graph host_graph_launch_us at its first
+// node and nothing for the others, event records and waits nothing. The host
+// blocks before the thunks whose original index `syncs_before` lists (per
+// device; a while loop without a known trip count, every trip), for
+// host_sync_us after the main stream is done.
+HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::DeviceProgram>& original,
+                        const DeviceModel& model, const std::vector<std::vector<uint32_t>>& syncs_before);
 
 // Maps a simulation of `program` back to the original program: correlations
 // to original thunk indices, lane streams to the stream that launched the

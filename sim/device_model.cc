@@ -260,8 +260,12 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.nccl_channels = r.integer("nccl_channels", kSms);
   m.kernel_launch_us = r.number("kernel_launch_us", kMicroseconds);
   m.min_kernel_us = r.optional_number("min_kernel_us", 0, kMicroseconds);
-  m.stream_launch_us = r.optional_number("stream_launch_us", m.kernel_launch_us, kMicroseconds);
-  m.graph_launch_us = r.optional_number("graph_launch_us", m.stream_launch_us, kMicroseconds);
+  m.stream_kernel_gap_us = r.optional_number("stream_kernel_gap_us", m.kernel_launch_us, kMicroseconds);
+  m.graph_launch_us = r.optional_number("graph_launch_us", m.kernel_launch_us, kMicroseconds);
+  m.host_kernel_launch_us = r.optional_number("host_kernel_launch_us", 0, kMicroseconds);
+  m.host_library_call_us = r.optional_number("host_library_call_us", m.host_kernel_launch_us, kMicroseconds);
+  m.host_graph_launch_us = r.optional_number("host_graph_launch_us", m.host_kernel_launch_us, kMicroseconds);
+  m.host_sync_us = r.optional_number("host_sync_us", 0, kMicroseconds);
   m.graph_node_gap_us = r.optional_number("graph_node_gap_us", m.kernel_launch_us, kSignedGap);
   m.graph_concurrency = static_cast<int>(r.optional_number("graph_concurrency", 1, kCount));
   m.gemm_wave_overhead_us = r.optional_number("gemm_wave_overhead_us", 0, kMicroseconds);

@@ -72,11 +72,17 @@ struct DeviceModel {
   // about 2 us on an H200 by CUPTI). Optional in device files: 0.
   double min_kernel_us = 0;
   double nccl_launch_us = 0;
-  // XLA executables (docs/simulator.md, "Command buffers"). Optional in
-  // device files: stream_launch_us and graph_node_gap_us default to
-  // kernel_launch_us, graph_launch_us to stream_launch_us, concurrency to 1.
-  double stream_launch_us = 0;   // gap before a kernel the host launches alone (no command buffer)
+  // XLA executables (docs/simulator.md, "Command buffers", "Host issue").
+  // Optional in device files: stream_kernel_gap_us, graph_launch_us and
+  // graph_node_gap_us default to kernel_launch_us, concurrency to 1, the
+  // host costs to 0 (a host never behind the GPU), host_graph_launch_us to
+  // host_kernel_launch_us.
+  double stream_kernel_gap_us = 0;  // GPU gap between a kernel launched alone and its stream predecessor
   double graph_launch_us = 0;    // gap before a graph's first nodes: one launch of the graph
+  double host_kernel_launch_us = 0;   // host time XLA takes to launch one kernel (a thunk)
+  double host_library_call_us = 0;    // host time of one cuBLAS call (XLA's Gemm thunk)
+  double host_graph_launch_us = 0;    // host time of one graph launch (a command buffer thunk)
+  double host_sync_us = 0;            // host back after the main stream is done, at a sync
   double graph_node_gap_us = 0;  // between a node and its predecessor; negative: they overlap
   int graph_concurrency = 1;     // lanes a graph's independent nodes run on at once
 

@@ -91,8 +91,12 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
   w.put(root, "", "nccl_channels", m.nccl_channels);
   w.put(root, "", "kernel_launch_us", m.kernel_launch_us);
   w.put(root, "", "min_kernel_us", m.min_kernel_us);
-  w.put(root, "", "stream_launch_us", m.stream_launch_us);
+  w.put(root, "", "stream_kernel_gap_us", m.stream_kernel_gap_us);
   w.put(root, "", "graph_launch_us", m.graph_launch_us);
+  w.put(root, "", "host_kernel_launch_us", m.host_kernel_launch_us);
+  w.put(root, "", "host_library_call_us", m.host_library_call_us);
+  w.put(root, "", "host_graph_launch_us", m.host_graph_launch_us);
+  w.put(root, "", "host_sync_us", m.host_sync_us);
   w.put(root, "", "graph_node_gap_us", m.graph_node_gap_us);
   w.put(root, "", "graph_concurrency", m.graph_concurrency);
   w.put(root, "", "gemm_wave_overhead_us", m.gemm_wave_overhead_us);

@@ -67,6 +67,14 @@ Result<trace::Trace> Engine::run() {
     trace_.add_counter(kCustomCallsByBytesCounter, custom_calls_by_bytes_,
                        "custom-calls other than cuBLAS GEMMs, costed by their operand and result bytes alone");
   }
+  if (options_.host_issue != nullptr) {
+    trace_.add_counter(kHostBoundCounter, host_bound_,
+                       "kernels that started when the host issued them, later than their stream allowed");
+    trace_.add_counter(kHostWaitNsCounter, std::llround(host_wait_ns_),
+                       "ns those kernels waited for the host beyond their launch gap");
+    trace_.add_counter(kHostSyncsCounter, host_syncs_,
+                       "times the host blocked until the main stream was done (a while loop's predicate copy)");
+  }
   if (waits_without_record_ > 0) {
     trace_.add_counter("sim.wait_without_record", waits_without_record_,
                        "stream waits on an event with no record before them in program order (no-op, as in CUDA)");

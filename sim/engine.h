@@ -58,6 +58,27 @@ inline constexpr const char* kCustomCallsByBytesCounter = "sim.custom_calls_by_b
 // SimOptions::fixed_thunk_gap_ns: no gap given (the model's launch gap).
 inline constexpr int64_t kNoGap = INT64_MIN;
 
+// Trace counters of the host-issue model (HostIssue).
+inline constexpr const char* kHostBoundCounter = "sim.host_bound_kernels";
+inline constexpr const char* kHostWaitNsCounter = "sim.host_wait_ns";
+inline constexpr const char* kHostSyncsCounter = "sim.host_syncs";
+
+// XLA's host thread (docs/simulator.md, "Host issue"): one per device, it
+// issues the device's thunks in program order, each costing `cost_ns` of
+// host time, and never waits for the GPU except where `sync_before` says so
+// (a while loop without a known trip count copies its predicate to the host
+// and blocks every trip): there it first waits until the main stream has
+// done everything issued before, then `sync_ns` more. A kernel starts at the
+// latest of its issue, its stream's predecessor plus its launch gap, and its
+// waits; so launches hide behind kernels longer than them and show only
+// where kernels are shorter. A collective advances the host clock but is not
+// held back by it.
+struct HostIssue {
+  std::vector<std::vector<int64_t>> cost_ns;      // per device (program order), per thunk
+  std::vector<std::vector<uint8_t>> sync_before;  // per device, per thunk; missing = none
+  int64_t sync_ns = 0;
+};
+
 struct SimOptions {
   bool allow_tf32 = false;  // f32 GEMMs at the TF32 tensor core rate
   int comm_sms = 0;         // exec::RunOptions::comm_sms: SMs GEMMs beside a collective leave free
@@ -75,6 +96,9 @@ struct SimOptions {
   // A negative gap (graph nodes) overlaps the predecessor's tail: it is taken
   // off the kernel's duration, at most half of it.
   const std::vector<std::vector<int64_t>>* fixed_thunk_gap_ns = nullptr;
+  // The host-issue model; null: every thunk is issued before the GPU needs
+  // it (the launch gap alone). Must outlive simulate().
+  const HostIssue* host_issue = nullptr;
   // Called now and then with thunks done / total; may be empty.
   std::function<void(int64_t done, int64_t total)> progress;
 };

@@ -48,7 +48,7 @@ void Engine::mark_dirty(int device) {
   }
 }
 
-void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t index) {
+void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t index, double issue) {
   const int64_t sms = thunk.kind == ThunkKind::kGemm ? gemm_sms(model_, thunk, options_.comm_sms) : 0;
   const std::optional<KernelWork> work =
       thunk.kind == ThunkKind::kGemm ? std::nullopt : std::optional<KernelWork>(work_of(thunk));
@@ -67,6 +67,13 @@ void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t i
     // The model's kernel after the gap its launch pays (command buffers).
     cost.work_ns = cost.work_ns - launch_ns + static_cast<double>(gap);
     launch_ns = static_cast<double>(gap);
+  }
+  if (const double host_wait = issue - now_; host_wait > 0 && host_wait > launch_ns) {
+    // Issued after its stream could have run it: the GPU waits for the host.
+    host_wait_ns_ += host_wait - std::max(0.0, launch_ns);
+    ++host_bound_;
+    cost.work_ns += host_wait - launch_ns;
+    launch_ns = host_wait;
   }
   if (launch_ns < 0) {
     // A graph node overlapping its predecessor's tail (CUPTI shows it
@@ -125,6 +132,7 @@ void Engine::complete(uint32_t job_id) {
     if (!j.collective) dev.last_kernel_done = m.event;
     StreamState& s = dev.streams[static_cast<size_t>(m.stream)];
     s.busy = false;
+    s.free_at = now_;
     s.last_event = m.event;
     auto it = std::find(dev.running.begin(), dev.running.end(), job_id);
     if (it != dev.running.end()) dev.running.erase(it);

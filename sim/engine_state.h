@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <queue>
 #include <string>
 #include <string_view>
@@ -42,6 +43,7 @@ struct StreamState {
   bool busy = false;                  // running a kernel or inside a collective (incl. rendezvous)
   uint32_t last_event = kNone;        // last trace event on this stream
   std::vector<uint32_t> pending_from; // dependency sources for the next event on this stream
+  double free_at = 0;                 // when its last kernel or collective ended
 };
 
 struct EventSlot {
@@ -59,6 +61,14 @@ struct DeviceState {
   DeviceRates rates;
   bool dirty = false;
   uint32_t last_kernel_done = kNone;  // event of the kernel that ended last: it freed SMs
+  // The host thread (SimOptions::host_issue): its clock, the next thunk it
+  // issues, the issue times of those before, and the streams whose next
+  // thunk waits for it to come back from a sync.
+  double host_ns = 0;
+  size_t host_next = 0;
+  std::vector<double> issue_ns;
+  std::vector<int> host_parked;
+  int main_stream = -1;  // index into `streams` of sched::kMainStream, -1 none
 };
 
 struct Member {
@@ -149,8 +159,10 @@ class Engine {
  private:
   Status prepare();
   Status advance(int device, int stream);
+  Status advance_stream(int device, int stream);
+  std::optional<double> issue_time(int device, uint32_t thunk);
   Status drain();
-  void start_kernel(int device, int stream, const Thunk& thunk, uint32_t index);
+  void start_kernel(int device, int stream, const Thunk& thunk, uint32_t index, double issue);
   Status arrive(int device, int stream, const Thunk& thunk, uint32_t index);
   void start_collective(Rendezvous& rv);
   void launch_collective(Rendezvous& rv, const std::vector<int>& blocked, double complete_at);
@@ -212,6 +224,9 @@ class Engine {
   int64_t thunks_done_ = 0;
   int64_t waits_without_record_ = 0;
   int64_t custom_calls_by_bytes_ = 0;
+  int64_t host_bound_ = 0;   // kernels whose start their issue set
+  double host_wait_ns_ = 0;  // time those kernels waited for the host beyond their launch gap
+  int64_t host_syncs_ = 0;
   // Content of each kernel instruction, analysed once (occurrences share it).
   std::unordered_map<const hlo::Instruction*, KernelWork> work_;
 };

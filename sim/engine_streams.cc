@@ -50,11 +50,50 @@ Status Engine::prepare() {
     // Streams in a fixed order (by number) so the run does not depend on which came first.
     std::sort(dev.streams.begin(), dev.streams.end(),
               [](const StreamState& a, const StreamState& b) { return a.number < b.number; });
+    for (size_t s = 0; s < dev.streams.size(); ++s) {
+      if (dev.streams[s].number == sched::kMainStream) dev.main_stream = static_cast<int>(s);
+    }
+    if (options_.host_issue != nullptr) dev.issue_ns.assign(p.thunks.size(), 0);
   }
   return Status::ok();
 }
 
 Status Engine::advance(int device, int stream) {
+  SL_RETURN_IF_ERROR(advance_stream(device, stream));
+  // The main stream moved on: a host blocked in a sync may be back.
+  DeviceState& dev = devices_[static_cast<size_t>(device)];
+  if (stream == dev.main_stream && !dev.host_parked.empty()) {
+    for (int s : dev.host_parked) ready_.emplace_back(device, s);
+    dev.host_parked.clear();
+  }
+  return Status::ok();
+}
+
+std::optional<double> Engine::issue_time(int device, uint32_t thunk) {
+  const HostIssue* host = options_.host_issue;
+  const auto d = static_cast<size_t>(device);
+  if (host == nullptr || d >= host->cost_ns.size()) return 0.0;
+  DeviceState& dev = devices_[d];
+  const std::vector<int64_t>& cost = host->cost_ns[d];
+  const std::vector<uint8_t>* sync = d < host->sync_before.size() ? &host->sync_before[d] : nullptr;
+  while (dev.host_next <= thunk && dev.host_next < dev.issue_ns.size()) {
+    const size_t j = dev.host_next;
+    if (sync != nullptr && j < sync->size() && (*sync)[j] != 0 && dev.main_stream >= 0) {
+      // XLA's BlockHostUntilDone on the main stream: everything before j on it must have ended.
+      const StreamState& main = dev.streams[static_cast<size_t>(dev.main_stream)];
+      const bool done = !main.busy && (main.next >= main.queue.size() || main.queue[main.next].thunk >= j);
+      if (!done) return std::nullopt;
+      dev.host_ns = std::max(dev.host_ns, main.free_at) + static_cast<double>(host->sync_ns);
+      ++host_syncs_;
+    }
+    dev.host_ns += j < cost.size() ? static_cast<double>(cost[j]) : 0.0;
+    dev.issue_ns[j] = dev.host_ns;
+    ++dev.host_next;
+  }
+  return thunk < dev.issue_ns.size() ? dev.issue_ns[thunk] : dev.host_ns;
+}
+
+Status Engine::advance_stream(int device, int stream) {
   DeviceState& dev = devices_[static_cast<size_t>(device)];
   const sched::DeviceProgram& program = programs_[static_cast<size_t>(device)];
   while (true) {
@@ -84,17 +123,29 @@ Status Engine::advance(int device, int stream) {
         }
         break;
       }
-      case ThunkKind::kCollective:
+      case ThunkKind::kCollective: {
+        // It moves the host clock on but is not held back by it.
+        if (!issue_time(device, entry.thunk)) {
+          dev.host_parked.push_back(stream);
+          return Status::ok();
+        }
         ++s.next;
         ++thunks_done_;
         return arrive(device, stream, t, entry.thunk);
+      }
       case ThunkKind::kKernel:
-      case ThunkKind::kGemm:
+      case ThunkKind::kGemm: {
+        const std::optional<double> issue = issue_time(device, entry.thunk);
+        if (!issue) {
+          dev.host_parked.push_back(stream);
+          return Status::ok();
+        }
         ++s.next;
         ++thunks_done_;
         s.busy = true;
-        start_kernel(device, stream, t, entry.thunk);
+        start_kernel(device, stream, t, entry.thunk, *issue);
         return Status::ok();
+      }
     }
     ++s.next;
     ++thunks_done_;

@@ -35,6 +35,7 @@ class SimBackend : public exec::Backend {
     const std::vector<sched::DeviceProgram>* devices = &program.devices;
     std::optional<GraphProgram> laid;
     std::vector<std::vector<int64_t>> role_gaps;
+    HostIssue host;
     if (launch_.xla_executable) {
       const std::vector<std::vector<CommandBuffer>> none;
       SL_ASSIGN_OR_RETURN(laid, lay_out_command_buffers(program.devices, launch_.command_buffers ? launch_.graphs : none,
@@ -42,6 +43,8 @@ class SimBackend : public exec::Backend {
       devices = &laid->devices;
       role_gaps = role_gaps_ns(*laid, model_, true);
       sim_options.fixed_thunk_gap_ns = &role_gaps;
+      host = host_issue_of(*laid, program.devices, model_, launch_.host_syncs);
+      sim_options.host_issue = &host;
     }
     SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(*devices, model_, sim_options));
     if (measured_) {
@@ -119,8 +122,8 @@ class SimBackend : public exec::Backend {
     SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(devices, replay, options));
     if (laid != nullptr) {
       trace.add_counter("trace_driven.gaps_by_launch_role", gaps_by_role,
-                        "kernels the measured run launched otherwise (in or out of a command buffer), or never: "
-                        "their gap is the model's for how they are launched here");
+                        "graph nodes the measured run launched alone, or never ran: their gap is the model's for "
+                        "their place in the graph");
     }
     trace.add_counter("trace_driven.matched_thunks", times.matched_thunks,
                       "thunks costed by what their instruction took in the measured run's median step");
@@ -133,9 +136,13 @@ class SimBackend : public exec::Backend {
     return trace;
   }
 
-  // A measured gap stays where the measured run launched the instruction as
-  // this run does (a graph node or not); elsewhere the role's gap replaces
-  // it. Returns how many were replaced or filled in.
+  // A graph node's measured gap stays where the measured run launched the
+  // instruction in a graph too; elsewhere the role's gap replaces it. A kernel
+  // launched alone always gets its role's gap: its measured idle time came
+  // from the race between the host and the GPU, which the host-issue model
+  // runs again (replaying it would count the host twice, and on a second
+  // stream it is the wait for the other stream). Returns how many graph
+  // nodes got their role's gap.
   int64_t keep_gaps_launched_alike(const std::vector<sched::DeviceProgram>& devices, const GraphProgram& laid,
                                    const std::vector<std::vector<int64_t>>& role_gaps,
                                    std::vector<std::vector<int64_t>>& gaps) const {
@@ -144,11 +151,13 @@ class SimBackend : public exec::Backend {
       for (size_t i = 0; i < gaps[d].size(); ++i) {
         const LaunchRole role = laid.role[d][i];
         if (role == LaunchRole::kSynthetic) continue;
-        const bool graph_here = role != LaunchRole::kStream;
-        const bool graph_there = measured_->graph_mode_known
-                                     ? measured_->in_graph.count(std::string(devices[d].thunks[i].attributed_name)) > 0
-                                     : graph_here;
-        if (gaps[d][i] != kNoGap && graph_here == graph_there) continue;
+        if (role == LaunchRole::kStream) {
+          gaps[d][i] = role_gaps[d][i];
+          continue;
+        }
+        const bool graph_there = !measured_->graph_mode_known ||
+                                 measured_->in_graph.count(std::string(devices[d].thunks[i].attributed_name)) > 0;
+        if (gaps[d][i] != kNoGap && graph_there) continue;
         gaps[d][i] = role_gaps[d][i];
         ++replaced;
       }

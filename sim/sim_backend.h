@@ -27,15 +27,21 @@ struct LaunchSetup {
   // Per device, the graph launches of one execution; ignored when !command_buffers.
   std::vector<std::vector<CommandBuffer>> graphs;
   // false (--command-buffers off): every kernel is launched by the host one
-  // by one and pays stream_launch_us.
+  // by one (host_kernel_launch_us each, sim/engine.h HostIssue).
   bool command_buffers = true;
+  // Per device, the thunks (indices of the lowered program) before which
+  // XLA's host blocks until the main stream is done: each trip of a while
+  // loop without a known trip count.
+  std::vector<std::vector<uint32_t>> host_syncs;
 };
 std::unique_ptr<exec::Backend> make_sim_backend(DeviceModel model, LaunchSetup launch);
 
 // Trace-driven (sim/trace_driven.h): each instruction costs what it took in
 // the measured run's median step. With a LaunchSetup for an XLA executable,
-// a kernel keeps its measured launch gap where the measured run launched it
-// the same way (graph node or not), else pays the model's gap for its role.
+// a graph node keeps its measured launch gap where the measured run launched
+// it in a graph too, else pays the model's gap for its role; kernels launched
+// alone are timed by the host-issue model, not by their measured gaps (which
+// are its outcome, not its cause).
 std::unique_ptr<exec::Backend> make_trace_driven_sim_backend(DeviceModel model, MeasuredTimes measured,
                                                              LaunchSetup launch = {});
 

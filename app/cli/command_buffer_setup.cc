@@ -73,6 +73,44 @@ std::vector<sim::CommandBuffer> graphs_of_device(const xla::LaunchPlan& plan, co
   return graphs;
 }
 
+// The thunks before which XLA's host syncs (sim::LaunchSetup::host_syncs),
+// each launch taking the next thunk of its instruction; a sync before a
+// launch with no thunk moves to the next one that has one.
+std::vector<uint32_t> syncs_of_device(const xla::LaunchPlan& plan, const sched::DeviceProgram& program) {
+  std::unordered_map<std::string_view, std::deque<uint32_t>> by_name;
+  for (size_t i = 0; i < program.thunks.size(); ++i) {
+    const sched::Thunk& t = program.thunks[i];
+    if (t.kind == sched::ThunkKind::kRecordEvent || t.kind == sched::ThunkKind::kWaitEvent) continue;
+    by_name[t.attributed_name].push_back(static_cast<uint32_t>(i));
+  }
+  std::vector<uint32_t> out;
+  bool pending = false;
+  for (const xla::PlannedLaunch& l : plan.launches) {
+    pending |= l.host_sync_before;
+    auto it = l.instruction.empty() ? by_name.end() : by_name.find(l.instruction);
+    if (it == by_name.end() || it->second.empty()) continue;
+    if (pending) out.push_back(it->second.front());
+    pending = false;
+    it->second.pop_front();
+  }
+  return out;
+}
+
+// Where XLA's host blocks, from whichever thunk dump is beside the module
+// (none: nowhere).
+std::vector<std::vector<uint32_t>> host_syncs(const std::string& module_path, const hlo::Module& module,
+                                              const sched::LoweredProgram& lowered) {
+  std::string dump = xla::thunk_sequence_path_for(module_path, true);
+  if (dump.empty()) dump = xla::thunk_sequence_path_for(module_path, false);
+  if (dump.empty()) return {};
+  auto thunks = xla::read_thunk_sequence(dump);
+  if (!thunks) return {};
+  const xla::LaunchPlan plan = xla::plan_from_thunks(*thunks, &module);
+  std::vector<std::vector<uint32_t>> out;
+  for (const sched::DeviceProgram& program : lowered.devices) out.push_back(syncs_of_device(plan, program));
+  return out;
+}
+
 }  // namespace
 
 Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, const hlo::Module& module,
@@ -83,6 +121,7 @@ Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, c
     // Launched one by one by XLA's host thunks, with or without a dump.
     info.setup.xla_executable = true;
     info.setup.command_buffers = false;
+    info.setup.host_syncs = host_syncs(module_path, module, lowered);
     return info;
   }
   if (info.dump_path.empty() && !xla::thunk_sequence_path_for(module_path, false).empty()) {
@@ -95,6 +134,7 @@ Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, c
     }
     info.setup.xla_executable = true;
     info.setup.command_buffers = true;
+    info.setup.host_syncs = host_syncs(module_path, module, lowered);
     return info;
   }
   if (info.dump_path.empty()) {
@@ -116,6 +156,7 @@ Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, c
   info.setup.command_buffers = true;
   info.graph_launches = plan.graph_launches;
   for (size_t d = 0; d < lowered.devices.size(); ++d) {
+    info.setup.host_syncs.push_back(syncs_of_device(plan, lowered.devices[d]));
     int64_t unmatched = 0;
     info.setup.graphs.push_back(graphs_of_device(plan, lowered.devices[d], &unmatched));
     if (d == 0) {
@@ -151,7 +192,7 @@ std::string command_buffer_line(const CommandBufferInfo& info) {
     return "command buffers: none formed by XLA (no thunk dump after the thunk passes): every kernel launched alone";
   }
   if (!info.setup.command_buffers) {
-    return "command buffers off: every kernel launched by the host one by one (stream_launch_us)";
+    return "command buffers off: every kernel launched by the host one by one (host_kernel_launch_us)";
   }
   return fmt::format("command buffers ({}): {} graph launch{} an execution, {} thunks of device 0 as graph nodes{}",
                      info.dump_path, info.graph_launches, info.graph_launches == 1 ? "" : "es", info.graph_nodes,

@@ -156,10 +156,13 @@ class ThunkPlanner {
       if (!trips) {
         Scope cond{called(loop, 0), 0, scope.owner, scope.stream, scope.in_command_buffer};
         block(t.condition, cond);
+        sync_pending_ = true;
       }
       Scope body{called(loop, 1), 0, scope.owner, scope.stream, scope.in_command_buffer};
       block(t.body, body);
     }
+    // The last evaluation of the condition (false) syncs too, before what follows the loop.
+    if (!trips) sync_pending_ = true;
   }
 
   const Computation* called(const Instruction* inst, size_t k) const {
@@ -205,12 +208,15 @@ class ThunkPlanner {
     launch.instruction = !scope.owner.empty() ? scope.owner : inst != nullptr ? inst->name : std::string{};
     launch.stream = scope.stream;
     launch.in_command_buffer = scope.in_command_buffer;
+    launch.host_sync_before = sync_pending_;
+    sync_pending_ = false;
     plan_.launches.push_back(std::move(launch));
   }
 
   const hlo::Module* module_;
   size_t max_;
   LaunchPlan& plan_;
+  bool sync_pending_ = false;  // the next launch comes after a host sync
 };
 
 // Without a thunk dump: the module's schedule, one launch per instruction
@@ -257,7 +263,7 @@ class ModulePlanner {
   }
 
   void push(LaunchKind kind, std::string kernel, const std::string& instruction) {
-    plan_.launches.push_back({kind, std::move(kernel), instruction, "", false, -1, {}});
+    plan_.launches.push_back({kind, std::move(kernel), instruction, "", false, -1, {}, false});
   }
 
   const hlo::Module& module_;

@@ -31,6 +31,10 @@ struct PlannedLaunch {
   // from the dump's prev=/next= edges; commands with no launch of their own
   // (kAsyncDone) pass their predecessors on.
   std::vector<int64_t> graph_deps;
+  // XLA's host blocks before issuing it until the stream is done: the first
+  // launch after each evaluation of a while loop's condition when the loop
+  // has no known trip count (WhileThunk copies the predicate to the host).
+  bool host_sync_before = false;
 };
 
 // Launches in order; a loop is expanded `trip_count` times when known.

@@ -78,8 +78,10 @@ TEST_P(ReplayCli, ReplaysTheMedianStepWithinItsBound) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Jax, ReplayCli,
+                         // adam (4 kernels launched alone): -1.6% since its launches are
+                         // timed by the host-issue model, not replayed (was -0.6%).
                          ::testing::Values(Replay{"transformer_small", 0.01}, Replay{"mlp", 0.01},
-                                           Replay{"mlp_nocb", 0.01}, Replay{"adam", 0.01},
+                                           Replay{"mlp_nocb", 0.01}, Replay{"adam", 0.02},
                                            Replay{"layernorm_gelu", 0.01}),
                          [](const auto& info) { return info.param.program; });
 
@@ -105,9 +107,14 @@ TEST_F(CommandBuffersCli, OffMakesEveryKernelPayAHostLaunch) {
   const int64_t on = simulate(module + " --allow-tf32");
   const int64_t off = simulate(module + " --allow-tf32 --command-buffers off");
   ASSERT_GT(on, 0);
-  // 16 launch gaps of stream_launch_us (4.5 us) instead of graph node gaps (-0.07 us).
-  EXPECT_GT(off - on, 16 * 4000);
-  EXPECT_LT(off - on, 16 * 5000);
+  // Off, XLA's host issues the 17 launches one by one (docs/simulator.md,
+  // "Host issue"): after the first (a cuBLAS call, which starts the step),
+  // 12 kernels at host_kernel_launch_us (9 us) and 4 cuBLAS calls at
+  // host_library_call_us (21.5 us); the model's kernels are shorter than
+  // that, so the step is the host's, at most plus every kernel.
+  const int64_t host = 12 * 9000 + 4 * 21500;
+  EXPECT_GE(off, host);
+  EXPECT_LT(off, host + on);
 }
 
 TEST_F(CommandBuffersCli, RunSaysHowTheKernelsAreLaunched) {

@@ -122,9 +122,10 @@ INSTANTIATE_TEST_SUITE_P(
 
 // FIDELITY-real.md (b): kernel times with command buffers on, the module XLA
 // compiled with them off, against that program measured: +20.9% until
-// command buffers were modelled; -2.0% since (every kernel of the cb-off
-// module pays stream_launch_us, and JAX's f32 dots run as TF32). Not an
-// independent check: stream_launch_us was fitted on this cb-off capture.
+// command buffers were modelled; -2.0% with a fixed launch gap; +1.4% since
+// XLA's host issues the cb-off module's kernels one by one (host-issue model,
+// docs/simulator.md), JAX's f32 dots running as TF32. Not an independent
+// check: the host costs were fitted on this cb-off capture.
 TEST_F(RealReplay, CommandBuffersOffWhatIfMeetsTheTarget) {
 #if !SL_HAVE_CUDA_BUILD
   GTEST_SKIP() << "reading capture files needs a CUDA build";

@@ -32,7 +32,7 @@ DeviceModel graph_model(int concurrency, double launch_us, double node_gap_us) {
   m.graph_concurrency = concurrency;
   m.graph_launch_us = launch_us;
   m.graph_node_gap_us = node_gap_us;
-  m.stream_launch_us = 5;
+  m.stream_kernel_gap_us = 5;
   return m;
 }
 
@@ -80,7 +80,7 @@ TEST(CommandBuffers, TheGraphLaunchIsPaidOnceAndNodesPayTheirGap) {
   auto laid = lay_out_command_buffers({diamond()}, {{diamond_graph()}}, m.graph_concurrency);
   ASSERT_TRUE(laid.is_ok());
   EXPECT_EQ(makespan(*laid, m), 3000 + 4000 + 3 * 500);
-  // Off: the kernels launched one by one at stream_launch_us each, on the
+  // Off: the kernels launched one by one at stream_kernel_gap_us each, on the
   // HLO's streams (c on stream 1 beside b).
   auto off = lay_out_command_buffers({diamond()}, {}, m.graph_concurrency);
   ASSERT_TRUE(off.is_ok());
@@ -147,7 +147,6 @@ TEST(CommandBuffers, ThunksOutsideGraphsKeepTheirStreamsAndOrder) {
 TEST(CommandBuffers, TheH200ModelCarriesTheFittedLaunchGaps) {
   auto m = load_device_model("h200");
   ASSERT_TRUE(m.is_ok()) << m.status().message();
-  EXPECT_DOUBLE_EQ(m->stream_launch_us, 4.502);
   EXPECT_DOUBLE_EQ(m->graph_launch_us, 4.502);
   EXPECT_DOUBLE_EQ(m->graph_node_gap_us, -0.068);  // an overlap: signed in the device file
   EXPECT_EQ(m->graph_concurrency, 1);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "core/hlo/parser.h"
 
 namespace sl::xla {
@@ -36,6 +38,35 @@ ENTRY %main {
   EXPECT_EQ(plan.launches[0].instruction, "g1");
   EXPECT_EQ(plan.launches[1].kind, LaunchKind::kGemm);
   EXPECT_EQ(plan.launches[1].instruction, "g2");
+}
+
+// XLA's WhileThunk syncs the host every trip only when the loop has no known
+// trip count (it copies the predicate to the host). scan_rnn's loop has one
+// (128): no sync. Without its module the trip count is unknown: the body's
+// first launch and the first launch after the loop follow a sync.
+TEST(LaunchPlan, AWhileWithoutAKnownTripCountSyncsTheHost) {
+  const std::string dir = std::string(SL_SOURCE_DIR) + "/tests/corpus/jax/large/scan_rnn/";
+  auto thunks = read_thunk_sequence(dir + "module_0000.jit_f.thunk_sequence.txt");
+  ASSERT_TRUE(thunks.is_ok()) << thunks.status().message();
+  auto module = hlo::parse_program_file(dir + "module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt");
+  ASSERT_TRUE(module.is_ok()) << module.status().message();
+  auto syncs = [](const LaunchPlan& plan) {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < plan.launches.size(); ++i) {
+      if (plan.launches[i].host_sync_before) out.push_back(i);
+    }
+    return out;
+  };
+  const LaunchPlan known = plan_from_thunks(*thunks, &*module);
+  EXPECT_EQ(known.loops_with_unknown_trip_count, 0);
+  EXPECT_EQ(known.launches.size(), 3u + 128u * 7u);
+  EXPECT_TRUE(syncs(known).empty());
+  // Unknown: copy, copy, broadcast, the condition's compare, then (sync) the
+  // body's 7 launches once, then (sync) nothing: the loop ends the module.
+  const LaunchPlan unknown = plan_from_thunks(*thunks, nullptr);
+  EXPECT_EQ(unknown.loops_with_unknown_trip_count, 1);
+  ASSERT_EQ(unknown.launches.size(), 3u + 1u + 7u);
+  EXPECT_EQ(syncs(unknown), (std::vector<size_t>{4}));
 }
 
 }  // namespace
