@@ -93,5 +93,28 @@ TEST_F(ScaleApp, TracksGrowWithTheFontScale) {
   EXPECT_LE(h2, 2 * h1 + 4) << h1 << " rows at scale 1, " << h2 << " at scale 2";
 }
 
+// The compare heading names both runs; with long names in a 900x600 window
+// it takes two lines instead of running off the timeline's right edge.
+TEST_F(ScaleApp, TheCompareHeadingWrapsInANarrowWindow) {
+  const int64_t base = save_trace(db_, known_trace(), "", known_streams(), "baseline_with_a_rather_long_name");
+  trace::Trace moved = known_trace();
+  moved.events[2].stream = 2;
+  const int64_t current = save_trace(db_, moved, "", known_streams(), "moved_with_an_even_longer_run_name");
+  const std::string png = dir_.file("compare.png");
+  Outcome o = run_gui("--db " + db_ + " --run " + std::to_string(current) + " --compare " + std::to_string(base) +
+                      " --size 900x600 --screenshot " + png);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  auto img = read_png(png);
+  ASSERT_TRUE(img) << img.status().message();
+  // The heading's orange, exactly (the pixel font is not anti-aliased at scale 1).
+  std::vector<int> rows = rows_with(*img, Rgb{255, 200, 120}, 1);
+  ASSERT_FALSE(rows.empty()) << "no compare heading drawn";
+  EXPECT_GT(rows.back() - rows.front(), 13) << "the heading is one line: cut off at the right";
+  // The tracks start below it: the GEMM rows (both runs') are under the heading's last line.
+  std::vector<int> gemm = rows_with(*img, kind_rgb(trace::EventKind::kGemm), 250);
+  ASSERT_FALSE(gemm.empty());
+  EXPECT_GT(gemm.front(), rows.back());
+}
+
 }  // namespace
 }  // namespace sl::gui

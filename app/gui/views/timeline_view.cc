@@ -42,6 +42,7 @@ struct Row {
 struct Section {
   std::string title;
   float y = 0;
+  float wrap = 0;  // wrapped at this width: a narrow window gives a long title more lines
 };
 
 // Runs linked to an XLA module (streamlens import --xla-dump) know each
@@ -94,11 +95,17 @@ void show_ruler(const Viewport& view, float track_w, ImVec2 origin, const Timeli
   dl->AddRectFilled(origin, ImVec2(origin.x + m.label_width + track_w, origin.y + h), kBackground);
   // Labels as far apart as at scale 1 in characters: wider text, fewer ticks.
   const Ruler ruler = make_ruler(view, track_w, 90 * m.scale);
+  float last_end = -1e9f;  // right edge of the last label drawn
   for (const RulerTick& tick : ruler.ticks) {
     float x = origin.x + m.label_width + tick.x;
     float top = origin.y + (tick.major ? h * 0.45f : h * 0.75f);
     dl->AddLine(ImVec2(x, top), ImVec2(x, origin.y + h), kGridColor);
-    if (tick.major) dl->AddText(ImVec2(x + 3 * m.scale, origin.y + 1), kTextColor, tick.label.c_str());
+    if (!tick.major) continue;
+    const float w = ImGui::CalcTextSize(tick.label.c_str()).x;
+    const float lx = ruler_label_x(tick.x, w, track_w, 3 * m.scale);
+    if (lx < last_end + 3 * m.scale) continue;  // the last label, turned left, would run into the one before
+    dl->AddText(ImVec2(origin.x + m.label_width + lx, origin.y + 1), kTextColor, tick.label.c_str());
+    last_end = lx + w;
   }
   std::string span = "view " + format_duration(view.span_ns());
   dl->AddText(ImVec2(origin.x + m.text_pad, origin.y + 1), kTextColor, span.c_str());
@@ -165,9 +172,12 @@ void show_steps(const std::vector<StepSpan>& steps, const Viewport& view, float 
   for (auto it = first; it != steps.end() && it->start_ns <= view.end_ns; ++it) {
     const float x = area_x + view.to_px(it->start_ns, track_w);
     if (x >= area_x) dl->AddLine(ImVec2(x, origin.y), ImVec2(x, origin.y + height), IM_COL32(255, 255, 255, 60));
-    const float lx = std::max(x, area_x) + 3 * m.scale;
+    if (std::max(x, area_x) + 3 * m.scale - last_label <= m.step_label_gap) continue;  // no room: no label text
+    std::string label = fmt::format("step {}", it->step);
+    // Kept inside the ruler: the last step's label turns left of its line.
+    const float lx = area_x + ruler_label_x(std::max(x, area_x) - area_x, ImGui::CalcTextSize(label.c_str()).x,
+                                            track_w, 3 * m.scale);
     if (lx - last_label > m.step_label_gap) {
-      std::string label = fmt::format("step {}", it->step);
       dl->AddText(ImVec2(lx, origin.y + height - ImGui::GetFontSize()), IM_COL32(200, 220, 255, 255), label.c_str());
       last_label = lx;
     }
@@ -302,14 +312,15 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
     y += m.track_height + m.track_gap;
   };
   if (state.comparing()) {
-    sections.push_back({fmt::format("baseline run {} ({}, dimmed labels) above current run {} ({}), per stream",
-                                    state.baseline->info.id, state.baseline->info.name, cur.info.id, cur.info.name),
-                        y});
-    y += m.section_height;
-    if (std::string why = programs_differ(*state.comparison); !why.empty()) {
-      sections.push_back({"warning: " + why, y});
-      y += m.section_height;
-    }
+    auto add_section = [&](std::string title) {
+      const float wrap = std::max(50.0f, full_w - 2 * m.text_pad);
+      const float text_h = ImGui::CalcTextSize(title.c_str(), nullptr, false, wrap).y;
+      sections.push_back({std::move(title), y, wrap});
+      y += std::max(m.section_height, text_h + m.section_height - ImGui::GetFontSize());
+    };
+    add_section(fmt::format("baseline run {} ({}, dimmed labels) above current run {} ({}), per stream",
+                            state.baseline->info.id, state.baseline->info.name, cur.info.id, cur.info.name));
+    if (std::string why = programs_differ(*state.comparison); !why.empty()) add_section("warning: " + why);
     const int64_t offset = state.baseline->index.begin_ns - cur.index.begin_ns;
     for (const AlignedTrack& a : align_tracks(state.baseline->index, cur.index)) {
       if (a.base_track >= 0) {
@@ -343,8 +354,9 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
                 "This run has no events: nothing ran, or the capture recorded nothing.");
   }
   for (const Section& s : sections) {
-    dl->AddText(ImVec2(origin.x + m.text_pad, origin.y + s.y + centred_text_y(m.section_height, ImGui::GetFontSize())),
-                IM_COL32(255, 200, 120, 255), s.title.c_str());
+    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(),
+                ImVec2(origin.x + m.text_pad, origin.y + s.y + centred_text_y(m.section_height, ImGui::GetFontSize())),
+                IM_COL32(255, 200, 120, 255), s.title.c_str(), nullptr, s.wrap);
   }
 
   LayoutOptions options;
