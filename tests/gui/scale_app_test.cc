@@ -94,8 +94,10 @@ TEST_F(ScaleApp, TracksGrowWithTheFontScale) {
 }
 
 // The compare heading names both runs; with long names in a 900x600 window
-// it takes two lines instead of running off the timeline's right edge.
-TEST_F(ScaleApp, TheCompareHeadingWrapsInANarrowWindow) {
+// it takes two lines instead of running off the timeline's right edge. The
+// toolbar's "comparing run 3 (current) with run 2 ..." message is shortened
+// to end before its "x" button instead of running off the window.
+TEST_F(ScaleApp, CompareFitsANarrowWindow) {
   const int64_t base = save_trace(db_, known_trace(), "", known_streams(), "baseline_with_a_rather_long_name");
   trace::Trace moved = known_trace();
   moved.events[2].stream = 2;
@@ -114,6 +116,9 @@ TEST_F(ScaleApp, TheCompareHeadingWrapsInANarrowWindow) {
   std::vector<int> gemm = rows_with(*img, kind_rgb(trace::EventKind::kGemm), 250);
   ASSERT_FALSE(gemm.empty());
   EXPECT_GT(gemm.front(), rows.back());
+  std::vector<int> message = testing::columns_with(*img, Rgb{153, 229, 153}, 1);
+  ASSERT_FALSE(message.empty()) << "no message in the toolbar";
+  EXPECT_LT(message.back(), img->width - 15) << "the message runs to the window's edge, over its x button";
 }
 
 }  // namespace

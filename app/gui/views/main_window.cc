@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include "app/gui/layout/ruler.h"
+#include "app/gui/layout/timeline_layout.h"
 #include "app/gui/layout/timeline_metrics.h"
 #include "app/gui/model/app_state.h"
 #include "app/gui/views/views.h"
@@ -95,7 +96,18 @@ void toolbar(const AppState& state, UiState& ui, ActionQueue& out) {
   if (!state.message.text.empty()) {
     ImGui::SameLine();
     ImVec4 color = state.message.error ? ImVec4(1.0f, 0.4f, 0.4f, 1.0f) : ImVec4(0.6f, 0.9f, 0.6f, 1.0f);
-    ImGui::TextColored(color, "%s", state.message.text.c_str());
+    // Shortened in the middle to what fits before its "x" (a narrow window
+    // cut the end and the button off); the whole text is in the tooltip.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float button_w = ImGui::CalcTextSize("x").x + 2 * style.FramePadding.x + style.ItemSpacing.x;
+    LayoutOptions fit;
+    fit.char_px = ImGui::CalcTextSize("M").x;
+    fit.label_pad_px = 0;
+    bool cut = false;
+    const uint16_t chars = fit_label(state.message.text.size(), ImGui::GetContentRegionAvail().x - button_w, fit, &cut);
+    const std::string shown = cut ? shorten_middle(state.message.text, chars) : state.message.text;
+    ImGui::TextColored(color, "%s", shown.c_str());
+    if (cut && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", state.message.text.c_str());
     ImGui::SameLine();
     if (ImGui::SmallButton("x")) out.push_back(ClearMessage{});
   }
