@@ -89,4 +89,9 @@ Ruler make_ruler(const Viewport& view, float width_px, float min_label_px, int m
   return ruler;
 }
 
+float ruler_label_x(float tick_x, float label_w, float width_px, float pad) {
+  if (tick_x + pad + label_w <= width_px) return tick_x + pad;
+  return tick_x - pad - label_w;
+}
+
 }  // namespace sl::gui

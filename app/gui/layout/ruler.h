@@ -40,6 +40,11 @@ struct Ruler {
 };
 
 int64_t nice_step(double min_step_ns);   // smallest 1-2-5 x 10^k >= min_step_ns (>= 1)
+// Where a major tick's label `label_w` wide starts: `pad` right of its tick,
+// or left of it when it would pass the ruler's right edge (`width_px`), so
+// the last label ("60 µs") is never cut to "60".
+float ruler_label_x(float tick_x, float label_w, float width_px, float pad);
+
 // Absolute labels longer than `max_label_digits` digits turn relative.
 Ruler make_ruler(const Viewport& view, float width_px, float min_label_px = 90, int max_label_digits = 5);
 

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "app/gui/layout/rate_format.h"
 #include "app/gui/views/views.h"
 #include "core/sched/streams.h"
 
@@ -26,8 +27,8 @@ std::string format_bytes(int64_t bytes) {
 std::string event_rate(const trace::Event& e) {
   const double seconds = static_cast<double>(e.duration_ns()) * 1e-9;
   if (seconds <= 0) return "";
-  if (e.flops > 0) return fmt::format("{:.1f} TFLOP/s", static_cast<double>(e.flops) / seconds * 1e-12);
-  if (e.bytes > 0) return fmt::format("{:.1f} GB/s", static_cast<double>(e.bytes) / seconds * 1e-9);
+  if (e.flops > 0) return format_rate(static_cast<double>(e.flops) / seconds, "FLOP/s");
+  if (e.bytes > 0) return format_rate(static_cast<double>(e.bytes) / seconds, "B/s");
   return "";
 }
 

@@ -8,6 +8,8 @@
 #include <imgui.h>
 
 #include "app/gui/layout/ruler.h"
+#include "app/gui/layout/timeline_layout.h"
+#include "app/gui/layout/timeline_metrics.h"
 #include "app/gui/model/app_state.h"
 #include "app/gui/views/views.h"
 
@@ -17,11 +19,10 @@ namespace {
 // Preferred panel sizes at scale 1; smaller windows give them a fraction.
 constexpr float kLeftWidth = 380;
 constexpr float kBottomHeight = 250;
-constexpr float kSplitter = 6;  // the draggable gap between panels
 
-// A draggable gap: horizontal drags move `size` (a width), vertical ones a height.
-void splitter(const char* id, bool vertical, float* size, float min_size, float max_size, float length) {
-  const float thickness = kSplitter;
+// A draggable gap `thickness` wide: horizontal drags move `size` (a width), vertical ones a height.
+void splitter(const char* id, bool vertical, float thickness, float* size, float min_size, float max_size,
+              float length) {
   ImGui::InvisibleButton(id, vertical ? ImVec2(thickness, length) : ImVec2(length, thickness));
   if (ImGui::IsItemActive() || ImGui::IsItemHovered()) {
     ImGui::SetMouseCursor(vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
@@ -50,7 +51,7 @@ void copy_to(char* dst, size_t size, const std::string& src) {
 }
 
 void toolbar(const AppState& state, UiState& ui, ActionQueue& out) {
-  ImGui::SetNextItemWidth(220);
+  ImGui::SetNextItemWidth(timeline_metrics(ui.scale).search_width);
   if (ImGui::InputTextWithHint("##search", "search instruction / kernel", ui.search, sizeof(ui.search),
                                ImGuiInputTextFlags_EnterReturnsTrue)) {
     if (ui.search != state.search_text) out.push_back(Search{ui.search});
@@ -95,7 +96,18 @@ void toolbar(const AppState& state, UiState& ui, ActionQueue& out) {
   if (!state.message.text.empty()) {
     ImGui::SameLine();
     ImVec4 color = state.message.error ? ImVec4(1.0f, 0.4f, 0.4f, 1.0f) : ImVec4(0.6f, 0.9f, 0.6f, 1.0f);
-    ImGui::TextColored(color, "%s", state.message.text.c_str());
+    // Shortened in the middle to what fits before its "x" (a narrow window
+    // cut the end and the button off); the whole text is in the tooltip.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float button_w = ImGui::CalcTextSize("x").x + 2 * style.FramePadding.x + style.ItemSpacing.x;
+    LayoutOptions fit;
+    fit.char_px = ImGui::CalcTextSize("M").x;
+    fit.label_pad_px = 0;
+    bool cut = false;
+    const uint16_t chars = fit_label(state.message.text.size(), ImGui::GetContentRegionAvail().x - button_w, fit, &cut);
+    const std::string shown = cut ? shorten_middle(state.message.text, chars) : state.message.text;
+    ImGui::TextColored(color, "%s", shown.c_str());
+    if (cut && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", state.message.text.c_str());
     ImGui::SameLine();
     if (ImGui::SmallButton("x")) out.push_back(ClearMessage{});
   }
@@ -196,6 +208,7 @@ void show_main_window(const AppState& state, UiState& ui, ActionQueue& out) {
 
   // Panels that fit the window: at 900x600 the timeline keeps most of the width.
   const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const TimelineMetrics m = timeline_metrics(ui.scale);
   if (ui.left_width < 0) ui.left_width = std::min(kLeftWidth * ui.scale, avail.x * 0.3f);
   if (ui.bottom_height < 0) ui.bottom_height = std::min(kBottomHeight * ui.scale, avail.y * 0.35f);
   const float min_panel = 120 * ui.scale;
@@ -209,17 +222,17 @@ void show_main_window(const AppState& state, UiState& ui, ActionQueue& out) {
   }
   ImGui::EndChild();
   ImGui::SameLine(0, 0);
-  splitter("##split_left", true, &ui.left_width, min_panel, avail.x - 2 * min_panel, avail.y);
+  splitter("##split_left", true, m.splitter, &ui.left_width, min_panel, avail.x - 2 * min_panel, avail.y);
   ImGui::SameLine(0, 0);
 
   ImGui::BeginGroup();
   const float right_h = ImGui::GetContentRegionAvail().y;
   const float right_w = ImGui::GetContentRegionAvail().x;
-  ImGui::BeginChild("timeline", ImVec2(0, std::max(min_panel, right_h - ui.bottom_height - kSplitter)), true);
+  ImGui::BeginChild("timeline", ImVec2(0, std::max(min_panel, right_h - ui.bottom_height - m.splitter)), true);
   show_timeline(state, ui, out);
   ImGui::EndChild();
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
-  splitter("##split_bottom", false, &ui.bottom_height, 60 * ui.scale, right_h - min_panel, right_w);
+  splitter("##split_bottom", false, m.splitter, &ui.bottom_height, 60 * ui.scale, right_h - min_panel, right_w);
   ImGui::PopStyleVar();
   ImGui::BeginChild("bottom", ImVec2(0, 0), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   // Each tab scrolls in its own child, so the tab bar stays put.

@@ -1,5 +1,7 @@
 // Runs in the open database: click to open, "vs" to compare with the open run.
 
+#include <filesystem>
+
 #include <fmt/format.h>
 #include <imgui.h>
 
@@ -13,9 +15,12 @@ void show_runs_panel(const AppState& state, ActionQueue& out) {
     ImGui::TextDisabled("no database open");
     return;
   }
-  ImGui::Text("%zu runs in %s", state.runs.size(), state.db_path.c_str());
-  ImGui::SameLine();
+  // The button first and the file's name alone: a narrow panel cut the button off.
   if (ImGui::SmallButton("refresh")) out.push_back(RefreshRuns{});
+  ImGui::SameLine();
+  const std::string file = std::filesystem::path(state.db_path).filename().string();
+  ImGui::Text("%zu run%s in %s", state.runs.size(), state.runs.size() == 1 ? "" : "s", file.c_str());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", state.db_path.c_str());
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingFixedFit;
   // 13 px is the unscaled font: the table grows with --font-scale.

@@ -10,21 +10,19 @@
 #include <imgui.h>
 
 #include "app/gui/layout/colors.h"
+#include "app/gui/layout/legend.h"
 #include "app/gui/layout/ruler.h"
 #include "app/gui/layout/time_format.h"
 #include "app/gui/layout/timeline_layout.h"
+#include "app/gui/layout/timeline_metrics.h"
 #include "app/gui/views/views.h"
 
 namespace sl::gui {
 namespace {
 
-constexpr float kLabelWidth = 150;
-constexpr float kRulerHeight = 26;
-constexpr float kTrackHeight = 22;
-constexpr float kTrackGap = 3;
-constexpr float kSectionHeight = 20;
+// Sizes that scale with the font are in TimelineMetrics; merging stays at
+// 3 px: it is about how fine the screen draws, not how big the text is.
 constexpr float kMinMergePx = 3;
-constexpr float kOverviewHeight = 26;
 constexpr ImU32 kBackground = IM_COL32(24, 24, 28, 255);
 constexpr ImU32 kRowShade = IM_COL32(32, 32, 38, 255);
 constexpr ImU32 kGridColor = IM_COL32(70, 70, 80, 255);
@@ -44,6 +42,7 @@ struct Row {
 struct Section {
   std::string title;
   float y = 0;
+  float wrap = 0;  // wrapped at this width: a narrow window gives a long title more lines
 };
 
 // Runs linked to an XLA module (streamlens import --xla-dump) know each
@@ -56,81 +55,99 @@ ImU32 label_color(uint32_t fill) {
   return luminance > 140 ? IM_COL32(10, 10, 10, 255) : IM_COL32(250, 250, 250, 255);
 }
 
+// The colour legend, wrapped onto as many lines as the timeline's width needs.
 void show_legend() {
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  for (int k = 0; k <= static_cast<int>(trace::EventKind::kOther); ++k) {
-    auto kind = static_cast<trace::EventKind>(k);
-    ImVec2 p = ImGui::GetCursorScreenPos();
-    float h = ImGui::GetTextLineHeight();
-    dl->AddRectFilled(p, ImVec2(p.x + h, p.y + h), kind_color(kind));
-    ImGui::Dummy(ImVec2(h, h));
-    ImGui::SameLine();
-    ImGui::TextUnformatted(trace::event_kind_name(kind));
-    ImGui::SameLine(0, 16);
+  const float h = ImGui::GetTextLineHeight();
+  const float inner = ImGui::GetStyle().ItemInnerSpacing.x;
+  constexpr int kKinds = static_cast<int>(trace::EventKind::kOther) + 1;
+  constexpr const char* kMergedText = "merged: main kind, darker = sparser";
+  std::vector<float> widths;
+  for (int k = 0; k < kKinds; ++k) {
+    widths.push_back(h + inner + ImGui::CalcTextSize(trace::event_kind_name(static_cast<trace::EventKind>(k))).x);
   }
-  ImVec2 p = ImGui::GetCursorScreenPos();
-  float h = ImGui::GetTextLineHeight();
-  dl->AddRectFilled(p, ImVec2(p.x + h / 2, p.y + h), merged_color(trace::EventKind::kGemm, 1.0));
-  dl->AddRectFilled(ImVec2(p.x + h / 2, p.y), ImVec2(p.x + h, p.y + h), merged_color(trace::EventKind::kGemm, 0.2));
-  ImGui::Dummy(ImVec2(h, h));
-  ImGui::SameLine();
-  ImGui::TextUnformatted("merged: main kind, darker = sparser");
-  if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("events narrower than 3 px merge into one block, coloured by the kind\n"
-                      "with the most time in it and darker the less of it is busy");
+  widths.push_back(h + inner + ImGui::CalcTextSize(kMergedText).x);
+  const float avail = std::max(1.0f, ImGui::GetContentRegionAvail().x);
+  const LegendLayout layout = flow_legend(widths, avail, ImGui::GetFontSize(), h, ImGui::GetStyle().ItemSpacing.y);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  for (size_t i = 0; i < widths.size(); ++i) {
+    const ImVec2 p(origin.x + layout.spots[i].x, origin.y + layout.spots[i].y);
+    const bool merged = i == static_cast<size_t>(kKinds);
+    if (merged) {
+      dl->AddRectFilled(p, ImVec2(p.x + h / 2, p.y + h), merged_color(trace::EventKind::kGemm, 1.0));
+      dl->AddRectFilled(ImVec2(p.x + h / 2, p.y), ImVec2(p.x + h, p.y + h), merged_color(trace::EventKind::kGemm, 0.2));
+    } else {
+      dl->AddRectFilled(p, ImVec2(p.x + h, p.y + h), kind_color(static_cast<trace::EventKind>(i)));
+    }
+    const char* text = merged ? kMergedText : trace::event_kind_name(static_cast<trace::EventKind>(i));
+    dl->AddText(ImVec2(p.x + h + inner, p.y), ImGui::GetColorU32(ImGuiCol_Text), text);
+    if (merged && ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(p, ImVec2(p.x + widths[i], p.y + h))) {
+      ImGui::SetTooltip("events narrower than 3 px merge into one block, coloured by the kind\n"
+                        "with the most time in it and darker the less of it is busy");
+    }
   }
+  ImGui::Dummy(ImVec2(avail, layout.height));
 }
 
-void show_ruler(const Viewport& view, float track_w, ImVec2 origin) {
+void show_ruler(const Viewport& view, float track_w, ImVec2 origin, const TimelineMetrics& m) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->AddRectFilled(origin, ImVec2(origin.x + kLabelWidth + track_w, origin.y + kRulerHeight), kBackground);
-  const Ruler ruler = make_ruler(view, track_w);
+  const float h = m.ruler_height;
+  dl->AddRectFilled(origin, ImVec2(origin.x + m.label_width + track_w, origin.y + h), kBackground);
+  // Labels as far apart as at scale 1 in characters: wider text, fewer ticks.
+  const Ruler ruler = make_ruler(view, track_w, 90 * m.scale);
+  float last_end = -1e9f;  // right edge of the last label drawn
   for (const RulerTick& tick : ruler.ticks) {
-    float x = origin.x + kLabelWidth + tick.x;
-    float top = origin.y + (tick.major ? kRulerHeight * 0.45f : kRulerHeight * 0.75f);
-    dl->AddLine(ImVec2(x, top), ImVec2(x, origin.y + kRulerHeight), kGridColor);
-    if (tick.major) dl->AddText(ImVec2(x + 3, origin.y + 1), kTextColor, tick.label.c_str());
+    float x = origin.x + m.label_width + tick.x;
+    float top = origin.y + (tick.major ? h * 0.45f : h * 0.75f);
+    dl->AddLine(ImVec2(x, top), ImVec2(x, origin.y + h), kGridColor);
+    if (!tick.major) continue;
+    const float w = ImGui::CalcTextSize(tick.label.c_str()).x;
+    const float lx = ruler_label_x(tick.x, w, track_w, 3 * m.scale);
+    if (lx < last_end + 3 * m.scale) continue;  // the last label, turned left, would run into the one before
+    dl->AddText(ImVec2(origin.x + m.label_width + lx, origin.y + 1), kTextColor, tick.label.c_str());
+    last_end = lx + w;
   }
   std::string span = "view " + format_duration(view.span_ns());
-  dl->AddText(ImVec2(origin.x + 4, origin.y + 1), kTextColor, span.c_str());
+  dl->AddText(ImVec2(origin.x + m.text_pad, origin.y + 1), kTextColor, span.c_str());
   if (ruler.relative) {
     // Deep zoom far from 0: ticks count from this time, printed in full once.
     std::string from = "+ from " + format_time_exact(ruler.origin_ns);
-    dl->AddText(ImVec2(origin.x + 4, origin.y + kRulerHeight / 2), IM_COL32(255, 200, 120, 255), from.c_str());
+    dl->AddText(ImVec2(origin.x + m.text_pad, origin.y + h / 2), IM_COL32(255, 200, 120, 255), from.c_str());
   }
 }
 
 // The whole run in one strip: busy time per bin coloured by its main kind,
 // the visible range outlined; clicking or dragging in it moves the view there.
-void show_overview(const LoadedRun& run, const Viewport& view, float full_w, ActionQueue& out) {
+void show_overview(const LoadedRun& run, const Viewport& view, float full_w, const TimelineMetrics& m,
+                   ActionQueue& out) {
   const Overview& o = run.stats.overview;
   ImVec2 p = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton("overview", ImVec2(full_w, kOverviewHeight));
+  ImGui::InvisibleButton("overview", ImVec2(full_w, m.overview_height));
   const bool held = ImGui::IsItemActive();
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float x0 = p.x + kLabelWidth, w = std::max(1.0f, full_w - kLabelWidth);
-  dl->AddRectFilled(p, ImVec2(p.x + full_w, p.y + kOverviewHeight), kBackground);
-  dl->AddText(ImVec2(p.x + 4, p.y + 1), kTextColor, "overview");
+  const float x0 = p.x + m.label_width, w = std::max(1.0f, full_w - m.label_width);
+  dl->AddRectFilled(p, ImVec2(p.x + full_w, p.y + m.overview_height), kBackground);
+  dl->AddText(ImVec2(p.x + m.text_pad, p.y + 1), kTextColor, "overview");
   if (o.bins.empty() || o.max_busy_ns <= 0) return;
   const Viewport whole{o.begin_ns, o.end_ns};
   const float bin_w = w / static_cast<float>(o.bins.size());
   for (size_t b = 0; b < o.bins.size(); ++b) {
     const OverviewBin& bin = o.bins[b];
     if (bin.busy_ns <= 0) continue;
-    const float h = (kOverviewHeight - 2) * static_cast<float>(static_cast<double>(bin.busy_ns) /
+    const float h = (m.overview_height - 2) * static_cast<float>(static_cast<double>(bin.busy_ns) /
                                                                 static_cast<double>(o.max_busy_ns));
     const float bx = x0 + bin_w * static_cast<float>(b);
-    dl->AddRectFilled(ImVec2(bx, p.y + kOverviewHeight - 1 - std::max(1.0f, h)),
-                      ImVec2(bx + std::max(1.0f, bin_w), p.y + kOverviewHeight - 1), kind_color(bin.kind));
+    dl->AddRectFilled(ImVec2(bx, p.y + m.overview_height - 1 - std::max(1.0f, h)),
+                      ImVec2(bx + std::max(1.0f, bin_w), p.y + m.overview_height - 1), kind_color(bin.kind));
   }
   for (const StepSpan& step : run.stats.steps) {
     const float sx = x0 + whole.to_px(step.start_ns, w);
-    dl->AddLine(ImVec2(sx, p.y), ImVec2(sx, p.y + kOverviewHeight), IM_COL32(255, 255, 255, 70));
+    dl->AddLine(ImVec2(sx, p.y), ImVec2(sx, p.y + m.overview_height), IM_COL32(255, 255, 255, 70));
   }
   const float vx0 = x0 + std::clamp(whole.to_px(view.start_ns, w), 0.0f, w);
   const float vx1 = x0 + std::clamp(whole.to_px(view.end_ns, w), 0.0f, w);
-  dl->AddRectFilled(ImVec2(vx0, p.y), ImVec2(std::max(vx0 + 2, vx1), p.y + kOverviewHeight), IM_COL32(255, 255, 255, 40));
-  dl->AddRect(ImVec2(vx0, p.y), ImVec2(std::max(vx0 + 2, vx1), p.y + kOverviewHeight), IM_COL32(255, 255, 255, 200));
+  dl->AddRectFilled(ImVec2(vx0, p.y), ImVec2(std::max(vx0 + 2, vx1), p.y + m.overview_height), IM_COL32(255, 255, 255, 40));
+  dl->AddRect(ImVec2(vx0, p.y), ImVec2(std::max(vx0 + 2, vx1), p.y + m.overview_height), IM_COL32(255, 255, 255, 200));
   if (held) {
     const float mx = ImGui::GetIO().MousePos.x - x0;
     if (mx >= 0 && mx <= w) {
@@ -144,20 +161,24 @@ void show_overview(const LoadedRun& run, const Viewport& view, float full_w, Act
 // Step markers of linked runs (or --iterations passes) on the ruler: a line
 // at each step's start and its number where there is room.
 void show_steps(const std::vector<StepSpan>& steps, const Viewport& view, float track_w, ImVec2 origin,
-                float height) {
+                const TimelineMetrics& m) {
+  const float height = m.ruler_height;
   if (steps.empty()) return;
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float area_x = origin.x + kLabelWidth;
+  const float area_x = origin.x + m.label_width;
   auto first = std::lower_bound(steps.begin(), steps.end(), view.start_ns,
                                 [](const StepSpan& s, int64_t t) { return s.end_ns < t; });
   float last_label = -1e9f;
   for (auto it = first; it != steps.end() && it->start_ns <= view.end_ns; ++it) {
     const float x = area_x + view.to_px(it->start_ns, track_w);
     if (x >= area_x) dl->AddLine(ImVec2(x, origin.y), ImVec2(x, origin.y + height), IM_COL32(255, 255, 255, 60));
-    const float lx = std::max(x, area_x) + 3;
-    if (lx - last_label > 60) {
-      std::string label = fmt::format("step {}", it->step);
-      dl->AddText(ImVec2(lx, origin.y + kRulerHeight - 13), IM_COL32(200, 220, 255, 255), label.c_str());
+    if (std::max(x, area_x) + 3 * m.scale - last_label <= m.step_label_gap) continue;  // no room: no label text
+    std::string label = fmt::format("step {}", it->step);
+    // Kept inside the ruler: the last step's label turns left of its line.
+    const float lx = area_x + ruler_label_x(std::max(x, area_x) - area_x, ImGui::CalcTextSize(label.c_str()).x,
+                                            track_w, 3 * m.scale);
+    if (lx - last_label > m.step_label_gap) {
+      dl->AddText(ImVec2(lx, origin.y + height - ImGui::GetFontSize()), IM_COL32(200, 220, 255, 255), label.c_str());
       last_label = lx;
     }
   }
@@ -189,24 +210,31 @@ void tooltip_for(const LoadedRun& run, const DrawRect& rect, UiState& ui) {
 }
 
 // The persistent measurement: a band with its edges and the exact Δt.
-void draw_measure(const RangeStats& r, const Viewport& view, float track_w, float area_x, float top, float bottom) {
+void draw_measure(const RangeStats& r, const Viewport& view, float track_w, float area_x, float top, float bottom,
+                  const TimelineMetrics& m) {
+  const float edge = m.line_width / 2;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float x0 = area_x + std::clamp(view.to_px(r.t0, track_w), -2.0f, track_w + 2);
   const float x1 = area_x + std::clamp(view.to_px(r.t1, track_w), -2.0f, track_w + 2);
   dl->AddRectFilled(ImVec2(x0, top), ImVec2(x1, bottom), IM_COL32(255, 220, 120, 36));
   // Edges as 2 px filled rects: crisp (no anti-aliasing), so screenshots can find them.
-  dl->AddRectFilled(ImVec2(std::floor(x0) - 1, top), ImVec2(std::floor(x0) + 1, bottom), kMeasureColor);
-  dl->AddRectFilled(ImVec2(std::floor(x1) - 1, top), ImVec2(std::floor(x1) + 1, bottom), kMeasureColor);
+  dl->AddRectFilled(ImVec2(std::floor(x0) - edge, top), ImVec2(std::floor(x0) + edge, bottom), kMeasureColor);
+  dl->AddRectFilled(ImVec2(std::floor(x1) - edge, top), ImVec2(std::floor(x1) + edge, bottom), kMeasureColor);
   std::string text = "dt " + format_duration_exact(r.t1 - r.t0) + fmt::format("  ({} events)", r.events);
   const ImVec2 size = ImGui::CalcTextSize(text.c_str());
-  const float tx = std::clamp((x0 + x1 - size.x) / 2, area_x + 2, area_x + track_w - size.x - 2);
-  dl->AddRectFilled(ImVec2(tx - 3, top + 2), ImVec2(tx + size.x + 3, top + size.y + 4), IM_COL32(40, 34, 10, 230));
-  dl->AddText(ImVec2(tx, top + 3), kMeasureColor, text.c_str());
+  const float pad = m.text_pad;
+  const float tx = std::max(area_x + 2, std::min((x0 + x1 - size.x) / 2, area_x + track_w - size.x - 2));
+  dl->AddRectFilled(ImVec2(tx - pad, top + pad / 2), ImVec2(tx + size.x + pad, top + size.y + pad),
+                    IM_COL32(40, 34, 10, 230));
+  dl->AddText(ImVec2(tx, top + pad * 3 / 4), kMeasureColor, text.c_str());
 }
 
-void draw_arrow(ImDrawList* dl, ImVec2 from, ImVec2 to) {
-  dl->AddBezierCubic(from, ImVec2(from.x + 30, from.y), ImVec2(to.x - 30, to.y), to, kArrowColor, 1.5f);
-  dl->AddTriangleFilled(ImVec2(to.x, to.y), ImVec2(to.x - 8, to.y - 4), ImVec2(to.x - 8, to.y + 4), kArrowColor);
+void draw_arrow(ImDrawList* dl, ImVec2 from, ImVec2 to, const TimelineMetrics& m) {
+  const float reach = m.arrow_reach, head = m.arrow_head;
+  dl->AddBezierCubic(from, ImVec2(from.x + reach, from.y), ImVec2(to.x - reach, to.y), to, kArrowColor,
+                     0.75f * m.line_width);
+  dl->AddTriangleFilled(ImVec2(to.x, to.y), ImVec2(to.x - head, to.y - head / 2), ImVec2(to.x - head, to.y + head / 2),
+                        kArrowColor);
 }
 
 // Keyboard zoom and pan (W/S or Up/Down zoom, A/D or Left/Right pan, F fits).
@@ -257,18 +285,19 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
     return;
   }
   show_legend();
+  const TimelineMetrics m = timeline_metrics(ui.scale);
   const LoadedRun& cur = *state.current;
   const Viewport& view = state.viewport;
   const ImGuiIO& io = ImGui::GetIO();
   const float full_w = std::max(100.0f, ImGui::GetContentRegionAvail().x);
-  const float track_w = std::max(50.0f, full_w - kLabelWidth);
+  const float track_w = std::max(50.0f, full_w - m.label_width);
 
-  if (!cur.stats_pending()) show_overview(cur, view, full_w, out);
+  if (!cur.stats_pending()) show_overview(cur, view, full_w, m, out);
   // Ruler (dragging on it selects a range to zoom to).
   ImVec2 ruler_origin = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton("ruler", ImVec2(full_w, kRulerHeight));
-  show_ruler(view, track_w, ruler_origin);
-  if (!cur.stats_pending()) show_steps(cur.stats.steps, view, track_w, ruler_origin, kRulerHeight);
+  ImGui::InvisibleButton("ruler", ImVec2(full_w, m.ruler_height));
+  show_ruler(view, track_w, ruler_origin, m);
+  if (!cur.stats_pending()) show_steps(cur.stats.steps, view, track_w, ruler_origin, m);
 
   // Rows: when comparing, each (device, stream) shows the baseline's track
   // right above the current run's, so the same stream lines up.
@@ -280,17 +309,18 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
                      const std::vector<uint8_t>* highlight) {
     if (!baseline) current_row_of[t] = rows.size();
     rows.push_back({&run, t, y, offset, baseline, highlight});
-    y += kTrackHeight + kTrackGap;
+    y += m.track_height + m.track_gap;
   };
   if (state.comparing()) {
-    sections.push_back({fmt::format("baseline run {} ({}, dimmed labels) above current run {} ({}), per stream",
-                                    state.baseline->info.id, state.baseline->info.name, cur.info.id, cur.info.name),
-                        y});
-    y += kSectionHeight;
-    if (std::string why = programs_differ(*state.comparison); !why.empty()) {
-      sections.push_back({"warning: " + why, y});
-      y += kSectionHeight;
-    }
+    auto add_section = [&](std::string title) {
+      const float wrap = std::max(50.0f, full_w - 2 * m.text_pad);
+      const float text_h = ImGui::CalcTextSize(title.c_str(), nullptr, false, wrap).y;
+      sections.push_back({std::move(title), y, wrap});
+      y += std::max(m.section_height, text_h + m.section_height - ImGui::GetFontSize());
+    };
+    add_section(fmt::format("baseline run {} ({}, dimmed labels) above current run {} ({}), per stream",
+                            state.baseline->info.id, state.baseline->info.name, cur.info.id, cur.info.name));
+    if (std::string why = programs_differ(*state.comparison); !why.empty()) add_section("warning: " + why);
     const int64_t offset = state.baseline->index.begin_ns - cur.index.begin_ns;
     for (const AlignedTrack& a : align_tracks(state.baseline->index, cur.index)) {
       if (a.base_track >= 0) {
@@ -315,7 +345,7 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 clip_min = ImGui::GetWindowPos();
   const ImVec2 clip_max(clip_min.x + ImGui::GetWindowSize().x, clip_min.y + ImGui::GetWindowSize().y);
-  const float area_x = origin.x + kLabelWidth;
+  const float area_x = origin.x + m.label_width;
   dl->AddRectFilled(ImVec2(origin.x, std::max(origin.y, clip_min.y)),
                     ImVec2(origin.x + full_w, std::min(origin.y + canvas_h, clip_max.y)), kBackground);
 
@@ -324,13 +354,16 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
                 "This run has no events: nothing ran, or the capture recorded nothing.");
   }
   for (const Section& s : sections) {
-    dl->AddText(ImVec2(origin.x + 4, origin.y + s.y + 3), IM_COL32(255, 200, 120, 255), s.title.c_str());
+    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(),
+                ImVec2(origin.x + m.text_pad, origin.y + s.y + centred_text_y(m.section_height, ImGui::GetFontSize())),
+                IM_COL32(255, 200, 120, 255), s.title.c_str(), nullptr, s.wrap);
   }
 
   LayoutOptions options;
   options.width_px = track_w;
   options.min_px = kMinMergePx;
   options.char_px = ImGui::CalcTextSize("M").x;
+  options.label_pad_px = m.text_pad;
   const float mouse_x = io.MousePos.x - area_x;
   const float mouse_y = io.MousePos.y - origin.y;
   const DrawRect* hovered_rect = nullptr;
@@ -338,15 +371,16 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
   std::vector<TrackDraw> drawn;
   drawn.reserve(rows.size());
 
+  const float text_y = centred_text_y(m.track_height, ImGui::GetFontSize());
   dl->PushClipRect(ImVec2(origin.x, clip_min.y), ImVec2(origin.x + full_w, clip_max.y), true);
   for (size_t r = 0; r < rows.size(); ++r) {
     const Row& row = rows[r];
     const float top = origin.y + row.y;
-    if (top > clip_max.y || top + kTrackHeight < clip_min.y) continue;  // scrolled out: no layout
+    if (top > clip_max.y || top + m.track_height < clip_min.y) continue;  // scrolled out: no layout
     const Track& track = row.run->index.tracks[row.track];
-    if (r % 2 == 1) dl->AddRectFilled(ImVec2(origin.x, top), ImVec2(origin.x + full_w, top + kTrackHeight), kRowShade);
+    if (r % 2 == 1) dl->AddRectFilled(ImVec2(origin.x, top), ImVec2(origin.x + full_w, top + m.track_height), kRowShade);
     std::string label = (row.baseline ? "base " : state.comparing() ? "new  " : "") + track_label(track);
-    dl->AddText(ImVec2(origin.x + 4, top + 4), row.baseline ? IM_COL32(150, 150, 160, 255) : kTextColor,
+    dl->AddText(ImVec2(origin.x + m.text_pad, top + text_y), row.baseline ? IM_COL32(150, 150, 160, 255) : kTextColor,
                 label.c_str());
 
     Viewport run_view{view.start_ns + row.offset, view.end_ns + row.offset};
@@ -355,21 +389,23 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
     // `drawn` is reserved for every row, so pointers into it stay valid.
     drawn.push_back(layout_track(row.run->trace, row.run->index, row.track, run_view, options));
     const TrackDraw& draw = drawn.back();
-    const bool mouse_in_row = hovered && mouse_y >= row.y && mouse_y < row.y + kTrackHeight;
-    dl->PushClipRect(ImVec2(area_x, top), ImVec2(area_x + track_w, top + kTrackHeight), true);
+    const bool mouse_in_row = hovered && mouse_y >= row.y && mouse_y < row.y + m.track_height;
+    dl->PushClipRect(ImVec2(area_x, top), ImVec2(area_x + track_w, top + m.track_height), true);
     for (const DrawRect& rect : draw.rects) {
-      ImVec2 a(area_x + rect.x0, top + 1), b(area_x + rect.x1, top + kTrackHeight - 1);
+      ImVec2 a(area_x + rect.x0, top + 1), b(area_x + rect.x1, top + m.track_height - 1);
       if (b.x - a.x > 4) b.x -= 1;  // a one-pixel gap keeps back-to-back events apart
       dl->AddRectFilled(a, b, rect.color);
-      if (rect.highlighted) dl->AddRect(a, b, pack_rgba(kHighlightRgb), 0, 0, 2.0f);
+      if (rect.highlighted) dl->AddRect(a, b, pack_rgba(kHighlightRgb), 0, 0, m.line_width);
       if (!row.baseline && rect.merged == 1 && rect.event == state.selected) {
-        dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), pack_rgba(kSelectionRgb), 0, 0, 2.0f);
+        const float out = m.line_width / 2;
+        dl->AddRect(ImVec2(a.x - out, a.y - out), ImVec2(b.x + out, b.y + out), pack_rgba(kSelectionRgb), 0, 0,
+                    m.line_width);
       }
       if (rect.label_chars > 0) {
         const std::string& name = label_text(row.run->trace, row.run->trace.events[static_cast<size_t>(rect.event)],
                                              options.prefer_instruction);
         std::string text = rect.label_truncated ? shorten_middle(name, rect.label_chars) : name;
-        dl->AddText(ImVec2(std::max(a.x, area_x) + options.label_pad_px, top + 4), label_color(rect.color),
+        dl->AddText(ImVec2(std::max(a.x, area_x) + options.label_pad_px, top + text_y), label_color(rect.color),
                     text.c_str());
       }
       if (mouse_in_row && hovered_rect == nullptr && mouse_x >= rect.x0 - 1 && mouse_x <= rect.x1 + 1) {
@@ -399,12 +435,12 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
       const auto& ev = cur.trace.events[e];
       const Row& row = rows[current_row_of[cur.index.track_of[e]]];
       float x = area_x + std::clamp(view.to_px(at_end ? ev.end_ns : ev.start_ns, track_w), -10.0f, track_w + 10);
-      return ImVec2(x, origin.y + row.y + kTrackHeight / 2);
+      return ImVec2(x, origin.y + row.y + m.track_height / 2);
     };
     auto sel = static_cast<uint32_t>(state.selected);
     dl->PushClipRect(ImVec2(area_x, clip_min.y), ImVec2(area_x + track_w, clip_max.y), true);
-    for (uint32_t src : waits_of(cur.index, sel)) draw_arrow(dl, point(src, true), point(sel, false));
-    for (uint32_t dst : waited_by(cur.index, sel)) draw_arrow(dl, point(sel, true), point(dst, false));
+    for (uint32_t src : waits_of(cur.index, sel)) draw_arrow(dl, point(src, true), point(sel, false), m);
+    for (uint32_t dst : waited_by(cur.index, sel)) draw_arrow(dl, point(sel, true), point(dst, false), m);
     dl->PopClipRect();
   }
 
@@ -413,7 +449,7 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
     out.push_back(ZoomAt{std::pow(0.85, static_cast<double>(io.MouseWheel)), view.to_ns(mouse_x, track_w)});
   }
   // The measured range stays until cleared (Esc, or "clear" in Statistics).
-  if (state.range) draw_measure(*state.range, view, track_w, area_x, clip_min.y, clip_max.y);
+  if (state.range) draw_measure(*state.range, view, track_w, area_x, clip_min.y, clip_max.y, m);
   // Right-drag zooms to a range; shift-drag measures one (Δt and its
   // statistics), as do two shift-clicks.
   if (hovered && (ImGui::IsMouseClicked(ImGuiMouseButton_Right) || (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && io.KeyShift))) {
@@ -427,7 +463,8 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
                       ui.range_measure ? IM_COL32(255, 220, 120, 50) : IM_COL32(120, 160, 255, 60));
     std::string span = (ui.range_measure ? "dt " : "") +
                        format_duration(static_cast<int64_t>((x1 - x0) * view.ns_per_px(track_w)));
-    dl->AddText(ImVec2(area_x + x1 + 4, io.MousePos.y - 16), kTextColor, span.c_str());
+    dl->AddText(ImVec2(area_x + x1 + m.text_pad, io.MousePos.y - ImGui::GetFontSize() - 3 * m.scale), kTextColor,
+                span.c_str());
     if (!ImGui::IsMouseDown(ImGuiMouseButton_Left) && !ImGui::IsMouseDown(ImGuiMouseButton_Right)) {
       ui.range_dragging = false;
       const int64_t t0 = view.to_ns(x0, track_w), t1 = view.to_ns(x1, track_w);
