@@ -84,6 +84,14 @@ void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t i
     launch_ns = 0;
   }
   auto [name, kind] = name_and_kind(thunk);
+  if (work && kind == EventKind::kOther) {
+    // A fusion says by its content what it is: a Triton GEMM fusion is a
+    // GEMM, a loop or reduction fusion elementwise work.
+    if (work->work_class == WorkClass::kGemm || work->work_class == WorkClass::kConvolution) kind = EventKind::kGemm;
+    if (work->work_class == WorkClass::kFusion || work->work_class == WorkClass::kReduction) {
+      kind = EventKind::kElementwise;
+    }
+  }
   uint32_t event = emit(device, stream, thunk, index, kind, name, now_ + launch_ns);
   if (work && work->work_class != WorkClass::kThunk) {
     // The event reports what the content analysis counted.

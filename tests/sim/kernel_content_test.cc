@@ -310,6 +310,8 @@ TEST(KernelContent, EngineCostsByContentAndCountsOpaqueCustomCalls) {
     if (text == kTritonGemm) {
       ASSERT_EQ(t.events.size(), 1u);
       EXPECT_EQ(t.events[0].flops, int64_t{2} * 8192 * 2048 * 2048);
+      // A Triton GEMM fusion is drawn and counted as a GEMM, not "other".
+      EXPECT_EQ(t.events[0].kind, trace::EventKind::kGemm);
       EXPECT_GE(static_cast<double>(t.events[0].end_ns - t.events[0].start_ns), 68.7e9 / 989e12 * 1e9);
       EXPECT_TRUE(t.counters.empty());
     } else {
@@ -318,6 +320,25 @@ TEST(KernelContent, EngineCostsByContentAndCountsOpaqueCustomCalls) {
       EXPECT_TRUE(counted);
     }
   }
+}
+
+TEST(KernelContent, LoopFusionEventsAreElementwise) {
+  Parsed p = parse(R"(HloModule m, is_scheduled=true
+%fused (a: f32[1024]) -> f32[1024] {
+  %a = f32[1024]{0} parameter(0)
+  ROOT %t = f32[1024]{0} tanh(%a)
+}
+ENTRY %main (x: f32[1024]) -> f32[1024] {
+  %x = f32[1024]{0} parameter(0)
+  ROOT %loop_tanh_fusion = f32[1024]{0} fusion(%x), kind=kLoop, calls=%fused
+}
+)");
+  Result<sched::LoweredProgram> lowered = sched::lower(p.module, {});
+  ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
+  Result<exec::RunOutput> out = make_sim_backend(h200())->run(*lowered, exec::RunOptions{});
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  ASSERT_EQ(out->trace.events.size(), 1u);
+  EXPECT_EQ(out->trace.events[0].kind, trace::EventKind::kElementwise);
 }
 
 }  // namespace
