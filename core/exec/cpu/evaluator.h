@@ -99,6 +99,8 @@ class Evaluator {
   // reduce-window, select-and-scatter, rng-bit-generator, tokens, barriers.
   static bool is_extended(hlo::Opcode op);
   Result<Value> evaluate_extended(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
+  // scan (evaluator_scan.cc): to_apply once per index of the scanned dimension.
+  Result<Value> evaluate_scan(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
 
   Status located(const hlo::Instruction& inst, const Status& status) const;
   int stream_for(const hlo::Instruction& inst, const Scope& scope) const;

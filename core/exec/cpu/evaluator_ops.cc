@@ -40,6 +40,7 @@ bool Evaluator::is_extended(Opcode op) {
     case Opcode::kGather: case Opcode::kScatter: case Opcode::kPad: case Opcode::kReverse: case Opcode::kSort:
     case Opcode::kTopK: case Opcode::kReduceWindow: case Opcode::kSelectAndScatter:
     case Opcode::kOptimizationBarrier: case Opcode::kAfterAll: case Opcode::kAddDependency:
+    case Opcode::kRngBitGenerator: case Opcode::kScan:
       return true;
     default:
       return false;
@@ -93,6 +94,11 @@ Result<Value> Evaluator::evaluate_extended(const hlo::Instruction& inst, const s
     case Opcode::kReverse:
       SL_RETURN_IF_ERROR(need(1));
       return single(inst, eval_reverse(inst, *arrays[0]));
+    case Opcode::kRngBitGenerator:
+      SL_RETURN_IF_ERROR(need(1));
+      return pack(inst, eval_rng_bit_generator(inst, *arrays[0], result_leaves(inst.shape)));
+    case Opcode::kScan:
+      return evaluate_scan(inst, operands);
     case Opcode::kTopK:
       SL_RETURN_IF_ERROR(need(1));
       return pack(inst, eval_topk(inst, *arrays[0], result_leaves(inst.shape)));

@@ -84,4 +84,10 @@ Result<std::vector<Literal>> eval_sort(const hlo::Instruction& instruction, cons
 Result<std::vector<Literal>> eval_topk(const hlo::Instruction& instruction, const Literal& operand,
                                        const std::vector<hlo::Shape>& result_shapes);
 
+// rng-bit-generator (state u64[n] -> (state, bits)): algorithm=rng_three_fry
+// or rng_philox (rng_default: Philox, as on GPU), bit for bit as XLA's
+// RngBitGeneratorExpander computes them.
+Result<std::vector<Literal>> eval_rng_bit_generator(const hlo::Instruction& instruction, const Literal& state,
+                                                    const std::vector<hlo::Shape>& result_shapes);
+
 }  // namespace sl::exec::cpu
