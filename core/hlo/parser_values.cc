@@ -266,7 +266,10 @@ bool Parser::read_layout(bool before_body, Shape& shape) {
     return fail(at, fmt::format("layout names {} of the {} dimensions", count, rank));
   }
   if (rank > 1) shape.minor_to_major = std::move(minor_to_major);
-  return skip_balanced();
+  const size_t begin = cur_.begin;
+  if (!skip_balanced()) return false;
+  shape.layout = std::string(lexer_.text().substr(begin, prev_.end - begin));
+  return true;
 }
 
 bool Parser::skip_balanced() {
