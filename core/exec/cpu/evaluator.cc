@@ -238,6 +238,8 @@ Result<Value> Evaluator::evaluate_op(const hlo::Instruction& inst, const hlo::In
   switch (op) {
     case Opcode::kCustomCall:
       return evaluate_custom_call(inst, operands);
+    case Opcode::kSend: case Opcode::kRecv: case Opcode::kSendDone: case Opcode::kRecvDone:
+      return evaluate_p2p(inst, operands);
     case Opcode::kReduce:
       return evaluate_reduce(inst, operands);
     case Opcode::kFusion: {
@@ -308,6 +310,12 @@ Result<Value> Evaluator::evaluate_op(const hlo::Instruction& inst, const hlo::In
 
 Result<Value> Evaluator::evaluate_custom_call(const hlo::Instruction& inst, const std::vector<const Value*>& operands) {
   const std::string& target = inst.custom_call_target;
+  // JAX's sharding annotation (before XLA's SPMD partitioner) leaves its
+  // operand as it is: a module that still has it is the global program.
+  if (target == "Sharding" && operands.size() == 1 && !operands[0]->is_tuple() &&
+      operands[0]->literal().shape == inst.shape) {
+    return *operands[0];
+  }
   if (target != "__cublas$gemm" && target != "__cublas$lt$matmul") {
     return op_error(inst, fmt::format("custom_call_target=\"{}\" is an opaque kernel the cpu backend cannot "
                                       "evaluate (it evaluates \"__cublas$gemm\" and \"__cublas$lt$matmul\"; "
