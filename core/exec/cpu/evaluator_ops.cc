@@ -40,7 +40,8 @@ bool Evaluator::is_extended(Opcode op) {
     case Opcode::kGather: case Opcode::kScatter: case Opcode::kPad: case Opcode::kReverse: case Opcode::kSort:
     case Opcode::kTopK: case Opcode::kReduceWindow: case Opcode::kSelectAndScatter:
     case Opcode::kOptimizationBarrier: case Opcode::kAfterAll: case Opcode::kAddDependency:
-    case Opcode::kRngBitGenerator: case Opcode::kScan:
+    case Opcode::kRngBitGenerator: case Opcode::kScan: case Opcode::kBatchNormInference:
+    case Opcode::kBatchNormTraining: case Opcode::kBatchNormGrad:
       return true;
     default:
       return false;
@@ -99,6 +100,8 @@ Result<Value> Evaluator::evaluate_extended(const hlo::Instruction& inst, const s
       return pack(inst, eval_rng_bit_generator(inst, *arrays[0], result_leaves(inst.shape)));
     case Opcode::kScan:
       return evaluate_scan(inst, operands);
+    case Opcode::kBatchNormInference: case Opcode::kBatchNormTraining: case Opcode::kBatchNormGrad:
+      return pack(inst, eval_batch_norm(inst, arrays, result_leaves(inst.shape)));
     case Opcode::kTopK:
       SL_RETURN_IF_ERROR(need(1));
       return pack(inst, eval_topk(inst, *arrays[0], result_leaves(inst.shape)));

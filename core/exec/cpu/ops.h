@@ -84,6 +84,11 @@ Result<std::vector<Literal>> eval_sort(const hlo::Instruction& instruction, cons
 Result<std::vector<Literal>> eval_topk(const hlo::Instruction& instruction, const Literal& operand,
                                        const std::vector<hlo::Shape>& result_shapes);
 
+// batch-norm-inference (one result), batch-norm-training and batch-norm-grad
+// (three), with epsilon= and feature_index= from the instruction.
+Result<std::vector<Literal>> eval_batch_norm(const hlo::Instruction& instruction, const Operands& operands,
+                                             const std::vector<hlo::Shape>& result_shapes);
+
 // rng-bit-generator (state u64[n] -> (state, bits)): algorithm=rng_three_fry
 // or rng_philox (rng_default: Philox, as on GPU), bit for bit as XLA's
 // RngBitGeneratorExpander computes them.
