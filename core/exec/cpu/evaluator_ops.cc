@@ -41,7 +41,7 @@ bool Evaluator::is_extended(Opcode op) {
     case Opcode::kTopK: case Opcode::kReduceWindow: case Opcode::kSelectAndScatter:
     case Opcode::kOptimizationBarrier: case Opcode::kAfterAll: case Opcode::kAddDependency:
     case Opcode::kRngBitGenerator: case Opcode::kScan: case Opcode::kBatchNormInference:
-    case Opcode::kBatchNormTraining: case Opcode::kBatchNormGrad:
+    case Opcode::kBatchNormTraining: case Opcode::kBatchNormGrad: case Opcode::kConvolution:
       return true;
     default:
       return false;
@@ -100,6 +100,9 @@ Result<Value> Evaluator::evaluate_extended(const hlo::Instruction& inst, const s
       return pack(inst, eval_rng_bit_generator(inst, *arrays[0], result_leaves(inst.shape)));
     case Opcode::kScan:
       return evaluate_scan(inst, operands);
+    case Opcode::kConvolution:
+      SL_RETURN_IF_ERROR(need(2));
+      return single(inst, eval_convolution(inst, *arrays[0], *arrays[1], inst.shape));
     case Opcode::kBatchNormInference: case Opcode::kBatchNormTraining: case Opcode::kBatchNormGrad:
       return pack(inst, eval_batch_norm(inst, arrays, result_leaves(inst.shape)));
     case Opcode::kTopK:

@@ -84,6 +84,11 @@ Result<std::vector<Literal>> eval_sort(const hlo::Instruction& instruction, cons
 Result<std::vector<Literal>> eval_topk(const hlo::Instruction& instruction, const Literal& operand,
                                        const std::vector<hlo::Shape>& result_shapes);
 
+// convolution with window=, dim_labels=, feature_group_count= and
+// batch_group_count= (a direct loop; sums in double).
+Result<Literal> eval_convolution(const hlo::Instruction& instruction, const Literal& lhs, const Literal& rhs,
+                                 const hlo::Shape& result_shape);
+
 // batch-norm-inference (one result), batch-norm-training and batch-norm-grad
 // (three), with epsilon= and feature_index= from the instruction.
 Result<std::vector<Literal>> eval_batch_norm(const hlo::Instruction& instruction, const Operands& operands,
