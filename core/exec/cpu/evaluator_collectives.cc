@@ -98,6 +98,14 @@ Result<Value> Evaluator::evaluate_collective(const hlo::Instruction& inst, const
         SL_ASSIGN_OR_RETURN(out, all_to_all_result(inst, inputs, group.rank, result_shapes));
         break;
       }
+      case Opcode::kCollectiveBroadcast: {
+        // Every member gets the operand of its group's first device.
+        if (inputs.empty() || inputs[0]->size() != result_shapes.size()) {
+          return op_error(inst, "operand and result counts differ");
+        }
+        out.assign(inputs[0]->begin(), inputs[0]->end());
+        break;
+      }
       default:
         return op_error(inst, "is not supported by the cpu backend");
     }

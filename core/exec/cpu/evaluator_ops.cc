@@ -39,7 +39,7 @@ bool Evaluator::is_extended(Opcode op) {
   switch (op) {
     case Opcode::kGather: case Opcode::kScatter: case Opcode::kPad: case Opcode::kReverse: case Opcode::kSort:
     case Opcode::kTopK: case Opcode::kReduceWindow: case Opcode::kSelectAndScatter:
-    case Opcode::kOptimizationBarrier: case Opcode::kAfterAll: case Opcode::kAddDependency:
+    case Opcode::kOptimizationBarrier: case Opcode::kAfterAll: case Opcode::kAddDependency: case Opcode::kDomain:
     case Opcode::kRngBitGenerator: case Opcode::kScan: case Opcode::kBatchNormInference:
     case Opcode::kBatchNormTraining: case Opcode::kBatchNormGrad: case Opcode::kConvolution:
       return true;
@@ -73,6 +73,9 @@ Result<Value> Evaluator::evaluate_extended(const hlo::Instruction& inst, const s
       return *operands[0];
     case Opcode::kAddDependency:
       if (operands.empty()) return op_error(inst, "needs an operand");
+      return *operands[0];
+    case Opcode::kDomain:  // a sharding-domain marker: its operand passes through
+      if (operands.size() != 1) return op_error(inst, "takes one operand");
       return *operands[0];
     case Opcode::kAfterAll:
       return Value::of(Literal{hlo::Shape::token(), {}});
