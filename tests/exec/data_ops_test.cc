@@ -166,5 +166,13 @@ ENTRY main {
   EXPECT_EQ(values_of(r), (V{8, 10, 20, 22}));
 }
 
+// domain marks a sharding boundary; its value is its operand's.
+TEST(DataOps, DomainPassesItsOperandThrough) {
+  EXPECT_EQ(values_of(run_hlo(entry("  a = f32[2] constant({1, 2})\n"
+                                    "  ROOT d = f32[2] domain(a), domain={kind=\"sharding\", entry={maximal device=0}, "
+                                    "exit={maximal device=1}}"))),
+            (V{1, 2}));
+}
+
 }  // namespace
 }  // namespace sl::exec
