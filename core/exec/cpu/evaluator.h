@@ -84,6 +84,8 @@ class Evaluator {
                                     const std::vector<const Value*>& operands);
   Result<Value> evaluate_collective(const hlo::Instruction& inst, const hlo::Instruction& key,
                                     const std::vector<const Value*>& operands);
+  Result<Value> evaluate_in_place_permute(const hlo::Instruction& inst, const hlo::Instruction& key,
+                                          const std::vector<const Value*>& operands);
   Result<Value> evaluate_custom_call(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
   Result<Value> evaluate_reduce(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
 
