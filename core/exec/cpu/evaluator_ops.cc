@@ -42,6 +42,7 @@ bool Evaluator::is_extended(Opcode op) {
     case Opcode::kOptimizationBarrier: case Opcode::kAfterAll: case Opcode::kAddDependency: case Opcode::kDomain:
     case Opcode::kRngBitGenerator: case Opcode::kScan: case Opcode::kBatchNormInference:
     case Opcode::kBatchNormTraining: case Opcode::kBatchNormGrad: case Opcode::kConvolution:
+    case Opcode::kCholesky: case Opcode::kTriangularSolve:
       return true;
     default:
       return false;
@@ -103,6 +104,12 @@ Result<Value> Evaluator::evaluate_extended(const hlo::Instruction& inst, const s
       return pack(inst, eval_rng_bit_generator(inst, *arrays[0], result_leaves(inst.shape)));
     case Opcode::kScan:
       return evaluate_scan(inst, operands);
+    case Opcode::kCholesky:
+      SL_RETURN_IF_ERROR(need(1));
+      return single(inst, eval_cholesky(inst, *arrays[0]));
+    case Opcode::kTriangularSolve:
+      SL_RETURN_IF_ERROR(need(2));
+      return single(inst, eval_triangular_solve(inst, *arrays[0], *arrays[1]));
     case Opcode::kConvolution:
       SL_RETURN_IF_ERROR(need(2));
       return single(inst, eval_convolution(inst, *arrays[0], *arrays[1], inst.shape));

@@ -89,6 +89,11 @@ Result<std::vector<Literal>> eval_topk(const hlo::Instruction& instruction, cons
 Result<Literal> eval_convolution(const hlo::Instruction& instruction, const Literal& lhs, const Literal& rhs,
                                  const hlo::Shape& result_shape);
 
+// cholesky (lower=) and triangular-solve (left_side=, lower=, unit_diagonal=,
+// transpose_a=) over the two minor dimensions.
+Result<Literal> eval_cholesky(const hlo::Instruction& instruction, const Literal& a);
+Result<Literal> eval_triangular_solve(const hlo::Instruction& instruction, const Literal& a, const Literal& b);
+
 // batch-norm-inference (one result), batch-norm-training and batch-norm-grad
 // (three), with epsilon= and feature_index= from the instruction.
 Result<std::vector<Literal>> eval_batch_norm(const hlo::Instruction& instruction, const Operands& operands,
