@@ -240,6 +240,26 @@ Result<Value> Evaluator::evaluate_op(const hlo::Instruction& inst, const hlo::In
       return evaluate_custom_call(inst, operands);
     case Opcode::kSend: case Opcode::kRecv: case Opcode::kSendDone: case Opcode::kRecvDone:
       return evaluate_p2p(inst, operands);
+    case Opcode::kConstant:
+      if (inst.shape.is_tuple()) {
+        // The parser keeps every leaf's values in order, each leaf row-major.
+        std::vector<Literal> leaves;
+        size_t next = 0;
+        for (const hlo::Shape* leaf : inst.shape.leaves()) {
+          const auto n = static_cast<size_t>(leaf->element_count());
+          if (!leaf->is_array() || hlo::is_complex(leaf->type) || next + n > inst.literal.size()) {
+            return op_error(inst, "has a tuple element the cpu backend cannot hold (complex or token)");
+          }
+          Literal l{*leaf, std::vector<double>(inst.literal.begin() + static_cast<std::ptrdiff_t>(next),
+                                               inst.literal.begin() + static_cast<std::ptrdiff_t>(next + n))};
+          for (double& v : l.values) v = round_to_type(v, leaf->type);
+          leaves.push_back(std::move(l));
+          next += n;
+        }
+        size_t taken = 0;
+        return value_from_leaves(inst.shape, leaves, &taken);
+      }
+      break;
     case Opcode::kReduce:
       return evaluate_reduce(inst, operands);
     case Opcode::kFusion: {
