@@ -149,6 +149,8 @@ class Parser {
   bool parse_bracket_int_list(std::vector<int64_t>& values);  // [1,2]
   bool parse_literal(Instruction& instruction);
   bool parse_literal_level(const Shape& shape, size_t depth, std::vector<double>& values);
+  // `( {1, 2}, ({3}, 4) )`: every leaf's values in order.
+  bool parse_tuple_literal(const Shape& shape, size_t depth, std::vector<double>& values);
   bool parse_literal_scalar(PrimitiveType type, std::vector<double>& values);
   bool parse_replica_groups(ReplicaGroups& groups);
   bool parse_slice(std::vector<SliceDim>& slice);

@@ -75,8 +75,8 @@ std::string instruction_difference(const Instruction& a, const Instruction& b) {
   if (a.name != b.name) return fmt::format("names differ (%{} vs %{})", a.name, b.name);
   if (a.opcode != b.opcode) return fmt::format("opcodes differ ({} vs {})", opcode_name(a.opcode), opcode_name(b.opcode));
   if (a.async_wrapped != b.async_wrapped) return "async_wrapped differs";
-  if (a.shape != b.shape || to_string(a.shape) != to_string(b.shape)) {
-    return fmt::format("shapes differ ({} vs {})", to_string(a.shape), to_string(b.shape));
+  if (a.shape != b.shape || to_string_with_layout(a.shape) != to_string_with_layout(b.shape)) {
+    return fmt::format("shapes differ ({} vs {})", to_string_with_layout(a.shape), to_string_with_layout(b.shape));
   }
   if (a.operands != b.operands) return "operands differ";
   if (a.is_root != b.is_root) return "ROOT marks differ";

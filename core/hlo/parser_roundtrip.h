@@ -1,6 +1,6 @@
 #pragma once
 // Structural comparison of two modules, for printer round trips (tests and
-// the parser fuzzer): names, opcodes, shapes, operands, typed attributes and
+// the parser fuzzer): names, opcodes, shapes with their layouts, operands, typed attributes and
 // called computations. Source locations, raw literal text and warnings are
 // not compared.
 

@@ -266,7 +266,10 @@ bool Parser::read_layout(bool before_body, Shape& shape) {
     return fail(at, fmt::format("layout names {} of the {} dimensions", count, rank));
   }
   if (rank > 1) shape.minor_to_major = std::move(minor_to_major);
-  return skip_balanced();
+  const size_t begin = cur_.begin;
+  if (!skip_balanced()) return false;
+  shape.layout = std::string(lexer_.text().substr(begin, prev_.end - begin));
+  return true;
 }
 
 bool Parser::skip_balanced() {
@@ -361,10 +364,10 @@ bool Parser::parse_literal(Instruction& instruction) {
   if (shape.is_token()) return fail(instruction.opcode_loc, "token constants are not supported");
   size_t begin = cur_.begin;
   if (shape.is_tuple()) {
-    // `constant(( {1, 2}, {3} ))`: kept as written, values not read (no
-    // backend evaluates tuple constants; XLA itself rarely prints them).
-    if (!is(TokenKind::kLparen)) return fail_expected("'(' to open a tuple constant");
-    if (!skip_balanced()) return false;
+    // `constant(( {1, 2}, {3} ))`: the leaves' values in order.
+    std::vector<double> values;
+    if (!parse_tuple_literal(shape, 0, values)) return false;
+    instruction.literal = std::move(values);
   } else if (is(TokenKind::kLbrace) && peek_next().kind == TokenKind::kEllipsis) {
     // A large constant elided by the dump (`constant({...})`): no values.
     advance();
@@ -378,13 +381,35 @@ bool Parser::parse_literal(Instruction& instruction) {
   std::string_view written = trim(text_.substr(begin, prev_.end - begin));
   // A comment inside the literal could swallow the closing ')' when printed
   // on one line; leave the text empty so the printer writes the values
-  // (tuple constants, whose values are not read, keep a one-line copy).
+  // (tuple constants keep a one-line copy: the printer writes no tuples).
   if (shape.is_tuple()) {
     instruction.literal_text = one_line(written);
   } else if (written.find("//") == std::string_view::npos && written.find("/*") == std::string_view::npos) {
     instruction.literal_text = std::string(written);
   }
   return expect(TokenKind::kRparen, "')' after the constant value");
+}
+
+bool Parser::parse_tuple_literal(const Shape& shape, size_t depth, std::vector<double>& values) {
+  if (depth >= static_cast<size_t>(kMaxNesting)) {
+    return fail_here(fmt::format("constant nests deeper than {} levels", kMaxNesting));
+  }
+  SourceLoc loc = cur_.loc;
+  if (!expect(TokenKind::kLparen, "'(' to open a tuple constant")) return false;
+  for (size_t i = 0; i < shape.elements.size(); ++i) {
+    if (i > 0 && !expect(TokenKind::kComma, "',' between the elements of a tuple constant")) return false;
+    const Shape& element = shape.elements[i];
+    if (element.is_token()) return fail_here("token constants are not supported");
+    if (element.is_tuple() ? !parse_tuple_literal(element, depth + 1, values)
+                           : !parse_literal_level(element, 0, values)) {
+      return false;
+    }
+  }
+  if (!is(TokenKind::kRparen)) {
+    return fail(loc, fmt::format("tuple constant has more elements than its shape {}", to_string(shape)));
+  }
+  advance();
+  return true;
 }
 
 bool Parser::parse_literal_level(const Shape& shape, size_t depth, std::vector<double>& values) {

@@ -152,7 +152,7 @@ std::string print_instruction(const Module& module, const Computation& computati
                                   static_cast<size_t>(computation.root) < computation.instructions.size() &&
                                   &computation.instructions[static_cast<size_t>(computation.root)] == &inst);
   if (is_root) out += "ROOT ";
-  out += "%" + inst.name + " = " + to_string(inst.shape) + " ";
+  out += "%" + inst.name + " = " + to_string_with_layout(inst.shape) + " ";
   Opcode op = inst.async_wrapped.value_or(inst.opcode);
   if (inst.async_wrapped) {
     out += opcode_name(*inst.async_wrapped);
@@ -273,9 +273,9 @@ std::string print_module(const Module& module) {
         int index = i < computation.parameters.size() ? computation.parameters[i] : -1;
         bool named = index >= 0 && static_cast<size_t>(index) < computation.instructions.size();
         out += named ? computation.instructions[static_cast<size_t>(index)].name : fmt::format("p{}", i);
-        out += ": " + to_string(params[i]);
+        out += ": " + to_string_with_layout(params[i]);
       }
-      out += ") -> " + to_string(*computation.declared_result);
+      out += ") -> " + to_string_with_layout(*computation.declared_result);
     }
     out += " {\n";
     for (const Instruction& inst : computation.instructions) {

@@ -209,23 +209,11 @@ Result<PermutePeers> permute_peers(const Instruction& collective_permute, int64_
                                          space));
       }
     }
-    // An in-place permute of several slices repeats its pairs: the same peer
-    // again is one more slice, another peer is an error.
-    if (source == self) {
-      if (peers.send_to != -1 && peers.send_to != to_device(target)) {
-        return invalid_input(fmt::format("'{}': source {} appears twice in source_target_pairs",
-                                         collective_permute.name, source));
-      }
-      peers.send_to = to_device(target);
-    }
-    if (target == self) {
-      if (peers.recv_from != -1 && peers.recv_from != to_device(source)) {
-        return invalid_input(fmt::format("'{}': target {} appears twice in source_target_pairs",
-                                         collective_permute.name, target));
-      }
-      peers.recv_from = to_device(source);
-    }
+    if (source == self) peers.sends.push_back(to_device(target));
+    if (target == self) peers.receives.push_back(to_device(source));
   }
+  if (!peers.sends.empty()) peers.send_to = peers.sends.front();
+  if (!peers.receives.empty()) peers.recv_from = peers.receives.front();
   return peers;
 }
 

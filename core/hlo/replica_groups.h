@@ -41,9 +41,15 @@ Result<DeviceGroup> group_of(const Instruction& collective, int64_t device, int6
 // collective-permute: the peers of `device` (global ids; -1 = none). The ids in
 // source_target_pairs are replica ids (cross-replica) or partition ids
 // (cross-partition), so a pair connects devices of the same partition / replica.
+// An in-place permute of N slices may name a device up to N times, to as many
+// peers (XLA's CheckDuplicatedSourceOrTarget, which the verifier applies):
+// `sends` / `receives` hold every pair's peer in pair order, and send_to /
+// recv_from the first.
 struct PermutePeers {
   int64_t send_to = -1;
   int64_t recv_from = -1;
+  std::vector<int64_t> sends;
+  std::vector<int64_t> receives;
 };
 Result<PermutePeers> permute_peers(const Instruction& collective_permute, int64_t device,
                                    int64_t replica_count, int64_t num_partitions);

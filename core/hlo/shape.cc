@@ -164,12 +164,14 @@ bool Shape::operator==(const Shape& other) const {
   return type == other.type && dims == other.dims && elements == other.elements;
 }
 
-std::string to_string(const Shape& shape) {
+namespace {
+
+std::string shape_text(const Shape& shape, bool layouts) {
   if (shape.is_tuple()) {
     std::string out = "(";
     for (size_t i = 0; i < shape.elements.size(); ++i) {
       if (i) out += ", ";
-      out += to_string(shape.elements[i]);
+      out += shape_text(shape.elements[i], layouts);
     }
     return out + ")";
   }
@@ -185,7 +187,15 @@ std::string to_string(const Shape& shape) {
     if (dynamic == 1) out += "<=";
     out += std::to_string(shape.dims[i]);
   }
-  return out + "]";
+  out += "]";
+  if (layouts) out += shape.layout;
+  return out;
 }
+
+}  // namespace
+
+std::string to_string(const Shape& shape) { return shape_text(shape, false); }
+
+std::string to_string_with_layout(const Shape& shape) { return shape_text(shape, true); }
 
 }  // namespace sl::hlo

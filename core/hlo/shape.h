@@ -46,6 +46,9 @@ struct Shape {
   // when none was written or the rank is below 2 (row-major). Not part of
   // operator== (XLA compares shapes without layouts here too).
   std::vector<int64_t> minor_to_major;
+  // The layout exactly as written, tiles and memory space included
+  // (`{1,0:T(8,128)S(1)}`); empty when none was. The printer writes it back.
+  std::string layout;
   // True when the layout is row-major: none written, or {rank-1, ..., 0}.
   bool is_row_major() const;
 
@@ -69,5 +72,8 @@ struct Shape {
 
 // "f32[4,2]", "(bf16[8], s32[])", "token[]". Parses back with the parser.
 std::string to_string(const Shape& shape);
+// The same with each array's layout as the module wrote it, as XLA prints
+// shapes: "f32[4,2]{0,1}", "(bf16[8]{0}, s32[])".
+std::string to_string_with_layout(const Shape& shape);
 
 }  // namespace sl::hlo

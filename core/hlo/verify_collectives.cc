@@ -213,6 +213,18 @@ void check_result(const Site& site, Opcode op, const Shape& result, const Shape&
   }
 }
 
+// XLA's CeilOfRatio of the first operand's and result's sizes in the
+// gathered (scattered) dimension; 0 when the shapes do not say.
+int64_t shard_count_from_shapes(const Site& site, Opcode op, const Shape& result, int64_t dimension) {
+  const Shape& in = site.operand_shape(0);
+  const Shape& out = result.is_tuple() ? (result.elements.empty() ? result : result.elements[0]) : result;
+  if (!in.is_array() || !out.is_array() || dimension >= in.rank() || dimension >= out.rank()) return 0;
+  const int64_t a = in.dims[static_cast<size_t>(dimension)], b = out.dims[static_cast<size_t>(dimension)];
+  const int64_t num = op == Opcode::kAllGather ? b : a, den = op == Opcode::kAllGather ? a : b;
+  if (num <= 0 || den <= 0) return 0;
+  return (num + den - 1) / den;
+}
+
 }  // namespace
 
 bool is_in_place_permute(const Site& site) {
@@ -267,6 +279,13 @@ void verify_collective(const Site& site, Opcode op, const Shape* result) {
     return;
   }
 
+  if ((op == Opcode::kAllGather || op == Opcode::kReduceScatter) && *group_size == 1) {
+    // XLA skips the group check when the group has one member (its counts
+    // default to 1) and takes the shard count from the shapes instead.
+    if (const int64_t shards = shard_count_from_shapes(site, op, *result, *dimension); shards > 0) {
+      group_size = shards;
+    }
+  }
   const std::vector<const Shape*> in = site.operand_shapes();
   Result<Shape> expected = op == Opcode::kAllGather        ? infer_all_gather_shape(in, *dimension, *group_size)
                            : op == Opcode::kReduceScatter ? infer_reduce_scatter_shape(in, *dimension, *group_size)

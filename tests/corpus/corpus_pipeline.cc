@@ -115,7 +115,13 @@ Outcome run_stages_reporting(const Entry& entry, const std::function<void(Stage)
   advance(Stage::kParse);
   // The counts XLA's test gives its HloModuleConfig, applied before verifying
   // as `--replicas` / `--partitions` are (the rest inferred, as check does).
-  hlo::settle_device_counts(*module, entry.replicas, entry.partitions);
+  // XLA's parser lets a header count other than 1 replace the config's
+  // (hlo_parser.cc, ParseHloModule), so the header wins here too.
+  const int64_t replicas =
+      module->replica_count_declared && module->replica_count != 1 ? 0 : entry.replicas;
+  const int64_t partitions =
+      module->num_partitions_declared && module->num_partitions != 1 ? 0 : entry.partitions;
+  hlo::settle_device_counts(*module, replicas, partitions);
   Status verified = hlo::verify_status(*module);
   if (!verified) {
     out.detail = failed(Stage::kCheck, verified.message());

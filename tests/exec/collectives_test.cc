@@ -134,6 +134,47 @@ TEST(CollectivePermute, CrossPartitionSwap) {
   expect_devices(r, {{2, 3}, {-5, -4}, {5, -5}, {-2, -1}});
 }
 
+// The first device of each group broadcasts (XLA's collective_ops_e2e_test
+// AsyncCollectiveBroadcast expects {11, 11} on both replicas of group {1,0}).
+TEST(CollectiveBroadcast, FirstOfEachGroupBroadcasts) {
+  auto xla = run_hlo(R"(HloModule test, replica_count=2
+ENTRY test_computation {
+  replica = u32[] replica-id()
+  ten = u32[] constant(10)
+  sum = u32[] add(replica, ten)
+  p = u32[2] broadcast(sum), dimensions={}
+  bcast = u32[2] collective-broadcast(p), replica_groups={{1, 0}}
+  ROOT res = u32[2] copy(bcast)
+})");
+  EXPECT_EQ(values_of(xla, 0), (V{11, 11}));
+  EXPECT_EQ(values_of(xla, 1), (V{11, 11}));
+  // Cross-replica groups {1,0} within each partition: replica 1's operand.
+  auto r = run_hlo(module("  ROOT cb = f32[2] collective-broadcast(x), replica_groups={{1,0}}"));
+  expect_devices(r, {{-2, -1}, {5, -5}, {-2, -1}, {5, -5}});
+}
+
+// In place: replica 0's [2,1] slice of ones lands in replica 1's output at
+// (0, 2); replica 0 receives nothing and keeps its output operand.
+TEST(CollectivePermute, InPlaceSliceLandsAtTheOutputOffsets) {
+  auto r = run_hlo(R"(HloModule t, replica_count=2
+ENTRY main {
+  id = u32[] replica-id()
+  idf = f32[] convert(id)
+  one = f32[] constant(1)
+  v = f32[] add(idf, one)
+  input = f32[2,2] broadcast(v), dimensions={}
+  seven = f32[] constant(7)
+  output = f32[2,4] broadcast(seven), dimensions={}
+  c0 = s32[] constant(0)
+  c2 = s32[] constant(2)
+  in_off = (s32[], s32[]) tuple(c0, c0)
+  out_off = (s32[], s32[]) tuple(c0, c2)
+  ROOT cp = f32[2,4] collective-permute(input, output, in_off, out_off), source_target_pairs={{0,1}}, slice_sizes={{2,1}}
+})");
+  EXPECT_EQ(values_of(r, 0), (V{7, 7, 7, 7, 7, 7, 7, 7}));
+  EXPECT_EQ(values_of(r, 1), (V{7, 7, 1, 7, 7, 7, 1, 7}));
+}
+
 TEST(AsyncCollectives, SugaredStartsAndDones) {
   auto r = run_hlo(module(
       "  ags = (f32[2], f32[4]) all-gather-start(x), dimensions={0}, replica_groups={}\n"

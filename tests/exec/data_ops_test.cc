@@ -166,5 +166,26 @@ ENTRY main {
   EXPECT_EQ(values_of(r), (V{8, 10, 20, 22}));
 }
 
+// domain marks a sharding boundary; its value is its operand's.
+TEST(DataOps, DomainPassesItsOperandThrough) {
+  EXPECT_EQ(values_of(run_hlo(entry("  a = f32[2] constant({1, 2})\n"
+                                    "  ROOT d = f32[2] domain(a), domain={kind=\"sharding\", entry={maximal device=0}, "
+                                    "exit={maximal device=1}}"))),
+            (V{1, 2}));
+}
+
+// A tuple constant holds each leaf's values in order (hlo_parser_test's
+// TupleConstant, and a nested one).
+TEST(DataOps, TupleConstant) {
+  auto ran = run_hlo(entry("  ROOT c = (f32[2,1], f32[2]) constant(( { {1}, {2} }, {2, 42} ))"));
+  EXPECT_EQ(values_of(ran, 0, 0), (V{1, 2}));
+  EXPECT_EQ(shape_of(ran, 0, 0), "f32[2,1]");
+  EXPECT_EQ(values_of(ran, 0, 1), (V{2, 42}));
+  auto nested = run_hlo(entry("  ROOT c = ((s32[], pred[2]), bf16[1]) constant(((7, {true, false}), {1.5}))"));
+  EXPECT_EQ(values_of(nested, 0, 0), (V{7}));
+  EXPECT_EQ(values_of(nested, 0, 1), (V{1, 0}));
+  EXPECT_EQ(values_of(nested, 0, 2), (V{1.5}));
+}
+
 }  // namespace
 }  // namespace sl::exec

@@ -21,6 +21,24 @@ ENTRY main {
   EXPECT_NE(r.status.message().find("test.hlo:4:"), std::string::npos) << r.status.message();
 }
 
+// JAX's "Sharding" annotation (before SPMD partitioning) passes its operand
+// through; one that changes the shape is still refused.
+TEST(Errors, ShardingAnnotationIsTheIdentityAndNothingElse) {
+  auto r = run_hlo(R"(HloModule e, num_partitions=2
+ENTRY main {
+  x = f32[2] constant({3, 4})
+  ROOT c = f32[2] custom-call(x), custom_call_target="Sharding", sharding={devices=[2]<=[2]}
+})", 1, 2);
+  EXPECT_EQ(testing::values_of(r, 0), (std::vector<double>{3, 4}));
+  EXPECT_EQ(testing::values_of(r, 1), (std::vector<double>{3, 4}));
+  auto reshaped = run_hlo(R"(HloModule e
+ENTRY main {
+  x = f32[2] constant({3, 4})
+  ROOT c = f32[1] custom-call(x), custom_call_target="Sharding"
+})");
+  EXPECT_FALSE(reshaped.status.is_ok());
+}
+
 TEST(Errors, OneFailingDeviceDoesNotDeadlockTheOthers) {
   // Replica 0 (devices 0 and 1) fails inside a conditional; the others wait
   // in an all-reduce for it and must be released.

@@ -39,9 +39,7 @@ const fs::path kCorpus = std::getenv("SL_JAX_CORPUS") ? fs::path(std::getenv("SL
                                                       : fs::path(SL_SOURCE_DIR) / "tests/corpus/jax/small";
 
 // "program/stage" -> why it cannot evaluate (or match) yet.
-const std::map<std::string, std::string> kKnownGaps = {
-    {"misc_ops/before", "the scan opcode (jnp.cumsum before optimization) is not evaluated yet"},
-};
+const std::map<std::string, std::string> kKnownGaps = {};
 
 struct Case {
   std::string program;

@@ -99,6 +99,11 @@ ENTRY e {
   ROOT c = (f32[2,1], f32[2]) constant(( { {1}, {2} }, {2, 42} ))
 })");
   EXPECT_TRUE(verify(m).empty());
+  EXPECT_EQ(instr(m, "e", "c").literal, (std::vector<double>{1, 2, 2, 42})) << "the leaves' values in order";
+  Module nested = parse_ok("HloModule m\nENTRY e {\n  ROOT c = ((s32[], pred[2]), f32[]) constant(((7, {true, false}), 2))\n}");
+  EXPECT_EQ(instr(nested, "e", "c").literal, (std::vector<double>{7, 1, 0, 2}));
+  const std::string extra = parse_error("HloModule m\nENTRY e {\n  ROOT c = (f32[], f32[]) constant((1, 2, 3))\n}");
+  EXPECT_NE(extra.find("3:36: error: tuple constant has more elements than its shape"), std::string::npos) << extra;
 }
 
 TEST(ParserXlaForms, LayoutsKeepTheirMinorToMajorOrder) {

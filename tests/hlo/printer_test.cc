@@ -143,6 +143,30 @@ ENTRY main {
   EXPECT_EQ(print_instruction(m, c, c.instructions[0]), "%p = f32[4] parameter(0)");
 }
 
+// Layouts print as the module wrote them, tiles and memory spaces included,
+// and only where it wrote them (XLA's `f32[2,3]{1,0}`).
+TEST(Printer, PrintsLayoutsAsWritten) {
+  Module m = parse_ok(R"(HloModule m
+ENTRY %main (p: f32[64,16], q: f32[4]) -> (f32[16,64], f32[4]) {
+  p = f32[64,16]{0,1} parameter(0)
+  q = f32[4]{0} parameter(1)
+  r = f32[16,64]{1,0:T(8,128)S(1)} bitcast(p)
+  ROOT t = (f32[16,64]{1,0}, f32[4]) tuple(r, q)
+})");
+  const Computation& c = m.entry_computation();
+  EXPECT_EQ(print_instruction(m, c, c.instructions[0]), "%p = f32[64,16]{0,1} parameter(0)");
+  EXPECT_EQ(print_instruction(m, c, c.instructions[1]), "%q = f32[4]{0} parameter(1)");
+  EXPECT_EQ(print_instruction(m, c, c.instructions[2]), "%r = f32[16,64]{1,0:T(8,128)S(1)} bitcast(%p)");
+  EXPECT_EQ(print_instruction(m, c, c.instructions[3]), "ROOT %t = (f32[16,64]{1,0}, f32[4]) tuple(%r, %q)");
+  const std::string printed = print_module(m);
+  EXPECT_NE(printed.find("(p: f32[64,16], q: f32[4]) -> (f32[16,64], f32[4])"), std::string::npos) << printed;
+  expect_round_trip(m);
+  // The round trip compares layouts: one that is lost is a difference.
+  Module b = m;
+  b.computations[0].instructions[0].shape.layout.clear();
+  EXPECT_NE(module_difference(m, b).find("shapes differ (f32[64,16]{0,1} vs f32[64,16])"), std::string::npos);
+}
+
 TEST(Printer, ModuleDifferenceSeesChanges) {
   Module a = parse_ok(R"(HloModule m
 ENTRY main {

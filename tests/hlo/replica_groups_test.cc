@@ -139,8 +139,14 @@ TEST(PermutePeers, CrossPartitionPairsStayInReplica) {
   EXPECT_EQ(peers->recv_from, 3);
   cp.source_target_pairs = {{0, 2}};
   EXPECT_FALSE(permute_peers(cp, 0, 2, 2).is_ok());
+  // A device named twice (an in-place permute of two slices; the verifier
+  // limits the count) has two peers, the first in send_to.
   cp.source_target_pairs = {{0, 1}, {0, 0}};
-  EXPECT_FALSE(permute_peers(cp, 0, 2, 2).is_ok());
+  auto both = permute_peers(cp, 0, 2, 2);
+  ASSERT_TRUE(both.is_ok()) << both.status().message();
+  EXPECT_EQ(both->sends, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(both->send_to, 1);
+  EXPECT_EQ(both->receives, (std::vector<int64_t>{0}));
 }
 
 TEST(PermutePeers, OneDeviceIgnoresPairsBeyondItAndRepeatedPairsAreOnePeer) {
@@ -155,8 +161,14 @@ TEST(PermutePeers, OneDeviceIgnoresPairsBeyondItAndRepeatedPairsAreOnePeer) {
   auto twice = permute_peers(cp, 0, 2, 1);
   ASSERT_TRUE(twice.is_ok()) << twice.status().message();
   EXPECT_EQ(twice->send_to, 1);
-  cp.source_target_pairs = {{0, 1}, {0, 2}};
-  EXPECT_FALSE(permute_peers(cp, 0, 3, 1).is_ok());
+  cp.source_target_pairs = {{0, 1}, {0, 2}};  // one device sending to two peers
+  auto two = permute_peers(cp, 0, 3, 1);
+  ASSERT_TRUE(two.is_ok()) << two.status().message();
+  EXPECT_EQ(two->sends, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(two->recv_from, -1);
+  auto target = permute_peers(cp, 2, 3, 1);
+  ASSERT_TRUE(target.is_ok());
+  EXPECT_EQ(target->receives, (std::vector<int64_t>{0}));
   cp.source_target_pairs = {{0, 2}};
   EXPECT_FALSE(permute_peers(cp, 0, 2, 1).is_ok()) << "with two replicas ids are range-checked";
 }

@@ -67,6 +67,27 @@ ENTRY %main {
   expect_error(text, "%ag =", "all-gather result shape f32[8,2] does not match the inferred shape f32[16,2]");
 }
 
+// A one-member group skips the group-size check (XLA's verifier: its counts
+// default to 1); the shard count then comes from the shapes, 128 / 32 = 4
+// (all_gather_combiner_test's DoNotCombineCrossShardAndCrossReplicaInSPMD).
+TEST(VerifyCollectives, OneMemberGroupTakesShardCountFromShapes) {
+  expect_valid(with_sum("HloModule m", R"(
+ENTRY %main {
+  %p = f32[32] parameter(0)
+  %ag = f32[128] all-gather(%p), replica_groups={{0}}, dimensions={0}, channel_id=1
+  %rs = f32[8] reduce-scatter(%p), replica_groups={{0}}, dimensions={0}, to_apply=%sum
+  ROOT %t = (f32[128], f32[8]) tuple(%ag, %rs)
+}
+)"));
+  // The shapes must still agree with that count in the other dimensions.
+  expect_error(with_sum("HloModule m", R"(
+ENTRY %main {
+  %p = f32[32,2] parameter(0)
+  ROOT %ag = f32[128,3] all-gather(%p), replica_groups={{0}}, dimensions={0}, channel_id=1
+}
+)"), "%ag =", "does not match the inferred shape f32[128,2]");
+}
+
 TEST(VerifyCollectives, AllGatherNeedsAnOperand) {
   std::string text = with_sum("HloModule m, replica_count=2", R"(
 ENTRY %main {

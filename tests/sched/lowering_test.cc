@@ -144,6 +144,35 @@ ENTRY e {
   EXPECT_TRUE(lower(*parsed, two).is_ok());
 }
 
+// An in-place permute of two slices names devices 0 and 2 twice as sources
+// (hlo_parser_test's CollectivePermuteInPlaceUpdateMultipleReadWrite, which
+// XLA accepts): each such device sends to two peers; send_to is the first.
+TEST(Lowering, InPlacePermuteOfTwoSlicesSendsToTwoPeers) {
+  auto l = lower_text(R"(
+HloModule two_slices, replica_count=4
+ENTRY e {
+  z = s32[] constant(0)
+  one = s32[] constant(1)
+  at0 = (s32[], s32[], s32[]) tuple(z, z, z)
+  at1 = (s32[], s32[], s32[]) tuple(one, z, z)
+  offsets = ((s32[], s32[], s32[]), (s32[], s32[], s32[])) tuple(at0, at1)
+  input = f32[8,8,128] parameter(0)
+  c = f32[] constant(1)
+  output = f32[8,8,128] broadcast(c), dimensions={}
+  ROOT root = f32[8,8,128] collective-permute(input, output, offsets, offsets), source_target_pairs={{0,1},{1,2},{2,3},{0,3},{2,1},{3,2}}, slice_sizes={{1,8,128},{1,8,128}}
+}
+)");
+  ASSERT_TRUE(l);
+  ASSERT_EQ(l->program.devices.size(), 4u);
+  const std::vector<int64_t> first_send = {1, 2, 3, 2}, first_recv = {-1, 0, 1, 2};
+  for (size_t d = 0; d < 4; ++d) {
+    const int cp = find_thunk(l->thunks(d), "root");
+    ASSERT_GE(cp, 0);
+    EXPECT_EQ(l->thunks(d)[static_cast<size_t>(cp)].collective.send_to, first_send[d]) << "device " << d;
+    EXPECT_EQ(l->thunks(d)[static_cast<size_t>(cp)].collective.recv_from, first_recv[d]) << "device " << d;
+  }
+}
+
 TEST(Lowering, CollectivePermutePeersAndRendezvousAcrossOccurrences) {
   auto l = lower_text(R"(
 HloModule perm, num_partitions=3

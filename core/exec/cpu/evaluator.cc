@@ -238,6 +238,28 @@ Result<Value> Evaluator::evaluate_op(const hlo::Instruction& inst, const hlo::In
   switch (op) {
     case Opcode::kCustomCall:
       return evaluate_custom_call(inst, operands);
+    case Opcode::kSend: case Opcode::kRecv: case Opcode::kSendDone: case Opcode::kRecvDone:
+      return evaluate_p2p(inst, operands);
+    case Opcode::kConstant:
+      if (inst.shape.is_tuple()) {
+        // The parser keeps every leaf's values in order, each leaf row-major.
+        std::vector<Literal> leaves;
+        size_t next = 0;
+        for (const hlo::Shape* leaf : inst.shape.leaves()) {
+          const auto n = static_cast<size_t>(leaf->element_count());
+          if (!leaf->is_array() || hlo::is_complex(leaf->type) || next + n > inst.literal.size()) {
+            return op_error(inst, "has a tuple element the cpu backend cannot hold (complex or token)");
+          }
+          Literal l{*leaf, std::vector<double>(inst.literal.begin() + static_cast<std::ptrdiff_t>(next),
+                                               inst.literal.begin() + static_cast<std::ptrdiff_t>(next + n))};
+          for (double& v : l.values) v = round_to_type(v, leaf->type);
+          leaves.push_back(std::move(l));
+          next += n;
+        }
+        size_t taken = 0;
+        return value_from_leaves(inst.shape, leaves, &taken);
+      }
+      break;
     case Opcode::kReduce:
       return evaluate_reduce(inst, operands);
     case Opcode::kFusion: {
@@ -308,6 +330,12 @@ Result<Value> Evaluator::evaluate_op(const hlo::Instruction& inst, const hlo::In
 
 Result<Value> Evaluator::evaluate_custom_call(const hlo::Instruction& inst, const std::vector<const Value*>& operands) {
   const std::string& target = inst.custom_call_target;
+  // JAX's sharding annotation (before XLA's SPMD partitioner) leaves its
+  // operand as it is: a module that still has it is the global program.
+  if (target == "Sharding" && operands.size() == 1 && !operands[0]->is_tuple() &&
+      operands[0]->literal().shape == inst.shape) {
+    return *operands[0];
+  }
   if (target != "__cublas$gemm" && target != "__cublas$lt$matmul") {
     return op_error(inst, fmt::format("custom_call_target=\"{}\" is an opaque kernel the cpu backend cannot "
                                       "evaluate (it evaluates \"__cublas$gemm\" and \"__cublas$lt$matmul\"; "

@@ -84,6 +84,8 @@ class Evaluator {
                                     const std::vector<const Value*>& operands);
   Result<Value> evaluate_collective(const hlo::Instruction& inst, const hlo::Instruction& key,
                                     const std::vector<const Value*>& operands);
+  Result<Value> evaluate_in_place_permute(const hlo::Instruction& inst, const hlo::Instruction& key,
+                                          const std::vector<const Value*>& operands);
   Result<Value> evaluate_custom_call(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
   Result<Value> evaluate_reduce(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
 
@@ -99,6 +101,10 @@ class Evaluator {
   // reduce-window, select-and-scatter, rng-bit-generator, tokens, barriers.
   static bool is_extended(hlo::Opcode op);
   Result<Value> evaluate_extended(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
+  // send, recv, send-done, recv-done (evaluator_p2p.cc).
+  Result<Value> evaluate_p2p(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
+  // scan (evaluator_scan.cc): to_apply once per index of the scanned dimension.
+  Result<Value> evaluate_scan(const hlo::Instruction& inst, const std::vector<const Value*>& operands);
 
   Status located(const hlo::Instruction& inst, const Status& status) const;
   int stream_for(const hlo::Instruction& inst, const Scope& scope) const;
@@ -109,6 +115,11 @@ class Evaluator {
   Rendezvous* rendezvous_;
   EvaluatorOptions options_;
   std::map<const hlo::Instruction*, int64_t> occurrences_;
+  // Point to point: messages sent to / received from each peer so far, and
+  // the receives a recv started that its recv-done completes (the recv's u32
+  // context holds the index + 1; 0: nothing to receive).
+  std::map<int64_t, int64_t> sent_to_, received_from_;
+  std::vector<std::pair<int64_t, int64_t>> pending_receives_;  // (source device, sequence)
   std::vector<RawEvent> events_;
   bool record_ = true;
 };

@@ -39,7 +39,10 @@ bool Evaluator::is_extended(Opcode op) {
   switch (op) {
     case Opcode::kGather: case Opcode::kScatter: case Opcode::kPad: case Opcode::kReverse: case Opcode::kSort:
     case Opcode::kTopK: case Opcode::kReduceWindow: case Opcode::kSelectAndScatter:
-    case Opcode::kOptimizationBarrier: case Opcode::kAfterAll: case Opcode::kAddDependency:
+    case Opcode::kOptimizationBarrier: case Opcode::kAfterAll: case Opcode::kAddDependency: case Opcode::kDomain:
+    case Opcode::kRngBitGenerator: case Opcode::kScan: case Opcode::kBatchNormInference:
+    case Opcode::kBatchNormTraining: case Opcode::kBatchNormGrad: case Opcode::kConvolution:
+    case Opcode::kCholesky: case Opcode::kTriangularSolve:
       return true;
     default:
       return false;
@@ -72,6 +75,9 @@ Result<Value> Evaluator::evaluate_extended(const hlo::Instruction& inst, const s
     case Opcode::kAddDependency:
       if (operands.empty()) return op_error(inst, "needs an operand");
       return *operands[0];
+    case Opcode::kDomain:  // a sharding-domain marker: its operand passes through
+      if (operands.size() != 1) return op_error(inst, "takes one operand");
+      return *operands[0];
     case Opcode::kAfterAll:
       return Value::of(Literal{hlo::Shape::token(), {}});
     default:
@@ -93,6 +99,22 @@ Result<Value> Evaluator::evaluate_extended(const hlo::Instruction& inst, const s
     case Opcode::kReverse:
       SL_RETURN_IF_ERROR(need(1));
       return single(inst, eval_reverse(inst, *arrays[0]));
+    case Opcode::kRngBitGenerator:
+      SL_RETURN_IF_ERROR(need(1));
+      return pack(inst, eval_rng_bit_generator(inst, *arrays[0], result_leaves(inst.shape)));
+    case Opcode::kScan:
+      return evaluate_scan(inst, operands);
+    case Opcode::kCholesky:
+      SL_RETURN_IF_ERROR(need(1));
+      return single(inst, eval_cholesky(inst, *arrays[0]));
+    case Opcode::kTriangularSolve:
+      SL_RETURN_IF_ERROR(need(2));
+      return single(inst, eval_triangular_solve(inst, *arrays[0], *arrays[1]));
+    case Opcode::kConvolution:
+      SL_RETURN_IF_ERROR(need(2));
+      return single(inst, eval_convolution(inst, *arrays[0], *arrays[1], inst.shape));
+    case Opcode::kBatchNormInference: case Opcode::kBatchNormTraining: case Opcode::kBatchNormGrad:
+      return pack(inst, eval_batch_norm(inst, arrays, result_leaves(inst.shape)));
     case Opcode::kTopK:
       SL_RETURN_IF_ERROR(need(1));
       return pack(inst, eval_topk(inst, *arrays[0], result_leaves(inst.shape)));

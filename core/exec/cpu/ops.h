@@ -84,4 +84,25 @@ Result<std::vector<Literal>> eval_sort(const hlo::Instruction& instruction, cons
 Result<std::vector<Literal>> eval_topk(const hlo::Instruction& instruction, const Literal& operand,
                                        const std::vector<hlo::Shape>& result_shapes);
 
+// convolution with window=, dim_labels=, feature_group_count= and
+// batch_group_count= (a direct loop; sums in double).
+Result<Literal> eval_convolution(const hlo::Instruction& instruction, const Literal& lhs, const Literal& rhs,
+                                 const hlo::Shape& result_shape);
+
+// cholesky (lower=) and triangular-solve (left_side=, lower=, unit_diagonal=,
+// transpose_a=) over the two minor dimensions.
+Result<Literal> eval_cholesky(const hlo::Instruction& instruction, const Literal& a);
+Result<Literal> eval_triangular_solve(const hlo::Instruction& instruction, const Literal& a, const Literal& b);
+
+// batch-norm-inference (one result), batch-norm-training and batch-norm-grad
+// (three), with epsilon= and feature_index= from the instruction.
+Result<std::vector<Literal>> eval_batch_norm(const hlo::Instruction& instruction, const Operands& operands,
+                                             const std::vector<hlo::Shape>& result_shapes);
+
+// rng-bit-generator (state u64[n] -> (state, bits)): algorithm=rng_three_fry
+// or rng_philox (rng_default: Philox, as on GPU), bit for bit as XLA's
+// RngBitGeneratorExpander computes them.
+Result<std::vector<Literal>> eval_rng_bit_generator(const hlo::Instruction& instruction, const Literal& state,
+                                                    const std::vector<hlo::Shape>& result_shapes);
+
 }  // namespace sl::exec::cpu

@@ -45,6 +45,31 @@ Result<std::vector<Contribution>> Rendezvous::exchange(const RendezvousKey& key,
   return out;
 }
 
+void Rendezvous::post(int64_t from, int64_t to, int64_t sequence, Contribution value) {
+  std::lock_guard<std::mutex> lock(mu_);
+  mailbox_[{from, to, sequence}] = std::move(value);
+  cv_.notify_all();
+}
+
+Result<Contribution> Rendezvous::take(const hlo::Instruction& receiver, int64_t from, int64_t to,
+                                      int64_t sequence) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const std::tuple<int64_t, int64_t, int64_t> key{from, to, sequence};
+  cv_.wait(lock, [&] {
+    if (!aborted_.is_ok() || mailbox_.count(key)) return true;
+    return from >= 0 && static_cast<size_t>(from) < finished_.size() && finished_[static_cast<size_t>(from)];
+  });
+  if (!aborted_.is_ok()) return aborted_;
+  auto it = mailbox_.find(key);
+  if (it == mailbox_.end()) {
+    return runtime_error(fmt::format("'{}': device {} finished without sending message {} that device {} receives",
+                                     receiver.name, from, sequence, to));
+  }
+  Contribution value = std::move(it->second);
+  mailbox_.erase(it);
+  return value;
+}
+
 void Rendezvous::abort(const Status& why) {
   std::lock_guard<std::mutex> lock(mu_);
   if (aborted_.is_ok()) aborted_ = why.is_ok() ? runtime_error("rendezvous aborted") : why;

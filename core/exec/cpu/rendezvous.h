@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,12 @@ class Rendezvous {
   Result<std::vector<Contribution>> exchange(const RendezvousKey& key, int64_t device,
                                              const std::vector<int64_t>& participants, Contribution value);
 
+  // Point to point (send / recv): the n-th message from `from` to `to` is
+  // posted without waiting and taken by the receiver, who waits for it. As
+  // NCCL does, messages between two devices pair up in order.
+  void post(int64_t from, int64_t to, int64_t sequence, Contribution value);
+  Result<Contribution> take(const hlo::Instruction& receiver, int64_t from, int64_t to, int64_t sequence);
+
   // Fails every current and future exchange with `why` (the first abort wins).
   void abort(const Status& why);
   // `device` will contribute nothing more; waiters that need it give up.
@@ -53,6 +60,7 @@ class Rendezvous {
   std::mutex mu_;
   std::condition_variable cv_;
   std::map<RendezvousKey, Slot> slots_;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, Contribution> mailbox_;  // (from, to, sequence)
   std::vector<bool> finished_;
   Status aborted_;
 };
