@@ -13,7 +13,8 @@
 
 namespace sl::cli {
 
-Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const std::string& run, int64_t* run_id) {
+Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const std::string& run, int64_t* run_id,
+                                                 const sim::DeviceModel* host_costs_of) {
   SL_ASSIGN_OR_RETURN(auto store, trace::TraceStore::open(db, trace::TraceStore::Mode::kReadOnly));
   SL_ASSIGN_OR_RETURN(StoredRun measured_run, load_stored_run(*store, run));
   if (run_id != nullptr) *run_id = measured_run.id;
@@ -37,16 +38,26 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
   for (auto& [instruction, gap] : measured->gap_ns_per_step) {
     if (measured->graph_mode_known && gap < 0 && measured->in_graph.count(instruction) == 0) gap = 0;
   }
+  if (host_costs_of != nullptr) {
+    measured->host_costs = sim::estimate_host_costs(measured_run.trace, measured->in_graph, *host_costs_of);
+  }
   return measured;
 }
 
 Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std::string& run,
-                                                const std::string& device, sim::LaunchSetup launch) {
+                                                const std::string& device, sim::LaunchSetup launch,
+                                                bool host_costs_from_capture) {
   int64_t run_id = 0;
-  SL_ASSIGN_OR_RETURN(sim::MeasuredTimes measured, measured_kernel_times(db, run, &run_id));
   SL_ASSIGN_OR_RETURN(sim::DeviceModel model, sim::load_device_model(device));
+  SL_ASSIGN_OR_RETURN(sim::MeasuredTimes measured,
+                      measured_kernel_times(db, run, &run_id, host_costs_from_capture ? &model : nullptr));
   TraceDrivenBackend out;
   out.description = fmt::format("{} + kernel times of run {} ({} steps)", device, run_id, measured.steps);
+  if (!host_costs_from_capture) {
+    out.host_costs = fmt::format("host costs: {}'s device file (--host-costs device)", device);
+  } else if (launch.xla_executable) {
+    out.host_costs = fmt::format("host costs from run {}: {}", run_id, sim::host_costs_line(*measured.host_costs, model));
+  }
   out.backend = sim::make_trace_driven_sim_backend(std::move(model), std::move(measured), std::move(launch));
   return out;
 }
