@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <set>
 #include <vector>
 
@@ -93,31 +94,22 @@ void intervals_of_device(const trace::Trace& linked, std::vector<const trace::Ev
 }
 
 // (per-issue cost in ns, issues) of intervals -> the host's cost of one
-// issue, in us: the intervals' total over their issues (so that the host's
-// total time between anchors is reproduced), leaving out intervals more than
-// kOutlierFactor off the weighted median (a host hiccup); 0 when empty.
+// issue, in us, and the issues it rests on: the intervals' total over their
+// issues (so the host's time between anchors is reproduced), leaving out
+// intervals more than kOutlierFactor off the device file's `prior_us` (a
+// host hiccup, or a record that waited for the GPU in a way the trace does
+// not show; XLA's host speed varied 1.6x between calls, not 3x).
 constexpr double kOutlierFactor = 3.0;
-double robust_cost_us(std::vector<std::pair<double, int64_t>> v) {
-  std::sort(v.begin(), v.end());
-  int64_t total = 0;
-  for (const auto& [value, weight] : v) total += weight;
-  int64_t seen = 0;
-  double median = 0;
-  for (const auto& [value, weight] : v) {
-    seen += weight;
-    if (2 * seen >= total) {
-      median = value;
-      break;
-    }
-  }
+std::pair<double, int64_t> robust_cost_us(const std::vector<std::pair<double, int64_t>>& v, double prior_us) {
+  const double prior = prior_us * 1e3;
   double sum = 0;
   int64_t issues = 0;
   for (const auto& [value, weight] : v) {
-    if (median > 0 && (value > kOutlierFactor * median || value * kOutlierFactor < median)) continue;
+    if (prior > 0 && (value > kOutlierFactor * prior || value * kOutlierFactor < prior)) continue;
     sum += value * static_cast<double>(weight);
     issues += weight;
   }
-  return issues == 0 ? 0.0 : std::max(0.0, sum / static_cast<double>(issues)) / 1e3;
+  return {issues == 0 ? 0.0 : std::max(0.0, sum / static_cast<double>(issues)) / 1e3, issues};
 }
 
 }  // namespace
@@ -136,23 +128,22 @@ HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unor
   // Kernels first (intervals of kernels alone), then library calls with the
   // kernels' cost taken off, then graph launches with both taken off; each
   // the intervals' total over their issues of the kind (robust_cost_us).
+  // The samples: the issues of the kind in the intervals kept.
   std::vector<std::pair<double, int64_t>> kernel, library, graph;
   for (const Interval& i : intervals) {
     if (i.libraries == 0 && i.graphs == 0 && i.kernels > 0) {
       kernel.emplace_back(static_cast<double>(i.span_ns) / static_cast<double>(i.kernels), i.kernels);
-      out.kernel_samples += i.kernels;
     }
   }
-  out.kernel_launch_us = robust_cost_us(kernel);
+  std::tie(out.kernel_launch_us, out.kernel_samples) = robust_cost_us(kernel, device_file.host_kernel_launch_us);
   const DeviceModel so_far = with_host_costs(device_file, out);
   for (const Interval& i : intervals) {
     if (i.libraries > 0 && i.graphs == 0) {
       const double rest = static_cast<double>(i.span_ns) - static_cast<double>(i.kernels) * so_far.host_kernel_launch_us * 1e3;
       library.emplace_back(rest / static_cast<double>(i.libraries), i.libraries);
-      out.library_samples += i.libraries;
     }
   }
-  out.library_call_us = robust_cost_us(library);
+  std::tie(out.library_call_us, out.library_samples) = robust_cost_us(library, device_file.host_library_call_us);
   const DeviceModel then = with_host_costs(device_file, out);
   for (const Interval& i : intervals) {
     if (i.graphs > 0) {
@@ -160,10 +151,9 @@ HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unor
                           static_cast<double>(i.kernels) * then.host_kernel_launch_us * 1e3 -
                           static_cast<double>(i.libraries) * then.host_library_call_us * 1e3;
       graph.emplace_back(rest / static_cast<double>(i.graphs), i.graphs);
-      out.graph_samples += i.graphs;
     }
   }
-  out.graph_launch_us = robust_cost_us(graph);
+  std::tie(out.graph_launch_us, out.graph_samples) = robust_cost_us(graph, device_file.host_graph_launch_us);
   return out;
 }
 

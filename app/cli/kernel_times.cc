@@ -31,6 +31,13 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
   if (config.is_object() && config.contains("linked_module") && config["linked_module"].is_string()) {
     measured->in_graph = instructions_in_graphs(config["linked_module"].get<std::string>(), &measured->graph_mode_known);
   }
+  if (!measured->graph_mode_known && config.is_object() && config.contains("linked_thunks") &&
+      config["linked_thunks"].is_string()) {
+    // The dump is gone, but its name says: XLA writes one after the thunk
+    // passes only when they formed command buffers (command_buffer_setup).
+    const std::string thunks = config["linked_thunks"].get<std::string>();
+    measured->graph_mode_known = thunks.find("after_thunk_passes") == std::string::npos;
+  }
   // A negative gap is kept for graph nodes only, whose successors really
   // start before CUPTI's end of their predecessor; outside graphs the stream
   // model replays idle time alone (as fitted on mlp_nocb, bench/FIDELITY-real.md).
@@ -38,8 +45,12 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
   for (auto& [instruction, gap] : measured->gap_ns_per_step) {
     if (measured->graph_mode_known && gap < 0 && measured->in_graph.count(instruction) == 0) gap = 0;
   }
+  // Graph nodes not known apart from kernels launched alone: no estimate
+  // (a graph's nodes would pass for launches), the device file's costs.
   if (host_costs_of != nullptr) {
-    measured->host_costs = sim::estimate_host_costs(measured_run.trace, measured->in_graph, *host_costs_of);
+    measured->host_costs = measured->graph_mode_known
+                               ? sim::estimate_host_costs(measured_run.trace, measured->in_graph, *host_costs_of)
+                               : sim::HostCostEstimate{};
   }
   return measured;
 }
