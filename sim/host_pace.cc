@@ -60,9 +60,20 @@ void intervals_of_device(const trace::Trace& linked, std::vector<const trace::Ev
     const bool node = e->instruction != 0 && in_graph.count(instruction) > 0;
     const bool previous_node = previous != nullptr && previous->instruction != 0 &&
                                in_graph.count(linked.instruction_of(*previous)) > 0;
+    // Its stream was idle and nothing on the device ended just before (a
+    // wait it may have had): nothing on the GPU held it back, it started at
+    // its issue. The step's first record is not known to be.
+    auto s = stream_end.find(e->stream);
+    const bool stream_free = s == stream_end.end() || s->second + kLaunchBoundSlackNs <= e->start_ns;
+    auto near = ends.lower_bound(e->start_ns - kLaunchBoundSlackNs);
+    const bool no_wait = near == ends.end() || *near > e->start_ns;
+    const bool bound = previous != nullptr && stream_free && no_wait;
     Issue issue = Issue::kKernel;
     if (node) {
-      issue = previous_node ? Issue::kNone : Issue::kGraph;  // later nodes are the graph's, not the host's
+      // A node right after another is the graph's (its DAG started it); one
+      // after idle time starts a graph launch (a graph launched right behind
+      // another one is not told apart: its launch is missed).
+      issue = previous_node && !bound ? Issue::kNone : Issue::kGraph;
     } else if (previous != nullptr && e->instruction != 0 && previous->instruction == e->instruction) {
       issue = Issue::kNone;  // a thunk of several kernels (a cuBLAS call) is issued once
     } else if (e->kind == trace::EventKind::kGemm && instruction.find("fusion") == std::string::npos) {
@@ -70,14 +81,7 @@ void intervals_of_device(const trace::Trace& linked, std::vector<const trace::Ev
     }
     if (issue != Issue::kNone) {
       (issue == Issue::kKernel ? open.kernels : issue == Issue::kLibrary ? open.libraries : open.graphs) += 1;
-      // Its stream was idle and nothing on the device ended just before (a
-      // wait it may have had): nothing on the GPU held it back, it started at
-      // its issue. The step's first record is not known to be.
-      auto s = stream_end.find(e->stream);
-      const bool stream_free = s == stream_end.end() || s->second + kLaunchBoundSlackNs <= e->start_ns;
-      auto near = ends.lower_bound(e->start_ns - kLaunchBoundSlackNs);
-      const bool no_wait = near == ends.end() || *near > e->start_ns;
-      if (previous != nullptr && stream_free && no_wait) {
+      if (bound) {
         if (anchor) {
           open.span_ns = e->start_ns - *anchor;
           out.push_back(open);
