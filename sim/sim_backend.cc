@@ -43,7 +43,10 @@ class SimBackend : public exec::Backend {
       devices = &laid->devices;
       role_gaps = role_gaps_ns(*laid, model_, true);
       sim_options.fixed_thunk_gap_ns = &role_gaps;
-      host = host_issue_of(*laid, program.devices, model_, launch_.host_syncs);
+      // Trace-driven: the host as fast as it was in the measured run.
+      const bool from_capture = measured_ && measured_->host_costs;
+      host = host_issue_of(*laid, program.devices, from_capture ? with_host_costs(model_, *measured_->host_costs) : model_,
+                           launch_.host_syncs);
       sim_options.host_issue = &host;
     }
     SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(*devices, model_, sim_options));
@@ -57,6 +60,7 @@ class SimBackend : public exec::Backend {
                         "in DAG order");
       trace.add_counter("sim.command_buffer_nodes", laid->nodes, "thunks that ran as graph nodes");
     }
+    if (laid && measured_ && measured_->host_costs) add_host_cost_counters(*measured_->host_costs, trace);
     trace.normalize_time();
     if (iterations > 1) {
       // Repeats are laid end to end: the last must still end within int64 ns.
@@ -75,6 +79,24 @@ class SimBackend : public exec::Backend {
   }
 
  private:
+  // What the host-issue model took from the measured run (sim/host_pace.h).
+  void add_host_cost_counters(const HostCostEstimate& estimate, trace::Trace& trace) const {
+    const DeviceModel used = with_host_costs(model_, estimate);
+    auto one = [&](const char* name, const char* samples_name, double us, int64_t samples, const char* what) {
+      trace.add_counter(name, std::llround(us * 1e3),
+                        fmt::format("host time of {} used, in ns: the median start gap of the measured run's "
+                                    "launch-bound ones when at least {}, else the device file's",
+                                    what, kMinHostSamples));
+      trace.add_counter(samples_name, samples, fmt::format("launch-bound {} in the measured run's median step", what));
+    };
+    one("sim.host_kernel_launch_ns_from_capture", "sim.host_kernel_launch_samples", used.host_kernel_launch_us,
+        estimate.kernel_samples, "a kernel launched alone");
+    one("sim.host_library_call_ns_from_capture", "sim.host_library_call_samples", used.host_library_call_us,
+        estimate.library_samples, "a library call (cuBLAS)");
+    one("sim.host_graph_launch_ns_from_capture", "sim.host_graph_launch_samples", used.host_graph_launch_us,
+        estimate.graph_samples, "a graph launch");
+  }
+
   // Iteration i starts when iteration i-1 has ended on every device.
   static void repeat(trace::Trace& trace, int iterations) {
     const size_t events = trace.events.size();

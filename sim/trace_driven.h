@@ -10,6 +10,7 @@
 // this program's kernels is 20% slow on none of them.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -18,6 +19,7 @@
 #include "core/common/status.h"
 #include "core/sched/thunk.h"
 #include "core/trace/trace.h"
+#include "sim/host_pace.h"
 
 namespace sl::sim {
 
@@ -40,6 +42,9 @@ struct MeasuredTimes {
   // module's thunk dump), when that dump could be read (graph_mode_known).
   std::unordered_set<std::string> in_graph;
   bool graph_mode_known = false;
+  // The host-issue costs estimated from the run (sim/host_pace.h); absent:
+  // the device file's (--host-costs device).
+  std::optional<HostCostEstimate> host_costs;
 };
 
 // kInvalidInput when the run has no steps (it is not a linked capture, or

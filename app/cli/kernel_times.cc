@@ -13,7 +13,8 @@
 
 namespace sl::cli {
 
-Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const std::string& run, int64_t* run_id) {
+Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const std::string& run, int64_t* run_id,
+                                                 const sim::DeviceModel* host_costs_of) {
   SL_ASSIGN_OR_RETURN(auto store, trace::TraceStore::open(db, trace::TraceStore::Mode::kReadOnly));
   SL_ASSIGN_OR_RETURN(StoredRun measured_run, load_stored_run(*store, run));
   if (run_id != nullptr) *run_id = measured_run.id;
@@ -30,6 +31,13 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
   if (config.is_object() && config.contains("linked_module") && config["linked_module"].is_string()) {
     measured->in_graph = instructions_in_graphs(config["linked_module"].get<std::string>(), &measured->graph_mode_known);
   }
+  if (!measured->graph_mode_known && config.is_object() && config.contains("linked_thunks") &&
+      config["linked_thunks"].is_string()) {
+    // The dump is gone, but its name says: XLA writes one after the thunk
+    // passes only when they formed command buffers (command_buffer_setup).
+    const std::string thunks = config["linked_thunks"].get<std::string>();
+    measured->graph_mode_known = thunks.find("after_thunk_passes") == std::string::npos;
+  }
   // A negative gap is kept for graph nodes only, whose successors really
   // start before CUPTI's end of their predecessor; outside graphs the stream
   // model replays idle time alone (as fitted on mlp_nocb, bench/FIDELITY-real.md).
@@ -37,16 +45,30 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
   for (auto& [instruction, gap] : measured->gap_ns_per_step) {
     if (measured->graph_mode_known && gap < 0 && measured->in_graph.count(instruction) == 0) gap = 0;
   }
+  // Graph nodes not known apart from kernels launched alone: no estimate
+  // (a graph's nodes would pass for launches), the device file's costs.
+  if (host_costs_of != nullptr) {
+    measured->host_costs = measured->graph_mode_known
+                               ? sim::estimate_host_costs(measured_run.trace, measured->in_graph, *host_costs_of)
+                               : sim::HostCostEstimate{};
+  }
   return measured;
 }
 
 Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std::string& run,
-                                                const std::string& device, sim::LaunchSetup launch) {
+                                                const std::string& device, sim::LaunchSetup launch,
+                                                bool host_costs_from_capture) {
   int64_t run_id = 0;
-  SL_ASSIGN_OR_RETURN(sim::MeasuredTimes measured, measured_kernel_times(db, run, &run_id));
   SL_ASSIGN_OR_RETURN(sim::DeviceModel model, sim::load_device_model(device));
+  SL_ASSIGN_OR_RETURN(sim::MeasuredTimes measured,
+                      measured_kernel_times(db, run, &run_id, host_costs_from_capture ? &model : nullptr));
   TraceDrivenBackend out;
   out.description = fmt::format("{} + kernel times of run {} ({} steps)", device, run_id, measured.steps);
+  if (!host_costs_from_capture) {
+    out.host_costs = fmt::format("host costs: {}'s device file (--host-costs device)", device);
+  } else if (launch.xla_executable) {
+    out.host_costs = fmt::format("host costs from run {}: {}", run_id, sim::host_costs_line(*measured.host_costs, model));
+  }
   out.backend = sim::make_trace_driven_sim_backend(std::move(model), std::move(measured), std::move(launch));
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include "core/common/status.h"
 #include "core/exec/backend.h"
+#include "sim/device_model.h"
 #include "sim/sim_backend.h"
 #include "sim/trace_driven.h"
 
@@ -16,14 +17,21 @@ namespace sl::cli {
 struct TraceDrivenBackend {
   std::unique_ptr<exec::Backend> backend;
   std::string description;  // "h200 + kernel times of run 3 (31 steps)"
+  std::string host_costs;   // the run summary's line on the host costs used
 };
 
-// The measured times of a linked capture (`run` in the database `db`).
+// The measured times of a linked capture (`run` in the database `db`); with
+// `host_costs_of` (the device file's model) the host costs estimated from it.
 Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const std::string& run,
-                                                 int64_t* run_id = nullptr);
+                                                 int64_t* run_id = nullptr,
+                                                 const sim::DeviceModel* host_costs_of = nullptr);
 
 // `launch`: how the simulated module's kernels are launched (command buffers).
+// `host_costs_from_capture` (--host-costs capture, the default): the host
+// issue costs are estimated from the run (sim/host_pace.h), else the device
+// file's apply.
 Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std::string& run,
-                                                const std::string& device, sim::LaunchSetup launch = {});
+                                                const std::string& device, sim::LaunchSetup launch = {},
+                                                bool host_costs_from_capture = true);
 
 }  // namespace sl::cli

@@ -71,6 +71,10 @@ int main(int argc, char** argv) {
   run->add_flag("--allow-tf32", run_args.allow_tf32, "let f32 GEMMs use TF32 (cuda)");
   run->add_option("--kernel-times", run_args.kernel_times,
                   "sim: cost each instruction as it ran in this linked capture's median step (run in --db)");
+  run->add_option("--host-costs", run_args.host_costs,
+                  "sim with --kernel-times: XLA's host-issue costs estimated from that run (capture) or the "
+                  "device file's (device)")
+      ->check(CLI::IsMember({"capture", "device"}));
   run->add_option("--command-buffers", run_args.command_buffers,
                   "sim: run XLA's command buffers (CUDA graphs) as graphs (auto: as the module's "
                   "thunk_sequence_after_thunk_passes.txt says; on; off: every kernel launched one by one)")

@@ -1,0 +1,181 @@
+#include "sim/host_pace.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <set>
+#include <vector>
+
+#include "core/trace/iterations.h"
+
+namespace sl::sim {
+namespace {
+
+// The step whose span is the median one (as sim/trace_driven.cc picks it).
+int32_t median_step(const trace::Trace& linked, const std::vector<int32_t>& steps) {
+  std::map<int32_t, std::pair<int64_t, int64_t>> span;
+  for (int32_t s : steps) span[s] = {INT64_MAX, INT64_MIN};
+  for (const trace::Event& e : linked.events) {
+    auto it = span.find(e.iteration);
+    if (e.iteration < 0 || e.kind == trace::EventKind::kWait || it == span.end()) continue;
+    it->second.first = std::min(it->second.first, e.start_ns);
+    it->second.second = std::max(it->second.second, e.end_ns);
+  }
+  std::vector<std::pair<int64_t, int32_t>> by_span;
+  for (const auto& [s, se] : span) {
+    if (se.second >= se.first) by_span.emplace_back(se.second - se.first, s);
+  }
+  if (by_span.empty()) return -1;
+  std::sort(by_span.begin(), by_span.end());
+  return by_span[(by_span.size() - 1) / 2].second;
+}
+
+enum class Issue { kNone, kKernel, kLibrary, kGraph };
+
+// The host's issues between two launch-bound ones (the first excluded, the
+// second included): the host spent `span_ns` on them, as it never waits for
+// the GPU between them (no sync: no capture here has one).
+struct Interval {
+  int64_t span_ns = 0;
+  int64_t kernels = 0, libraries = 0, graphs = 0;
+};
+
+// One device's records of the step, by start: its host issues and the
+// intervals between its launch-bound ones.
+void intervals_of_device(const trace::Trace& linked, std::vector<const trace::Event*> events,
+                         const std::unordered_set<std::string>& in_graph, std::vector<Interval>& out) {
+  std::sort(events.begin(), events.end(), [](const trace::Event* a, const trace::Event* b) {
+    return a->start_ns != b->start_ns ? a->start_ns < b->start_ns : a->end_ns < b->end_ns;
+  });
+  std::map<int32_t, int64_t> stream_end;  // the last end on each stream so far
+  std::multiset<int64_t> ends;            // the ends of the records started before
+  const trace::Event* previous = nullptr;
+  std::optional<int64_t> anchor;  // the last launch-bound issue's start
+  Interval open;
+  for (const trace::Event* e : events) {
+    const std::string& instruction = linked.instruction_of(*e);
+    const bool node = e->instruction != 0 && in_graph.count(instruction) > 0;
+    const bool previous_node = previous != nullptr && previous->instruction != 0 &&
+                               in_graph.count(linked.instruction_of(*previous)) > 0;
+    // Its stream was idle and nothing on the device ended just before (a
+    // wait it may have had): nothing on the GPU held it back, it started at
+    // its issue. The step's first record is not known to be.
+    auto s = stream_end.find(e->stream);
+    const bool stream_free = s == stream_end.end() || s->second + kLaunchBoundSlackNs <= e->start_ns;
+    auto near = ends.lower_bound(e->start_ns - kLaunchBoundSlackNs);
+    const bool no_wait = near == ends.end() || *near > e->start_ns;
+    const bool bound = previous != nullptr && stream_free && no_wait;
+    Issue issue = Issue::kKernel;
+    if (node) {
+      // A node right after another is the graph's (its DAG started it); one
+      // after idle time starts a graph launch (a graph launched right behind
+      // another one is not told apart: its launch is missed).
+      issue = previous_node && !bound ? Issue::kNone : Issue::kGraph;
+    } else if (previous != nullptr && e->instruction != 0 && previous->instruction == e->instruction) {
+      issue = Issue::kNone;  // a thunk of several kernels (a cuBLAS call) is issued once
+    } else if (e->kind == trace::EventKind::kGemm && instruction.find("fusion") == std::string::npos) {
+      issue = Issue::kLibrary;
+    }
+    if (issue != Issue::kNone) {
+      (issue == Issue::kKernel ? open.kernels : issue == Issue::kLibrary ? open.libraries : open.graphs) += 1;
+      if (bound) {
+        if (anchor) {
+          open.span_ns = e->start_ns - *anchor;
+          out.push_back(open);
+        }
+        anchor = e->start_ns;
+        open = Interval{};
+      }
+    }
+    auto& end = stream_end[e->stream];
+    end = std::max(end, e->end_ns);
+    ends.insert(e->end_ns);
+    previous = e;
+  }
+}
+
+// (per-issue cost in ns, issues) of intervals -> the host's cost of one
+// issue, in us, and the issues it rests on: the intervals' total over their
+// issues (so the host's time between anchors is reproduced), leaving out
+// intervals more than kOutlierFactor off the device file's `prior_us` (a
+// host hiccup, or a record that waited for the GPU in a way the trace does
+// not show; XLA's host speed varied 1.6x between calls, not 3x).
+constexpr double kOutlierFactor = 3.0;
+std::pair<double, int64_t> robust_cost_us(const std::vector<std::pair<double, int64_t>>& v, double prior_us) {
+  const double prior = prior_us * 1e3;
+  double sum = 0;
+  int64_t issues = 0;
+  for (const auto& [value, weight] : v) {
+    if (prior > 0 && (value > kOutlierFactor * prior || value * kOutlierFactor < prior)) continue;
+    sum += value * static_cast<double>(weight);
+    issues += weight;
+  }
+  return {issues == 0 ? 0.0 : std::max(0.0, sum / static_cast<double>(issues)) / 1e3, issues};
+}
+
+}  // namespace
+
+HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unordered_set<std::string>& in_graph,
+                                     const DeviceModel& device_file) {
+  HostCostEstimate out;
+  const int32_t step = median_step(linked, trace::iterations_of(linked));
+  if (step < 0) return out;
+  std::map<int32_t, std::vector<const trace::Event*>> by_device;
+  for (const trace::Event& e : linked.events) {
+    if (e.iteration == step && e.kind != trace::EventKind::kWait) by_device[e.device].push_back(&e);
+  }
+  std::vector<Interval> intervals;
+  for (auto& [device, events] : by_device) intervals_of_device(linked, std::move(events), in_graph, intervals);
+  // Kernels first (intervals of kernels alone), then library calls with the
+  // kernels' cost taken off, then graph launches with both taken off; each
+  // the intervals' total over their issues of the kind (robust_cost_us).
+  // The samples: the issues of the kind in the intervals kept.
+  std::vector<std::pair<double, int64_t>> kernel, library, graph;
+  for (const Interval& i : intervals) {
+    if (i.libraries == 0 && i.graphs == 0 && i.kernels > 0) {
+      kernel.emplace_back(static_cast<double>(i.span_ns) / static_cast<double>(i.kernels), i.kernels);
+    }
+  }
+  std::tie(out.kernel_launch_us, out.kernel_samples) = robust_cost_us(kernel, device_file.host_kernel_launch_us);
+  const DeviceModel so_far = with_host_costs(device_file, out);
+  for (const Interval& i : intervals) {
+    if (i.libraries > 0 && i.graphs == 0) {
+      const double rest = static_cast<double>(i.span_ns) - static_cast<double>(i.kernels) * so_far.host_kernel_launch_us * 1e3;
+      library.emplace_back(rest / static_cast<double>(i.libraries), i.libraries);
+    }
+  }
+  std::tie(out.library_call_us, out.library_samples) = robust_cost_us(library, device_file.host_library_call_us);
+  const DeviceModel then = with_host_costs(device_file, out);
+  for (const Interval& i : intervals) {
+    if (i.graphs > 0) {
+      const double rest = static_cast<double>(i.span_ns) -
+                          static_cast<double>(i.kernels) * then.host_kernel_launch_us * 1e3 -
+                          static_cast<double>(i.libraries) * then.host_library_call_us * 1e3;
+      graph.emplace_back(rest / static_cast<double>(i.graphs), i.graphs);
+    }
+  }
+  std::tie(out.graph_launch_us, out.graph_samples) = robust_cost_us(graph, device_file.host_graph_launch_us);
+  return out;
+}
+
+DeviceModel with_host_costs(DeviceModel model, const HostCostEstimate& estimate) {
+  if (estimate.kernel_samples >= kMinHostSamples) model.host_kernel_launch_us = estimate.kernel_launch_us;
+  if (estimate.library_samples >= kMinHostSamples) model.host_library_call_us = estimate.library_call_us;
+  if (estimate.graph_samples >= kMinHostSamples) model.host_graph_launch_us = estimate.graph_launch_us;
+  return model;
+}
+
+std::string host_costs_line(const HostCostEstimate& estimate, const DeviceModel& device_file) {
+  auto one = [](const char* what, double us, int64_t samples, double file_us) {
+    if (samples >= kMinHostSamples) return fmt::format("{} {:.1f} us ({} launch-bound)", what, us, samples);
+    return fmt::format("{} {:.1f} us (device file: {} launch-bound)", what, file_us, samples);
+  };
+  return one("kernel", estimate.kernel_launch_us, estimate.kernel_samples, device_file.host_kernel_launch_us) + ", " +
+         one("library call", estimate.library_call_us, estimate.library_samples, device_file.host_library_call_us) +
+         ", " + one("graph launch", estimate.graph_launch_us, estimate.graph_samples, device_file.host_graph_launch_us);
+}
+
+}  // namespace sl::sim

@@ -1,0 +1,60 @@
+#pragma once
+// The host's pace in a measured run (docs/simulator.md, "Host costs from the
+// capture"): XLA's host speed differs from call to call (the same mlp step
+// launched kernel by kernel took 198.0, 178.5 and 154.5 us in three calls),
+// so a trace-driven replay takes the host-issue costs (sim/engine.h,
+// HostIssue) from the run it replays, as it takes the kernel times.
+//
+// Where a kernel was launch-bound (its stream predecessor had ended before it
+// started and nothing else on its device ended just before, so nothing on the
+// GPU held it back) it started when the host issued it. The host never waits
+// for the GPU between syncs, so the start gap between two launch-bound issues
+// is the host's cost of the issues after the first up to the second, hidden
+// ones included.
+
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+
+#include "core/trace/trace.h"
+#include "sim/device_model.h"
+
+namespace sl::sim {
+
+// Fewer launch-bound samples of a kind than this: the device file's value.
+inline constexpr int64_t kMinHostSamples = 3;
+// A kernel starting within this of an end on its device may have waited for it.
+inline constexpr int64_t kLaunchBoundSlackNs = 1000;
+
+struct HostCostEstimate {
+  // From the intervals between launch-bound issues of the measured run's
+  // median step (their total over their issues, intervals more than 3x off
+  // the device file's value left out), in us: kernels from intervals of
+  // kernels alone, then
+  // library calls and graph launches with the others' costs taken off; a kind
+  // with fewer than kMinHostSamples issues in its intervals keeps its
+  // device-file value. The samples: those issues.
+  double kernel_launch_us = 0;
+  double library_call_us = 0;
+  double graph_launch_us = 0;
+  int64_t kernel_samples = 0;
+  int64_t library_samples = 0;
+  int64_t graph_samples = 0;
+};
+
+// `linked`: a linked capture (its events carry their step as iteration).
+// `in_graph`: the instructions it ran as graph nodes (only a graph's first
+// node is issued by the host: a graph launch). A library call is a GEMM record
+// of an instruction that is not a fusion (XLA's cuBLAS custom-call thunk).
+// `device_file`: the costs a kind with too few samples keeps.
+HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unordered_set<std::string>& in_graph,
+                                     const DeviceModel& device_file);
+
+// `model` with the estimated host costs where a kind had enough samples.
+DeviceModel with_host_costs(DeviceModel model, const HostCostEstimate& estimate);
+
+// "kernel 8.7 us (14 launch-bound), library call 21.0 us (4), graph launch
+// 9.0 us (device file: 0 launch-bound)", given the device file's model.
+std::string host_costs_line(const HostCostEstimate& estimate, const DeviceModel& device_file);
+
+}  // namespace sl::sim

@@ -1,0 +1,145 @@
+// Host costs from a measured run (sim/host_pace.h): hand-built steps whose
+// launch-bound records show the host's pace, records hidden behind the GPU
+// that do not, and the fallback to the device file's values.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <unordered_set>
+
+#include "sim/host_pace.h"
+
+namespace sl::sim {
+namespace {
+
+constexpr int64_t kUs = 1000;
+
+struct StepBuilder {
+  trace::Trace trace;
+  void add(int64_t start_us10, int64_t end_us10, const std::string& instruction,
+           trace::EventKind kind = trace::EventKind::kOther, int32_t stream = 1, int32_t step = 0) {
+    trace::Event e;
+    e.stream = stream;
+    e.kind = kind;
+    e.instruction = trace.strings.intern(instruction);
+    e.name = e.instruction;
+    e.start_ns = start_us10 * kUs / 10;  // tenths of a us, to write 40.5 us as 405
+    e.end_ns = end_us10 * kUs / 10;
+    e.iteration = step;
+    trace.events.push_back(e);
+  }
+};
+
+DeviceModel file_model() {
+  DeviceModel m;
+  m.host_kernel_launch_us = 9.0;
+  m.host_library_call_us = 21.5;
+  m.host_graph_launch_us = 9.0;
+  return m;
+}
+
+TEST(HostPace, LaunchBoundKernelsGiveTheHostsPace) {
+  // The host issues a kernel every 10 us; each runs 2 us, so each starts at its issue.
+  StepBuilder b;
+  for (int i = 0; i < 6; ++i) b.add(100 * i, 100 * i + 20, "k" + std::to_string(i));
+  const HostCostEstimate e = estimate_host_costs(b.trace, {}, file_model());
+  // The first record is not known to be launch-bound, the second is the first anchor.
+  EXPECT_EQ(e.kernel_samples, 4);
+  EXPECT_NEAR(e.kernel_launch_us, 10.0, 1e-9);
+  EXPECT_NEAR(with_host_costs(file_model(), e).host_kernel_launch_us, 10.0, 1e-9);
+}
+
+TEST(HostPace, HiddenKernelsCountInTheIntervalButAreNoAnchors) {
+  // Host pace 10 us: k1 runs 30 us, k2..k4 queue behind it (started at their
+  // stream's end, not at their issue), k5 is issued at 50 us on an idle GPU.
+  StepBuilder b;
+  b.add(0, 20, "k0");
+  b.add(100, 400, "k1");
+  b.add(405, 430, "k2");
+  b.add(435, 450, "k3");
+  b.add(455, 465, "k4");
+  b.add(500, 510, "k5");
+  const HostCostEstimate e = estimate_host_costs(b.trace, {}, file_model());
+  EXPECT_EQ(e.kernel_samples, 4);  // k2, k3, k4, k5 between the anchors k1 and k5
+  EXPECT_NEAR(e.kernel_launch_us, 10.0, 1e-9);
+}
+
+TEST(HostPace, TooFewLaunchBoundKernelsKeepTheDeviceFile) {
+  // One long kernel and kernels queued right behind each other: the GPU
+  // held every one back, none shows the host.
+  StepBuilder b;
+  b.add(0, 1000, "long");
+  for (int i = 0; i < 5; ++i) b.add(1005 + 30 * i, 1030 + 30 * i, "q" + std::to_string(i));
+  const HostCostEstimate e = estimate_host_costs(b.trace, {}, file_model());
+  EXPECT_LT(e.kernel_samples, kMinHostSamples);
+  const DeviceModel used = with_host_costs(file_model(), e);
+  EXPECT_DOUBLE_EQ(used.host_kernel_launch_us, 9.0);
+  EXPECT_DOUBLE_EQ(used.host_library_call_us, 21.5);
+  EXPECT_DOUBLE_EQ(used.host_graph_launch_us, 9.0);
+  EXPECT_NE(host_costs_line(e, file_model()).find("kernel 9.0 us (device file"), std::string::npos);
+}
+
+TEST(HostPace, AWaitOnAnotherStreamIsNoAnchor) {
+  // s2's kernel starts right at the end of s1's (an event wait): not the host's pace.
+  StepBuilder b;
+  for (int i = 0; i < 4; ++i) b.add(100 * i, 100 * i + 20, "k" + std::to_string(i));
+  b.add(400, 900, "long", trace::EventKind::kOther, 1);
+  b.add(905, 915, "waiter", trace::EventKind::kOther, 2);
+  const HostCostEstimate e = estimate_host_costs(b.trace, {}, file_model());
+  // k1..k3 and `long` are anchors 10 us apart; `waiter` is not an anchor.
+  EXPECT_EQ(e.kernel_samples, 3);
+  EXPECT_NEAR(e.kernel_launch_us, 10.0, 1e-9);
+}
+
+TEST(HostPace, LibraryCallsWithTheKernelsCostTakenOff) {
+  // Kernel every 10 us, then a cuBLAS call (a GEMM record of a custom-call,
+  // two kernels issued once) that the host takes 25 us for, three times.
+  StepBuilder b;
+  int64_t t = 0;
+  b.add(t, t + 20, "first");
+  for (int i = 0; i < 3; ++i) {
+    t += 100;
+    b.add(t, t + 20, "k" + std::to_string(i));
+    t += 250;
+    b.add(t, t + 30, "custom-call." + std::to_string(i), trace::EventKind::kGemm);
+    b.add(t + 30, t + 50, "custom-call." + std::to_string(i), trace::EventKind::kGemm);
+  }
+  t += 100;
+  b.add(t, t + 20, "last");
+  const HostCostEstimate e = estimate_host_costs(b.trace, {}, file_model());
+  EXPECT_NEAR(e.kernel_launch_us, 10.0, 1e-9);
+  EXPECT_EQ(e.library_samples, 3);
+  EXPECT_NEAR(e.library_call_us, 25.0, 1e-9);
+}
+
+TEST(HostPace, AGraphsLaterNodesAreNotTheHosts) {
+  // Four graphs of three nodes back to back inside each, launched 12 us
+  // apart on an idle GPU: the first is the first anchor.
+  StepBuilder b;
+  b.add(0, 10, "k0");
+  const std::unordered_set<std::string> in_graph = {"n0", "n1", "n2"};
+  for (int g = 0; g < 4; ++g) {
+    const int64_t t = 100 + 120 * g;
+    b.add(t, t + 20, "n0");
+    b.add(t + 19, t + 40, "n1");
+    b.add(t + 39, t + 60, "n2");
+  }
+  const HostCostEstimate e = estimate_host_costs(b.trace, in_graph, file_model());
+  EXPECT_EQ(e.graph_samples, 3);
+  EXPECT_NEAR(e.graph_launch_us, 12.0, 1e-9);
+  EXPECT_EQ(e.kernel_samples, 0);
+}
+
+TEST(HostPace, FarOffIntervalsAreLeftOut) {
+  // Paced at 10 us but one gap of 200 us (a host hiccup): 20x the device
+  // file's 9 us, it is left out.
+  StepBuilder b;
+  for (int i = 0; i < 6; ++i) b.add(100 * i, 100 * i + 20, "k" + std::to_string(i));
+  b.add(2500, 2520, "late");
+  const HostCostEstimate e = estimate_host_costs(b.trace, {}, file_model());
+  EXPECT_EQ(e.kernel_samples, 4);
+  EXPECT_NEAR(e.kernel_launch_us, 10.0, 1e-9);
+}
+
+}  // namespace
+}  // namespace sl::sim
