@@ -109,9 +109,10 @@ TEST(TrackIndex, TracksSortedAndEventsByStart) {
   EXPECT_EQ(idx.tracks[1].stream, 100);
   EXPECT_EQ(idx.tracks[1].kind, trace::StreamKind::kCommunication);
   EXPECT_EQ(idx.tracks[2].device, 1);
-  EXPECT_EQ(idx.tracks[0].events, (std::vector<uint32_t>{3, 2}));
-  EXPECT_EQ(idx.track_of[2], 0u);
-  EXPECT_EQ(idx.pos_of[2], 1u);
+  EXPECT_EQ(idx.tracks[0].order, (std::vector<uint32_t>{3, 2}));  // not grouped by track: positions are kept
+  EXPECT_EQ(idx.tracks[0].event(0), 3u);
+  EXPECT_EQ(idx.track_of(2), 0u);
+  EXPECT_EQ(idx.pos_of(2), 1u);
   EXPECT_EQ(idx.begin_ns, 0);
   EXPECT_EQ(idx.end_ns, 100);
   EXPECT_EQ(waits_of(idx, 2), (std::vector<uint32_t>{1}));

@@ -45,7 +45,7 @@ void weigh_block(const trace::Trace& trace, const Track& track, size_t p, size_t
   int64_t by_kind[kKinds] = {};
   kind_time(trace, track, p, q, by_kind);
   *weighed += std::min<size_t>(q - p, 2 * kKindChunk);
-  size_t best = static_cast<size_t>(trace.events[track.events[p]].kind);
+  size_t best = static_cast<size_t>(trace.events[track.event(p)].kind);
   double busy = 0;
   for (size_t k = 0; k < kKinds; ++k) {
     if (by_kind[k] > by_kind[best]) best = k;
@@ -78,7 +78,7 @@ TrackDraw layout_track(const trace::Trace& trace, const TraceIndex& index, uint3
     ++out.visited;
     const int64_t s = track.start_ns[p];
     const int64_t e = track.end_ns[p];
-    const uint32_t event = track.events[p];
+    const uint32_t event = track.event(p);
     if (e < view.start_ns) {  // overlapped by an earlier long event; not itself visible
       ++p;
       continue;
@@ -117,7 +117,7 @@ TrackDraw layout_track(const trace::Trace& trace, const TraceIndex& index, uint3
       const int64_t ne = track.end_ns[q];
       if (ns - block_end > min_ns || ne - ns >= min_ns) break;  // a visible gap, or a wide event
       block_end = std::max(block_end, ne);
-      any_highlight = any_highlight || highlighted(track.events[q]);
+      any_highlight = any_highlight || highlighted(track.event(q));
       ++q;
       ++out.visited;
     }
