@@ -1,4 +1,6 @@
-// apply(): the only code that changes AppState (STYLE item 7).
+// apply(): the only code that changes AppState (STYLE item 7). This file
+// dispatches the actions and holds loading, search and selection; reruns,
+// suggestions and cancelling have their own files (apply_internal.h).
 
 #include <algorithm>
 #include <cctype>
@@ -9,19 +11,16 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "app/gui/layout/ruler.h"
 #include "app/gui/model/app_state.h"
+#include "app/gui/model/apply_internal.h"
 #include "core/hlo/parser.h"
 
 namespace sl::gui {
 namespace {
 
 constexpr size_t kMaxRecentFiles = 10;
-
-void fail(AppState& s, std::string text) { s.message = {std::move(text), true}; }
-void info(AppState& s, std::string text) { s.message = {std::move(text), false}; }
 
 double thread_cpu_ms() {
   timespec ts{};
@@ -63,6 +62,41 @@ Result<std::shared_ptr<LoadedRun>> load_run(const Services& services, const std:
   return run;
 }
 
+}  // namespace
+
+namespace apply_detail {
+
+void fail(AppState& s, std::string text) { s.message = {std::move(text), true}; }
+void info(AppState& s, std::string text) { s.message = {std::move(text), false}; }
+
+void refresh_runs(AppState& s) {
+  if (!s.store) return;
+  Result<std::vector<trace::RunInfo>> runs = s.store->list_runs();
+  if (!runs) return fail(s, runs.status().message());
+  s.runs = std::move(runs).value();
+}
+
+// Starts loading `run_id` on a worker; finish_load() installs it.
+void start_load(AppState& s, int64_t run_id, bool baseline) {
+  s.load = LoadJob{};
+  s.load.active = true;
+  s.load.run_id = run_id;
+  s.load.baseline = baseline;
+  s.load.progress = std::make_shared<JobProgress>();
+  s.load.started = std::chrono::steady_clock::now();
+  s.load.result = std::async(std::launch::async, [services = s.services, path = s.db_path, run_id,
+                                                  progress = s.load.progress] {
+    return load_run(services, path, run_id, *progress);
+  });
+  info(s, fmt::format("loading run {}...", run_id));
+}
+
+}  // namespace apply_detail
+
+namespace {
+
+using namespace apply_detail;  // the helpers apply()'s files share (apply_internal.h)
+
 // Time of the current trace corresponding to baseline time 0 (both drawn on one axis).
 Viewport extent(const AppState& s) {
   int64_t begin = s.current->index.begin_ns, end = s.current->index.end_ns;
@@ -80,13 +114,6 @@ void fit_all(AppState& s) {
   }
   Viewport e = extent(s);
   s.viewport = fit_range(e.start_ns, e.end_ns);
-}
-
-void refresh_runs(AppState& s) {
-  if (!s.store) return;
-  Result<std::vector<trace::RunInfo>> runs = s.store->list_runs();
-  if (!runs) return fail(s, runs.status().message());
-  s.runs = std::move(runs).value();
 }
 
 void update_comparison(AppState& s) {
@@ -162,21 +189,6 @@ void open_database(AppState& s, const std::string& path) {
   s.message = {};
   refresh_runs(s);
   if (!s.message.error) info(s, fmt::format("opened {} ({} runs)", path, s.runs.size()));
-}
-
-// Starts loading `run_id` on a worker; finish_load() installs it.
-void start_load(AppState& s, int64_t run_id, bool baseline) {
-  s.load = LoadJob{};
-  s.load.active = true;
-  s.load.run_id = run_id;
-  s.load.baseline = baseline;
-  s.load.progress = std::make_shared<JobProgress>();
-  s.load.started = std::chrono::steady_clock::now();
-  s.load.result = std::async(std::launch::async, [services = s.services, path = s.db_path, run_id,
-                                                  progress = s.load.progress] {
-    return load_run(services, path, run_id, *progress);
-  });
-  info(s, fmt::format("loading run {}...", run_id));
 }
 
 void open_run(AppState& s, int64_t run_id) {
@@ -290,182 +302,10 @@ void set_stream(AppState& s, const SetStream& a) {
   info(s, fmt::format("{} -> stream {} (rerun to see the effect)", a.instruction, a.stream));
 }
 
-int64_t config_int(const std::string& config_json, const char* key) {
-  auto config = nlohmann::json::parse(config_json, nullptr, false);
-  if (config.is_discarded() || !config.is_object() || !config.contains(key) || !config[key].is_number_integer()) return 0;
-  return config[key].get<int64_t>();
-}
-
-// The simulator's device model for reruns and suggestions: the run's own when it was simulated.
-std::string sim_device_of(const trace::RunInfo& source) {
-  return source.backend == "sim" && !source.device_model.empty() ? source.device_model : "h200";
-}
-
-// Why the current run cannot be rerun now; empty when it can.
-std::string rerun_blocker(const AppState& s) {
-  if (s.job.active) return "a rerun is already in progress";
-  if (s.load.active) return fmt::format("wait for run {} to finish loading", s.load.run_id);
-  if (!s.current) return "open a run first";
-  if (s.current->program_text.empty()) return "this run has no program text (imported or captured): nothing to rerun";
-  return "";
-}
-
-void start_rerun(AppState& s, const std::string& backend, sched::StreamOverrides overrides, int comm_sms,
-                 const std::string& device_model) {
-  std::string why = s.services.unavailable_reason ? s.services.unavailable_reason(backend) : "";
-  if (!why.empty()) return fail(s, backend + " is not available: " + why);
-  if (!s.services.rerun) return fail(s, "reruns are not available");
-
-  RerunRequest request;
-  request.db_path = s.db_path;
-  request.source_run = s.current->info.id;
-  request.backend = backend;
-  const auto& source = s.current->info;
-  request.device_model = device_model;
-  request.program_text = s.current->program_text;
-  request.program_name = source.program_name;
-  request.overrides = std::move(overrides);
-  request.comm_sms = comm_sms;
-  request.replicas = config_int(source.config_json, "replicas");
-  request.partitions = config_int(source.config_json, "partitions");
-
-  s.job = RerunJob{};
-  s.job.active = true;
-  s.job.backend = backend;
-  s.job.source_run = request.source_run;
-  s.job.progress = std::make_shared<JobProgress>();
-  s.job.started = std::chrono::steady_clock::now();
-  // The job owns copies of everything it needs; the progress block is shared.
-  s.job.result = std::async(std::launch::async, [fn = s.services.rerun, request, progress = s.job.progress] {
-    return fn(request, *progress);
-  });
-  info(s, fmt::format("rerunning run {} on {}...", request.source_run, backend));
-}
-
-void rerun(AppState& s, const Rerun& a) {
-  if (std::string why = rerun_blocker(s); !why.empty()) return fail(s, why);
-  if (a.backend == "cpu" && !s.current->outline.cpu_refusal.empty()) {
-    return fail(s, "cpu rerun refused: " + s.current->outline.cpu_refusal);
-  }
-  start_rerun(s, a.backend, rerun_overrides(s), exec::kDefaultCommSms, sim_device_of(s.current->info));
-  // The edit -> rerun -> compare loop: the new run opens compared with its source.
-  if (s.job.active) s.compare_after_load = s.current->info.id;
-}
-
-void suggest(AppState& s, const Suggest& a) {
-  if (s.suggest.active) return fail(s, "a search is already running");
-  if (!s.current) return fail(s, "open a run first");
-  if (s.current->program_text.empty()) return fail(s, "this run has no program text (imported or captured): nothing to search");
-  if (!s.services.suggest) return fail(s, "suggestions are not available");
-  if (a.budget < 1) return fail(s, "the search budget must be >= 1");
-  SuggestRequest request;
-  const auto& source = s.current->info;
-  request.source_run = source.id;
-  request.program_text = s.current->program_text;
-  request.program_name = source.program_name;
-  request.device_model = sim_device_of(source);
-  request.replicas = config_int(source.config_json, "replicas");
-  request.partitions = config_int(source.config_json, "partitions");
-  request.budget = a.budget;
-  for (const auto& e : s.current->streams) {
-    if (e.overridden) request.saved_overrides.push_back(e.instruction);
-  }
-  s.suggestions.reset();
-  s.suggest = SuggestJob{};
-  s.suggest.active = true;
-  s.suggest.source_run = source.id;
-  s.suggest.progress = std::make_shared<JobProgress>();
-  s.suggest.started = std::chrono::steady_clock::now();
-  s.suggest.result = std::async(std::launch::async, [fn = s.services.suggest, request, progress = s.suggest.progress] {
-    return fn(request, *progress);
-  });
-  info(s, fmt::format("searching stream assignments for run {} on the {} model...", source.id, request.device_model));
-}
-
-void finish_suggest(AppState& s) {
-  if (!s.suggest.active) return;
-  if (s.suggest.result.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
-  Result<SuggestOutcome> outcome = s.suggest.result.get();
-  const int64_t source = s.suggest.source_run;
-  s.suggest = SuggestJob{};
-  if (!outcome) return fail(s, fmt::format("suggest for run {} failed: {}", source, outcome.status().message()));
-  s.suggestions = std::move(outcome).value();
-  const SuggestOutcome& o = *s.suggestions;
-  if (o.candidates.empty() || o.candidates.front().makespan_ns >= o.original_makespan_ns) {
-    return info(s, fmt::format("{} simulations: nothing beats run {}'s program ({:.1f} us predicted)", o.simulations,
-                               source, static_cast<double>(o.original_makespan_ns) / 1e3));
-  }
-  const Suggestion& best = o.candidates.front();
-  info(s, fmt::format("{} simulations: best {:.1f} us predicted against {:.1f} us ({:+.1f}%): {}", o.simulations,
-                      static_cast<double>(best.makespan_ns) / 1e3, static_cast<double>(o.original_makespan_ns) / 1e3,
-                      100.0 * static_cast<double>(best.makespan_ns - o.original_makespan_ns) /
-                          static_cast<double>(o.original_makespan_ns),
-                      suggestion_flags(best)));
-}
-
-void apply_suggestion(AppState& s, const ApplySuggestion& a) {
-  if (!s.suggestions) return fail(s, s.suggest.active ? "the search is still running" : "no suggestions yet: Suggest first");
-  const SuggestOutcome& o = *s.suggestions;
-  if (!s.current || s.current->info.id != o.source_run) {
-    return fail(s, fmt::format("the suggestions are for run {}: open it first", o.source_run));
-  }
-  if (a.index < 1 || a.index > static_cast<int>(o.candidates.size())) {
-    return fail(s, fmt::format("no suggestion {} (there are {})", a.index, o.candidates.size()));
-  }
-  if (std::string why = rerun_blocker(s); !why.empty()) return fail(s, why);
-  const Suggestion& chosen = o.candidates[static_cast<size_t>(a.index - 1)];
-  // Exactly the suggestion: the run's own overrides it does not name go back to the program's streams.
-  s.edits = chosen.overrides;
-  for (const auto& [name, stream] : o.program_streams) s.edits.emplace(name, stream);
-  start_rerun(s, "sim", rerun_overrides(s), chosen.comm_sms, o.device_model);
-  if (s.job.active) s.compare_after_load = o.source_run;
-}
-
 void poll_stats(AppState& s) {
   if (!s.current || !s.current->stats_pending()) return;
   if (s.current->pending_stats.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
   std::tie(s.current->stats, s.current->stats_cpu_ms) = s.current->pending_stats.get();
-}
-
-// Marks the cancelled rerun's run (once it has begun) interrupted in the
-// store; the worker's own failure report later keeps that mark.
-void mark_cancelled(AppState& s, int64_t run_id) {
-  if (run_id <= 0 || !s.store) return;
-  (void)s.store->finish_run(run_id, trace::RunStatus::kInterrupted, 0,
-                            {{"cancelled", 1, "rerun cancelled in streamlens-gui"}});
-}
-
-void cancel_rerun(AppState& s) {
-  if (!s.job.active) return fail(s, "no rerun is running");
-  s.job.progress->cancel = true;
-  const int64_t run_id = s.job.progress->run_id.load();
-  mark_cancelled(s, run_id);
-  const std::string backend = s.job.backend;
-  const int64_t source = s.job.source_run;
-  s.cancelled_reruns.push_back(std::move(s.job.result));
-  s.job = RerunJob{};
-  s.compare_after_load = 0;
-  refresh_runs(s);
-  info(s, run_id > 0 ? fmt::format("cancelled the rerun of run {} on {}; run {} is marked interrupted", source,
-                                   backend, run_id)
-                     : fmt::format("cancelled the rerun of run {} on {}", source, backend));
-}
-
-void poll_cancelled(AppState& s) {
-  auto& list = s.cancelled_reruns;
-  const size_t before = list.size();
-  list.erase(std::remove_if(list.begin(), list.end(),
-                            [](std::future<Result<int64_t>>& f) {
-                              if (f.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
-                              (void)f.get();  // cancelled: whatever it made is not opened
-                              return true;
-                            }),
-             list.end());
-  if (list.size() != before) {
-    const Message keep = s.message;
-    refresh_runs(s);
-    if (!s.message.error) s.message = keep;
-  }
 }
 
 void poll_job(AppState& s) {
@@ -475,17 +315,7 @@ void poll_job(AppState& s) {
   poll_stats(s);
   poll_range(s);
   finish_suggest(s);
-  if (!s.job.active) return;
-  if (s.job.result.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
-  Result<int64_t> result = s.job.result.get();
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.job.started).count();
-  std::string backend = s.job.backend;
-  s.job = RerunJob{};
-  if (!result) return fail(s, "rerun on " + backend + " failed: " + result.status().message());
-  refresh_runs(s);
-  if (s.load.active) return info(s, fmt::format("rerun on {} saved as run {} ({:.1f} s)", backend, *result, seconds));
-  start_load(s, *result, false);
-  info(s, fmt::format("rerun on {} saved as run {} ({:.1f} s); loading it...", backend, *result, seconds));
+  finish_rerun(s);
 }
 
 void select_instruction(AppState& s, const std::string& name) {
@@ -550,18 +380,6 @@ int effective_stream(const AppState& state, const std::string& instruction) {
   return sched::kMainStream;
 }
 
-std::string rerun_refusal(const AppState& state, const std::string& backend) {
-  std::string why = state.services.unavailable_reason ? state.services.unavailable_reason(backend) : "";
-  if (!why.empty()) return why;
-  if (state.current && state.current->program_text.empty()) return "this run has no program to rerun";
-  if (state.job.active) return "a rerun is in progress";
-  if (state.load.active) return "a run is loading";
-  if (backend == "cpu" && state.current && !state.current->outline.cpu_refusal.empty()) {
-    return state.current->outline.cpu_refusal;
-  }
-  return "";
-}
-
 std::string export_path(const std::string& db_path, const std::string& typed) {
   namespace fs = std::filesystem;
   fs::path path(typed);
@@ -571,23 +389,6 @@ std::string export_path(const std::string& db_path, const std::string& typed) {
     path = base / path;
   }
   return path.lexically_normal().string();
-}
-
-int64_t rerun_source(const trace::RunInfo& run) { return config_int(run.config_json, "rerun_of"); }
-
-void cancel_for_quit(AppState& state) {
-  if (state.job.active) cancel_rerun(state);
-}
-
-sched::StreamOverrides rerun_overrides(const AppState& state) {
-  sched::StreamOverrides overrides;
-  if (state.current) {
-    for (const auto& e : state.current->streams) {
-      if (e.overridden) overrides[e.instruction] = e.stream;
-    }
-  }
-  for (const auto& [name, stream] : state.edits) overrides[name] = stream;
-  return overrides;
 }
 
 void apply(AppState& s, const Action& action) {
