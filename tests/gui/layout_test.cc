@@ -129,13 +129,13 @@ TEST(TrackIndex, VisibleRangeIncludesLongEventStartingBefore) {
   add_event(t, 0, 0, EventKind::kGemm, "a", "a", 1000, 1100);
   add_event(t, 0, 0, EventKind::kGemm, "b", "b", 2000, 2100);
   TraceIndex idx = build_index(t);
-  PosRange r = visible_range(idx.tracks[0], 500, 1050);
+  PosRange r = visible_range(t, idx.tracks[0], 500, 1050);
   EXPECT_EQ(r.first, 0u);
   EXPECT_EQ(r.last, 2u);
-  r = visible_range(idx.tracks[0], 1500, 3000);
+  r = visible_range(t, idx.tracks[0], 1500, 3000);
   EXPECT_EQ(r.first, 2u);
   EXPECT_EQ(r.last, 3u);
-  r = visible_range(idx.tracks[0], 5000, 6000);
+  r = visible_range(t, idx.tracks[0], 5000, 6000);
   EXPECT_EQ(r.first, r.last);
 }
 
@@ -144,11 +144,11 @@ TEST(TrackIndex, HitTestFindsEventOrNearestWithinTolerance) {
   add_event(t, 0, 0, EventKind::kGemm, "a", "a", 100, 200);
   add_event(t, 0, 0, EventKind::kGemm, "b", "b", 300, 400);
   TraceIndex idx = build_index(t);
-  EXPECT_EQ(hit_test(idx.tracks[0], 150, 0), 0);
-  EXPECT_EQ(hit_test(idx.tracks[0], 350, 0), 1);
-  EXPECT_EQ(hit_test(idx.tracks[0], 250, 10), -1);
-  EXPECT_EQ(hit_test(idx.tracks[0], 295, 10), 1);
-  EXPECT_EQ(hit_test(idx.tracks[0], 205, 10), 0);
+  EXPECT_EQ(hit_test(t, idx.tracks[0], 150, 0), 0);
+  EXPECT_EQ(hit_test(t, idx.tracks[0], 350, 0), 1);
+  EXPECT_EQ(hit_test(t, idx.tracks[0], 250, 10), -1);
+  EXPECT_EQ(hit_test(t, idx.tracks[0], 295, 10), 1);
+  EXPECT_EQ(hit_test(t, idx.tracks[0], 205, 10), 0);
 }
 
 TEST(Layout, WideEventsAreDrawnOneByOneWithKindColours) {

@@ -81,9 +81,9 @@ void expect_index_matches_naive(const trace::Trace& trace, const TraceIndex& idx
       ASSERT_EQ(track.event(p), order[p]) << "track " << t << " position " << p;
       EXPECT_EQ(idx.track_of(order[p]), t);
       EXPECT_EQ(idx.pos_of(order[p]), p);
-      EXPECT_EQ(track.start_ns[p], e.start_ns);
-      EXPECT_EQ(track.end_ns[p], std::max(e.start_ns, e.end_ns));
-      max_end = std::max(max_end, track.end_ns[p]);
+      EXPECT_EQ(start_at(trace, track, p), e.start_ns);
+      EXPECT_EQ(end_at(trace, track, p), std::max(e.start_ns, e.end_ns));
+      max_end = std::max(max_end, end_at(trace, track, p));
       EXPECT_EQ(track.max_end_ns[p], max_end);
     }
     // Kind sums of any span of positions.
@@ -102,7 +102,7 @@ void expect_index_matches_naive(const trace::Trace& trace, const TraceIndex& idx
     // Every event that intersects [t0, t1] is inside the visible range.
     for (int k = 0; k < 20; ++k) {
       int64_t t0 = static_cast<int64_t>(rng() % 400000), t1 = t0 + static_cast<int64_t>(rng() % 20000);
-      PosRange r = visible_range(track, t0, t1);
+      PosRange r = visible_range(trace, track, t0, t1);
       for (size_t p = 0; p < order.size(); ++p) {
         const trace::Event& e = trace.events[order[p]];
         if (e.start_ns <= t1 && std::max(e.start_ns, e.end_ns) >= t0) {
@@ -110,7 +110,7 @@ void expect_index_matches_naive(const trace::Trace& trace, const TraceIndex& idx
         }
       }
       // A hit inside an event returns an event that covers the time.
-      int64_t h = hit_test(track, t0, 0);
+      int64_t h = hit_test(trace, track, t0, 0);
       if (h >= 0) {
         const trace::Event& e = trace.events[static_cast<size_t>(h)];
         EXPECT_TRUE(e.start_ns <= t0 && std::max(e.start_ns, e.end_ns) >= t0);
@@ -195,10 +195,10 @@ TEST(ScaleLayout, MergedBlocksAgreeWithNaiveSums) {
         // The block ends at its own last end, or later where the running
         // maximum (which an earlier long event can raise) absorbed it.
         int64_t own_end = 0;
-        for (size_t q = p; q < p + r.merged; ++q) own_end = std::max(own_end, track.end_ns[q]);
+        for (size_t q = p; q < p + r.merged; ++q) own_end = std::max(own_end, end_at(t, track, q));
         const int64_t max_end = std::max(own_end, track.max_end_ns[p + r.merged - 1]);
         auto density = [&](int64_t end) {
-          return std::clamp(static_cast<double>(busy) / static_cast<double>(std::max<int64_t>(1, end - track.start_ns[p])),
+          return std::clamp(static_cast<double>(busy) / static_cast<double>(std::max<int64_t>(1, end - start_at(t, track, p))),
                             0.0, 1.0);
         };
         EXPECT_GE(r.density, density(max_end) - 1e-4);
@@ -206,9 +206,9 @@ TEST(ScaleLayout, MergedBlocksAgreeWithNaiveSums) {
       }
       // Events of the visible range not drawn are those hidden under an
       // earlier long event (ending before the view).
-      PosRange range = visible_range(track, view.start_ns, view.end_ns);
+      PosRange range = visible_range(t, track, view.start_ns, view.end_ns);
       size_t hidden = 0;
-      for (size_t p = range.first; p < range.last; ++p) hidden += track.end_ns[p] < view.start_ns;
+      for (size_t p = range.first; p < range.last; ++p) hidden += end_at(t, track, p) < view.start_ns;
       EXPECT_LE(covered, range.last - range.first);
       EXPECT_GE(covered + hidden, range.last - range.first);
     }

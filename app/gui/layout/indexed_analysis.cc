@@ -49,8 +49,9 @@ class UnionStream {
     const Track& track = index_.tracks[t];
     for (; pos < track.size(); ++pos) {
       const trace::Event& e = trace_.events[track.event(pos)];
-      if (track.end_ns[pos] > track.start_ns[pos] && want_(e)) {
-        heap_.push({track.start_ns[pos], track.end_ns[pos], t, pos});
+      const int64_t start = start_at(trace_, track, pos), end = end_at(trace_, track, pos);
+      if (end > start && want_(e)) {
+        heap_.push({start, end, t, pos});
         return;
       }
     }
@@ -100,10 +101,10 @@ uint32_t stream_prev(const trace::Trace& trace, const Track& track, size_t pos, 
     const uint32_t e = track.event(p);
     return std::make_pair(ev[e].end_ns, e);
   };
-  const int64_t start = track.start_ns[pos];
+  const int64_t start = start_at(trace, track, pos);
   size_t g0 = pos, g1 = pos + 1;
-  while (g0 > 0 && track.start_ns[g0 - 1] == start) --g0;
-  while (g1 < track.size() && track.start_ns[g1] == start) ++g1;
+  while (g0 > 0 && start_at(trace, track, g0 - 1) == start) --g0;
+  while (g1 < track.size() && start_at(trace, track, g1) == start) ++g1;
   // The largest key below this event's within its group, else the largest of the previous group.
   size_t best = SIZE_MAX;
   for (size_t p = g0; p < g1; ++p) {
@@ -111,9 +112,9 @@ uint32_t stream_prev(const trace::Trace& trace, const Track& track, size_t pos, 
   }
   if (best != SIZE_MAX) return track.event(best);
   if (g0 == 0) return none;
-  const int64_t prev_start = track.start_ns[g0 - 1];
+  const int64_t prev_start = start_at(trace, track, g0 - 1);
   best = g0 - 1;
-  for (size_t p = g0 - 1; p > 0 && track.start_ns[p - 1] == prev_start; --p) {
+  for (size_t p = g0 - 1; p > 0 && start_at(trace, track, p - 1) == prev_start; --p) {
     if (key(p - 1) > key(best)) best = p - 1;
   }
   return track.event(best);

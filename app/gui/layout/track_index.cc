@@ -56,41 +56,77 @@ bool before(const std::vector<trace::Event>& events, uint32_t a, uint32_t b) {
   return events[a].start_ns != events[b].start_ns ? events[a].start_ns < events[b].start_ns : a < b;
 }
 
-// Whether every track is one run of consecutive events in its order: then
-// positions need no tables.
-bool contiguous(const std::vector<trace::Event>& events, const std::vector<uint32_t>& track_of) {
-  std::vector<uint8_t> closed(track_of.empty() ? 0 : *std::max_element(track_of.begin(), track_of.end()) + 1, 0);
-  for (size_t i = 1; i < events.size(); ++i) {
-    if (track_of[i] == track_of[i - 1]) {
-      if (!before(events, static_cast<uint32_t>(i - 1), static_cast<uint32_t>(i))) return false;
-      continue;
+// When every track is one run of consecutive events in start order (a
+// store's trace), its tracks as spans, without any per-event table; false
+// otherwise (gives up early on traces with many runs).
+bool index_as_spans(const std::vector<trace::Event>& events, TraceIndex* index, std::vector<size_t>* counts) {
+  constexpr size_t kMaxRuns = size_t{1} << 16;
+  struct Run {
+    int32_t device, stream;
+    uint32_t first;
+    size_t count;
+  };
+  std::vector<Run> runs;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const trace::Event& e = events[i];
+    if (runs.empty() || e.device != runs.back().device || e.stream != runs.back().stream) {
+      if (runs.size() == kMaxRuns) return false;
+      runs.push_back({e.device, e.stream, static_cast<uint32_t>(i), 0});
+    } else if (e.start_ns < events[i - 1].start_ns) {
+      return false;
     }
-    closed[track_of[i - 1]] = 1;
-    if (closed[track_of[i]]) return false;
+    ++runs.back().count;
   }
+  std::sort(runs.begin(), runs.end(),
+            [](const Run& a, const Run& b) { return std::tie(a.device, a.stream) < std::tie(b.device, b.stream); });
+  for (size_t k = 1; k < runs.size(); ++k) {
+    if (runs[k].device == runs[k - 1].device && runs[k].stream == runs[k - 1].stream) return false;
+  }
+  index->tracks.resize(runs.size());
+  counts->resize(runs.size());
+  for (size_t k = 0; k < runs.size(); ++k) {
+    Track& t = index->tracks[k];
+    t.device = runs[k].device;
+    t.stream = runs[k].stream;
+    t.kind = events[runs[k].first].stream_kind;
+    t.first = runs[k].first;
+    (*counts)[k] = runs[k].count;
+  }
+  index->spans_.resize(runs.size());
+  std::iota(index->spans_.begin(), index->spans_.end(), 0u);
+  std::sort(index->spans_.begin(), index->spans_.end(),
+            [&](uint32_t a, uint32_t b) { return index->tracks[a].first < index->tracks[b].first; });
   return true;
 }
 
-void fill_track(const std::vector<trace::Event>& events, Track& track, size_t m) {
-  track.start_ns.resize(m);
-  track.end_ns.resize(m);
+void fill_track(const trace::Trace& trace, Track& track, size_t m) {
   track.max_end_ns.resize(m);
   int64_t max_end = std::numeric_limits<int64_t>::min();
-  for (size_t p = 0; p < m; ++p) {
-    const auto& e = events[track.event(p)];
-    track.start_ns[p] = e.start_ns;
-    track.end_ns[p] = std::max(e.end_ns, e.start_ns);
-    max_end = std::max(max_end, track.end_ns[p]);
-    track.max_end_ns[p] = max_end;
-  }
   const size_t chunks = m / kKindChunk;
   track.kind_prefix.assign((chunks + 1) * kKinds, 0);
   int64_t running[kKinds] = {};
   for (size_t p = 0; p < m; ++p) {
+    const int64_t start = start_at(trace, track, p), end = end_at(trace, track, p);
+    max_end = std::max(max_end, end);
+    track.max_end_ns[p] = max_end;
     if (p % kKindChunk == 0) std::copy_n(running, kKinds, &track.kind_prefix[p / kKindChunk * kKinds]);
-    running[static_cast<size_t>(events[track.event(p)].kind)] += track.end_ns[p] - track.start_ns[p];
+    running[static_cast<size_t>(trace.events[track.event(p)].kind)] += end - start;
   }
   if (m % kKindChunk == 0) std::copy_n(running, kKinds, &track.kind_prefix[chunks * kKinds]);
+}
+
+// First position of `track` starting after t: O(log n) over the events.
+size_t first_after(const trace::Trace& trace, const Track& track, int64_t t) {
+  size_t lo = 0, hi = track.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (start_at(trace, track, mid) <= t) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
 }
 
 }  // namespace
@@ -101,15 +137,12 @@ TraceIndex build_index(const trace::Trace& trace) {
   const size_t n = events.size();
   if (n == 0) return index;
 
-  std::vector<uint32_t> track_of = assign_tracks(events, &index);
-  std::vector<size_t> counts(index.tracks.size(), 0);
-  for (uint32_t t : track_of) ++counts[t];
-  if (contiguous(events, track_of)) {
-    index.spans_.resize(index.tracks.size());
-    std::iota(index.spans_.begin(), index.spans_.end(), 0u);
-    std::sort(index.spans_.begin(), index.spans_.end(),
-              [&](uint32_t a, uint32_t b) { return index.tracks[a].first < index.tracks[b].first; });
-  } else {
+  std::vector<size_t> counts;
+  if (!index_as_spans(events, &index, &counts)) {
+    index.tracks.clear();
+    std::vector<uint32_t> track_of = assign_tracks(events, &index);
+    counts.assign(index.tracks.size(), 0);
+    for (uint32_t t : track_of) ++counts[t];
     for (size_t t = 0; t < index.tracks.size(); ++t) index.tracks[t].order.reserve(counts[t]);
     for (size_t i = 0; i < n; ++i) index.tracks[track_of[i]].order.push_back(static_cast<uint32_t>(i));
     index.pos_table_.assign(n, 0);
@@ -122,14 +155,13 @@ TraceIndex build_index(const trace::Trace& trace) {
     }
     index.track_table_ = std::move(track_of);
   }
-  track_of = {};
 
   index.begin_ns = std::numeric_limits<int64_t>::max();
   index.end_ns = std::numeric_limits<int64_t>::min();
   for (size_t t = 0; t < index.tracks.size(); ++t) {
     Track& track = index.tracks[t];
-    fill_track(events, track, counts[t]);
-    index.begin_ns = std::min(index.begin_ns, track.start_ns.front());
+    fill_track(trace, track, counts[t]);
+    index.begin_ns = std::min(index.begin_ns, start_at(trace, track, 0));
     index.end_ns = std::max(index.end_ns, track.max_end_ns.back());
   }
   for (const auto& d : trace.dependencies) {
@@ -166,19 +198,18 @@ int find_track(const TraceIndex& index, int32_t device, int32_t stream) {
   return static_cast<int>(it - index.tracks.begin());
 }
 
-PosRange visible_range(const Track& track, int64_t t0, int64_t t1) {
+PosRange visible_range(const trace::Trace& trace, const Track& track, int64_t t0, int64_t t1) {
   // First event whose running maximum end reaches t0: everything before ends earlier.
   auto first = std::lower_bound(track.max_end_ns.begin(), track.max_end_ns.end(), t0) - track.max_end_ns.begin();
   // One past the last event starting at or before t1.
-  auto last = std::upper_bound(track.start_ns.begin(), track.start_ns.end(), t1) - track.start_ns.begin();
+  auto last = static_cast<std::ptrdiff_t>(first_after(trace, track, t1));
   if (last < first) last = first;
   return {static_cast<size_t>(first), static_cast<size_t>(last)};
 }
 
-int64_t hit_test(const Track& track, int64_t t_ns, int64_t tolerance_ns) {
+int64_t hit_test(const trace::Trace& trace, const Track& track, int64_t t_ns, int64_t tolerance_ns) {
   if (track.empty()) return -1;
-  auto upto = std::upper_bound(track.start_ns.begin(), track.start_ns.end(), t_ns + tolerance_ns) -
-              track.start_ns.begin();
+  auto upto = static_cast<int64_t>(first_after(trace, track, t_ns + tolerance_ns));
   int64_t best = -1;
   int64_t best_distance = std::numeric_limits<int64_t>::max();
   // Walk back over candidates; stop once no earlier event can reach t - tolerance.
@@ -186,8 +217,8 @@ int64_t hit_test(const Track& track, int64_t t_ns, int64_t tolerance_ns) {
   int steps = 0;
   for (int64_t p = upto - 1; p >= 0 && steps < kMaxSteps; --p, ++steps) {
     if (track.max_end_ns[p] < t_ns - tolerance_ns) break;
-    int64_t s = track.start_ns[p];
-    int64_t e = track.end_ns[p];
+    int64_t s = start_at(trace, track, static_cast<size_t>(p));
+    int64_t e = end_at(trace, track, static_cast<size_t>(p));
     int64_t distance = t_ns < s ? s - t_ns : (t_ns > e ? t_ns - e : 0);
     if (distance < best_distance) {
       best_distance = distance;
@@ -202,7 +233,7 @@ void kind_time(const trace::Trace& trace, const Track& track, size_t first, size
   std::fill_n(by_kind, kKinds, 0);
   auto scan = [&](size_t from, size_t to) {
     for (size_t p = from; p < to; ++p) {
-      by_kind[static_cast<size_t>(trace.events[track.event(p)].kind)] += track.end_ns[p] - track.start_ns[p];
+      by_kind[static_cast<size_t>(trace.events[track.event(p)].kind)] += end_at(trace, track, p) - start_at(trace, track, p);
     }
   };
   const size_t c0 = (first + kKindChunk - 1) / kKindChunk, c1 = last / kKindChunk;

@@ -3,8 +3,9 @@
 // visible events of a track with a binary search (Tracy keeps its zones the
 // same way). Built once when a run is opened; O(n log n). A store's trace
 // comes grouped by track in start order, so a track is then a span of
-// Trace::events and the index costs 24.5 bytes an event (start, end, running
-// maximum end, kind sums); other traces also keep per-event positions.
+// Trace::events and the index costs 11.5 bytes an event (the running maximum
+// end and the kind sums; starts and ends are read from the events); other
+// traces also keep per-event positions.
 
 #include <cstdint>
 #include <string>
@@ -22,17 +23,25 @@ struct Track {
   // (a contiguous track), else event order[p].
   uint32_t first = 0;
   std::vector<uint32_t> order;
-  std::vector<int64_t> start_ns;   // per position: by start, then event index
-  std::vector<int64_t> end_ns;     // max(end, start)
-  std::vector<int64_t> max_end_ns; // prefix maximum of end_ns: monotonic, so searchable
+  // Positions are in order of start, then event index.
+  std::vector<int64_t> max_end_ns; // prefix maximum of end_at(): monotonic, so searchable
   // Busy time per event kind before every kKindChunk-th position
   // (kind_prefix[c * kKinds + k]: kind k over positions [0, c * kKindChunk)),
   // so a merged block's time per kind is exact at O(kKindChunk) cost.
   std::vector<int64_t> kind_prefix;
-  size_t size() const { return start_ns.size(); }
-  bool empty() const { return start_ns.empty(); }
+  size_t size() const { return max_end_ns.size(); }
+  bool empty() const { return max_end_ns.empty(); }
   uint32_t event(size_t p) const { return order.empty() ? first + static_cast<uint32_t>(p) : order[p]; }
 };
+
+// Start and end (never before the start) of position p of `track`.
+inline int64_t start_at(const trace::Trace& trace, const Track& track, size_t p) {
+  return trace.events[track.event(p)].start_ns;
+}
+inline int64_t end_at(const trace::Trace& trace, const Track& track, size_t p) {
+  const trace::Event& e = trace.events[track.event(p)];
+  return e.end_ns > e.start_ns ? e.end_ns : e.start_ns;
+}
 
 constexpr size_t kKinds = static_cast<size_t>(trace::EventKind::kOther) + 1;
 constexpr size_t kKindChunk = 16;
@@ -76,11 +85,11 @@ struct PosRange {
   size_t first = 0;
   size_t last = 0;
 };
-PosRange visible_range(const Track& track, int64_t t0, int64_t t1);
+PosRange visible_range(const trace::Trace& trace, const Track& track, int64_t t0, int64_t t1);
 
 // The event of `track` under time `t_ns`, or the nearest one within
 // `tolerance_ns`; -1 when none. O(log n).
-int64_t hit_test(const Track& track, int64_t t_ns, int64_t tolerance_ns);
+int64_t hit_test(const trace::Trace& trace, const Track& track, int64_t t_ns, int64_t tolerance_ns);
 
 // Sources / targets of the waits of event `e`.
 std::vector<uint32_t> waits_of(const TraceIndex& index, uint32_t e);
