@@ -99,6 +99,17 @@ void expect_index_matches_naive(const trace::Trace& trace, const TraceIndex& idx
       }
       for (size_t kk = 0; kk < kKinds; ++kk) EXPECT_EQ(fast[kk], naive[kk]) << "positions " << a << ".." << b;
     }
+    // The two-level search equals a plain upper_bound over the running maximum.
+    for (int k = 0; k < 200; ++k) {
+      size_t a = rng() % (order.size() + 1), b = rng() % (order.size() + 1);
+      if (a > b) std::swap(a, b);
+      const int64_t at = static_cast<int64_t>(rng() % 400000) - 1000;
+      const size_t want = static_cast<size_t>(
+          std::upper_bound(track.max_end_ns.begin() + static_cast<std::ptrdiff_t>(a),
+                           track.max_end_ns.begin() + static_cast<std::ptrdiff_t>(b), at) -
+          track.max_end_ns.begin());
+      EXPECT_EQ(first_max_end_after(track, a, b, at), want) << a << ".." << b << " after " << at;
+    }
     // Every event that intersects [t0, t1] is inside the visible range.
     for (int k = 0; k < 20; ++k) {
       int64_t t0 = static_cast<int64_t>(rng() % 400000), t1 = t0 + static_cast<int64_t>(rng() % 20000);

@@ -103,10 +103,7 @@ TrackDraw layout_track(const trace::Trace& trace, const TraceIndex& index, uint3
     size_t q = p + 1;
     bool any_highlight = highlighted(event);
     while (q < range.last) {
-      auto next = std::upper_bound(track.max_end_ns.begin() + static_cast<std::ptrdiff_t>(q),
-                                   track.max_end_ns.begin() + static_cast<std::ptrdiff_t>(range.last),
-                                   block_end + min_ns) -
-                  track.max_end_ns.begin();
+      auto next = static_cast<std::ptrdiff_t>(first_max_end_after(track, q, range.last, block_end + min_ns));
       if (static_cast<size_t>(next) > q) {
         block_end = std::max(block_end, track.max_end_ns[next - 1]);
         q = static_cast<size_t>(next);

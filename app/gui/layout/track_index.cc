@@ -113,6 +113,9 @@ void fill_track(const trace::Trace& trace, Track& track, size_t m) {
     running[static_cast<size_t>(trace.events[track.event(p)].kind)] += end - start;
   }
   if (m % kKindChunk == 0) std::copy_n(running, kKinds, &track.kind_prefix[chunks * kKinds]);
+  track.max_end_coarse.clear();
+  for (size_t p = kCoarse - 1; p < m; p += kCoarse) track.max_end_coarse.push_back(track.max_end_ns[p]);
+  if (m % kCoarse != 0) track.max_end_coarse.push_back(track.max_end_ns[m - 1]);
 }
 
 // First position of `track` starting after t: O(log n) over the events.
@@ -198,9 +201,25 @@ int find_track(const TraceIndex& index, int32_t device, int32_t stream) {
   return static_cast<int>(it - index.tracks.begin());
 }
 
+size_t first_max_end_after(const Track& track, size_t from, size_t to, int64_t t) {
+  to = std::min(to, track.size());
+  if (from >= to) return to;
+  const auto& coarse = track.max_end_coarse;
+  // The group holding the answer: the first whose last running maximum exceeds t.
+  auto group = static_cast<size_t>(
+      std::upper_bound(coarse.begin() + static_cast<std::ptrdiff_t>(from / kCoarse), coarse.end(), t) - coarse.begin());
+  const size_t lo = std::max(from, group * kCoarse);
+  if (lo >= to) return to;
+  const size_t hi = std::min(to, (group + 1) * kCoarse);
+  auto it = std::upper_bound(track.max_end_ns.begin() + static_cast<std::ptrdiff_t>(lo),
+                             track.max_end_ns.begin() + static_cast<std::ptrdiff_t>(hi), t);
+  return static_cast<size_t>(it - track.max_end_ns.begin());
+}
+
 PosRange visible_range(const trace::Trace& trace, const Track& track, int64_t t0, int64_t t1) {
   // First event whose running maximum end reaches t0: everything before ends earlier.
-  auto first = std::lower_bound(track.max_end_ns.begin(), track.max_end_ns.end(), t0) - track.max_end_ns.begin();
+  auto first = static_cast<std::ptrdiff_t>(
+      t0 == std::numeric_limits<int64_t>::min() ? 0 : first_max_end_after(track, 0, track.size(), t0 - 1));
   // One past the last event starting at or before t1.
   auto last = static_cast<std::ptrdiff_t>(first_after(trace, track, t1));
   if (last < first) last = first;

@@ -25,6 +25,9 @@ struct Track {
   std::vector<uint32_t> order;
   // Positions are in order of start, then event index.
   std::vector<int64_t> max_end_ns; // prefix maximum of end_at(): monotonic, so searchable
+  // max_end_ns at the last position of every kCoarse positions: a search
+  // looks here first (it stays in cache), then inside one group.
+  std::vector<int64_t> max_end_coarse;
   // Busy time per event kind before every kKindChunk-th position
   // (kind_prefix[c * kKinds + k]: kind k over positions [0, c * kKindChunk)),
   // so a merged block's time per kind is exact at O(kKindChunk) cost.
@@ -42,6 +45,12 @@ inline int64_t end_at(const trace::Trace& trace, const Track& track, size_t p) {
   const trace::Event& e = trace.events[track.event(p)];
   return e.end_ns > e.start_ns ? e.end_ns : e.start_ns;
 }
+
+constexpr size_t kCoarse = 64;
+
+// The first position in [from, to) whose running maximum end exceeds t
+// (`to` if none): upper_bound over max_end_ns through max_end_coarse.
+size_t first_max_end_after(const Track& track, size_t from, size_t to, int64_t t);
 
 constexpr size_t kKinds = static_cast<size_t>(trace::EventKind::kOther) + 1;
 constexpr size_t kKindChunk = 16;
