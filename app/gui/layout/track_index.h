@@ -3,9 +3,9 @@
 // visible events of a track with a binary search (Tracy keeps its zones the
 // same way). Built once when a run is opened; O(n log n). A store's trace
 // comes grouped by track in start order, so a track is then a span of
-// Trace::events and the index costs 11.5 bytes an event (the running maximum
-// end and the kind sums; starts and ends are read from the events); other
-// traces also keep per-event positions.
+// Trace::events and the index costs 11.6 bytes an event (the running maximum
+// end, its coarse level and the kind sums; starts and ends are read from the
+// events); other traces also keep per-event positions.
 
 #include <cstdint>
 #include <string>
