@@ -146,14 +146,15 @@ void report_bench(const std::vector<double>& frame_ms, const std::vector<double>
     std::sort(v.begin(), v.end());
     double sum = 0;
     for (double x : v) sum += x;
-    return std::vector<double>{sum / static_cast<double>(v.size()), v[v.size() / 2], v[v.size() * 95 / 100], v.back()};
+    return std::vector<double>{sum / static_cast<double>(v.size()), v[v.size() / 2], v[v.size() * 95 / 100],
+                               v[v.size() * 99 / 100], v.back()};
   };
   auto f = stats(frame_ms), c = stats(cpu_ms);
   size_t events = state.current ? state.current->trace.events.size() : 0;
   std::printf("bench: %zu events, view %s, %zu frames\n", events,
               fmt::format("{}..{} ns", state.viewport.start_ns, state.viewport.end_ns).c_str(), frame_ms.size());
-  std::printf("bench: frame ms  mean %.2f  p50 %.2f  p95 %.2f  max %.2f\n", f[0], f[1], f[2], f[3]);
-  std::printf("bench: ui+layout ms  mean %.2f  p50 %.2f  p95 %.2f  max %.2f\n", c[0], c[1], c[2], c[3]);
+  std::printf("bench: frame ms  mean %.2f  p50 %.2f  p95 %.2f  p99 %.2f  max %.2f\n", f[0], f[1], f[2], f[3], f[4]);
+  std::printf("bench: ui+layout ms  mean %.2f  p50 %.2f  p95 %.2f  p99 %.2f  max %.2f\n", c[0], c[1], c[2], c[3], c[4]);
   if (state.current) {
     const auto& r = *state.current;
     std::printf("bench: run opened in %.1f ms (CPU %.1f ms: read %.1f, index %.1f); statistics after it, CPU %.1f ms\n",

@@ -109,9 +109,10 @@ TEST(TrackIndex, TracksSortedAndEventsByStart) {
   EXPECT_EQ(idx.tracks[1].stream, 100);
   EXPECT_EQ(idx.tracks[1].kind, trace::StreamKind::kCommunication);
   EXPECT_EQ(idx.tracks[2].device, 1);
-  EXPECT_EQ(idx.tracks[0].events, (std::vector<uint32_t>{3, 2}));
-  EXPECT_EQ(idx.track_of[2], 0u);
-  EXPECT_EQ(idx.pos_of[2], 1u);
+  EXPECT_EQ(idx.tracks[0].order, (std::vector<uint32_t>{3, 2}));  // not grouped by track: positions are kept
+  EXPECT_EQ(idx.tracks[0].event(0), 3u);
+  EXPECT_EQ(idx.track_of(2), 0u);
+  EXPECT_EQ(idx.pos_of(2), 1u);
   EXPECT_EQ(idx.begin_ns, 0);
   EXPECT_EQ(idx.end_ns, 100);
   EXPECT_EQ(waits_of(idx, 2), (std::vector<uint32_t>{1}));
@@ -128,13 +129,13 @@ TEST(TrackIndex, VisibleRangeIncludesLongEventStartingBefore) {
   add_event(t, 0, 0, EventKind::kGemm, "a", "a", 1000, 1100);
   add_event(t, 0, 0, EventKind::kGemm, "b", "b", 2000, 2100);
   TraceIndex idx = build_index(t);
-  PosRange r = visible_range(idx.tracks[0], 500, 1050);
+  PosRange r = visible_range(t, idx.tracks[0], 500, 1050);
   EXPECT_EQ(r.first, 0u);
   EXPECT_EQ(r.last, 2u);
-  r = visible_range(idx.tracks[0], 1500, 3000);
+  r = visible_range(t, idx.tracks[0], 1500, 3000);
   EXPECT_EQ(r.first, 2u);
   EXPECT_EQ(r.last, 3u);
-  r = visible_range(idx.tracks[0], 5000, 6000);
+  r = visible_range(t, idx.tracks[0], 5000, 6000);
   EXPECT_EQ(r.first, r.last);
 }
 
@@ -143,11 +144,11 @@ TEST(TrackIndex, HitTestFindsEventOrNearestWithinTolerance) {
   add_event(t, 0, 0, EventKind::kGemm, "a", "a", 100, 200);
   add_event(t, 0, 0, EventKind::kGemm, "b", "b", 300, 400);
   TraceIndex idx = build_index(t);
-  EXPECT_EQ(hit_test(idx.tracks[0], 150, 0), 0);
-  EXPECT_EQ(hit_test(idx.tracks[0], 350, 0), 1);
-  EXPECT_EQ(hit_test(idx.tracks[0], 250, 10), -1);
-  EXPECT_EQ(hit_test(idx.tracks[0], 295, 10), 1);
-  EXPECT_EQ(hit_test(idx.tracks[0], 205, 10), 0);
+  EXPECT_EQ(hit_test(t, idx.tracks[0], 150, 0), 0);
+  EXPECT_EQ(hit_test(t, idx.tracks[0], 350, 0), 1);
+  EXPECT_EQ(hit_test(t, idx.tracks[0], 250, 10), -1);
+  EXPECT_EQ(hit_test(t, idx.tracks[0], 295, 10), 1);
+  EXPECT_EQ(hit_test(t, idx.tracks[0], 205, 10), 0);
 }
 
 TEST(Layout, WideEventsAreDrawnOneByOneWithKindColours) {

@@ -161,7 +161,7 @@ TEST(TrackIndex, KindTimeIsExactForAnyRange) {
       int64_t got[kKinds] = {}, want[kKinds] = {};
       kind_time(t, track, first, last, got);
       for (size_t p = first; p < last; ++p) {
-        want[static_cast<size_t>(t.events[track.events[p]].kind)] += track.end_ns[p] - track.start_ns[p];
+        want[static_cast<size_t>(t.events[track.event(p)].kind)] += end_at(t, track, p) - start_at(t, track, p);
       }
       for (size_t k = 0; k < kKinds; ++k) EXPECT_EQ(got[k], want[k]) << first << ".." << last << " kind " << k;
     }

@@ -71,7 +71,10 @@ TEST_F(MeasureModelTest, RevealSelectsBringsIntoViewAndAsksForDetails) {
 TEST_F(MeasureModelTest, MeasuredRangeKeepsItsStatisticsUntilCleared) {
   apply(state_, SetRange{150000, 950000});  // [150, 950) µs: only neg_kernel starts in it (the all-gather at 100 µs)
   ASSERT_TRUE(state_.range.has_value());
-  EXPECT_EQ(state_.range->t1 - state_.range->t0, 800000);
+  EXPECT_EQ(state_.range->t1 - state_.range->t0, 800000);  // shown at once; its statistics come from a worker
+  EXPECT_TRUE(state_.stats_pending());
+  wait_for_job(state_);
+  EXPECT_FALSE(state_.range_pending());
   EXPECT_EQ(state_.range->events, 1);
   ASSERT_EQ(state_.range->kernels.size(), 1u);
   EXPECT_EQ(state_.range->kernels[0].name, "neg_kernel");
@@ -83,6 +86,21 @@ TEST_F(MeasureModelTest, MeasuredRangeKeepsItsStatisticsUntilCleared) {
   // Opening another run drops a range of the old one.
   apply(state_, SetRange{0, 10});
   apply(state_, OpenRun{run_});
+  wait_for_job(state_);
+  EXPECT_FALSE(state_.range.has_value());
+}
+
+// A range replaced before its worker finished never installs the old result.
+TEST_F(MeasureModelTest, ANewerRangeWinsOverAnEarlierPendingOne) {
+  apply(state_, SetRange{0, 2000000});
+  apply(state_, SetRange{150000, 950000});
+  wait_for_job(state_);
+  ASSERT_TRUE(state_.range.has_value());
+  EXPECT_EQ(state_.range->t0, 150000);
+  EXPECT_EQ(state_.range->events, 1);
+  EXPECT_TRUE(state_.stale_ranges.empty());
+  apply(state_, SetRange{0, 2000000});
+  apply(state_, ClearRange{});  // cleared while computing: stays cleared
   wait_for_job(state_);
   EXPECT_FALSE(state_.range.has_value());
 }

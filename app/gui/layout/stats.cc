@@ -3,16 +3,20 @@
 #include <algorithm>
 #include <climits>
 
+#include "app/gui/layout/indexed_analysis.h"
+
 namespace sl::gui {
 
-TraceStats compute_stats(const trace::Trace& trace) {
+TraceStats compute_stats(const trace::Trace& trace) { return compute_stats(trace, build_index(trace)); }
+
+TraceStats compute_stats(const trace::Trace& trace, const TraceIndex& index) {
   TraceStats stats;
   stats.events = static_cast<int64_t>(trace.events.size());
   stats.makespan_ns = trace.makespan_ns();
   if (trace.events.empty()) return stats;
-  stats.streams = trace::stream_busy_time(trace);
-  stats.overlap = trace::compute_communication_overlap(trace);
-  stats.critical_path = trace::critical_path(trace);
+  stats.streams = indexed_stream_busy(trace, index);
+  stats.overlap = indexed_overlap(trace, index);
+  stats.critical_path = indexed_critical_path(trace, index);
   stats.kernels = trace::kernel_statistics(trace);
   stats.kernel_rows = kernel_table(trace);
   stats.longest = longest_events(trace, kLongestEvents);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/gui/layout/kernel_table.h"
+#include "app/gui/layout/track_index.h"
 #include "core/trace/analysis.h"
 #include "core/trace/trace.h"
 
@@ -31,6 +32,9 @@ struct TraceStats {
 
 constexpr size_t kLongestEvents = 200;
 
+// Busy time, overlap and the critical path come from the index (no copies of
+// the events: indexed_analysis.h); the overload without one builds it.
+TraceStats compute_stats(const trace::Trace& trace, const TraceIndex& index);
 TraceStats compute_stats(const trace::Trace& trace);
 
 }  // namespace sl::gui

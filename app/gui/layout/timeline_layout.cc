@@ -45,7 +45,7 @@ void weigh_block(const trace::Trace& trace, const Track& track, size_t p, size_t
   int64_t by_kind[kKinds] = {};
   kind_time(trace, track, p, q, by_kind);
   *weighed += std::min<size_t>(q - p, 2 * kKindChunk);
-  size_t best = static_cast<size_t>(trace.events[track.events[p]].kind);
+  size_t best = static_cast<size_t>(trace.events[track.event(p)].kind);
   double busy = 0;
   for (size_t k = 0; k < kKinds; ++k) {
     if (by_kind[k] > by_kind[best]) best = k;
@@ -66,7 +66,7 @@ TrackDraw layout_track(const trace::Trace& trace, const TraceIndex& index, uint3
   const double ns_per_px = view.ns_per_px(width);
   // Merging works in time: an event shorter than min_ns is "tiny".
   const auto min_ns = static_cast<int64_t>(std::ceil(options.min_px * ns_per_px));
-  const PosRange range = visible_range(track, view.start_ns, view.end_ns);
+  const PosRange range = visible_range(trace, track, view.start_ns, view.end_ns);
   const auto& ev = trace.events;
   auto clip = [&](int64_t t) { return std::clamp(view.to_px(t, width), -1.0f, width + 1.0f); };
   auto highlighted = [&](uint32_t e) {
@@ -76,9 +76,9 @@ TrackDraw layout_track(const trace::Trace& trace, const TraceIndex& index, uint3
   size_t p = range.first;
   while (p < range.last) {
     ++out.visited;
-    const int64_t s = track.start_ns[p];
-    const int64_t e = track.end_ns[p];
-    const uint32_t event = track.events[p];
+    const int64_t s = start_at(trace, track, p);
+    const int64_t e = end_at(trace, track, p);
+    const uint32_t event = track.event(p);
     if (e < view.start_ns) {  // overlapped by an earlier long event; not itself visible
       ++p;
       continue;
@@ -103,21 +103,18 @@ TrackDraw layout_track(const trace::Trace& trace, const TraceIndex& index, uint3
     size_t q = p + 1;
     bool any_highlight = highlighted(event);
     while (q < range.last) {
-      auto next = std::upper_bound(track.max_end_ns.begin() + static_cast<std::ptrdiff_t>(q),
-                                   track.max_end_ns.begin() + static_cast<std::ptrdiff_t>(range.last),
-                                   block_end + min_ns) -
-                  track.max_end_ns.begin();
+      auto next = static_cast<std::ptrdiff_t>(first_max_end_after(track, q, range.last, block_end + min_ns));
       if (static_cast<size_t>(next) > q) {
         block_end = std::max(block_end, track.max_end_ns[next - 1]);
         q = static_cast<size_t>(next);
         ++out.visited;
       }
       if (q >= range.last) break;
-      const int64_t ns = track.start_ns[q];
-      const int64_t ne = track.end_ns[q];
+      const int64_t ns = start_at(trace, track, q);
+      const int64_t ne = end_at(trace, track, q);
       if (ns - block_end > min_ns || ne - ns >= min_ns) break;  // a visible gap, or a wide event
       block_end = std::max(block_end, ne);
-      any_highlight = any_highlight || highlighted(track.events[q]);
+      any_highlight = any_highlight || highlighted(track.event(q));
       ++q;
       ++out.visited;
     }

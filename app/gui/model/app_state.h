@@ -79,6 +79,14 @@ struct SuggestJob {
   std::chrono::steady_clock::time_point started;
 };
 
+// Statistics of a measured range (SetRange), computed on a worker: a range
+// over millions of events takes longer than a frame. The worker holds the run
+// it reads, so replacing the current run meanwhile is safe.
+struct RangeJob {
+  std::future<RangeStats> result;
+  bool active() const { return result.valid(); }
+};
+
 struct Message {
   std::string text;
   bool error = false;
@@ -106,6 +114,8 @@ struct AppState {
   bool search_by_duration = false;         // SearchLongest: hits sorted longest first
 
   std::optional<RangeStats> range;         // the measured range (SetRange) and its statistics
+  RangeJob range_job;                      // range's statistics while they are computed (range holds t0, t1)
+  std::vector<std::future<RangeStats>> stale_ranges;  // superseded range jobs, dropped when they finish
   // A tab the views should bring forward (Reveal, ShowTab): `generation`
   // changes with every request so a view acts on each once.
   struct TabRequest {
@@ -128,7 +138,11 @@ struct AppState {
   bool has_run() const { return current != nullptr; }
   bool comparing() const { return baseline != nullptr && comparison != nullptr; }
   bool busy() const { return job.active || load.active || suggest.active; }
-  bool stats_pending() const { return current != nullptr && current->stats_pending(); }
+  bool range_pending() const { return range_job.active(); }
+  // Statistics still being computed on a worker: the run's or a range's.
+  bool stats_pending() const {
+    return (current != nullptr && current->stats_pending()) || range_pending() || !stale_ranges.empty();
+  }
 };
 
 // The one place where state changes. Errors land in state.message.

@@ -197,11 +197,39 @@ void open_run(AppState& s, int64_t run_id) {
   start_load(s, run_id, false);
 }
 
+void clear_range(AppState& s) {
+  if (s.range_job.active()) s.stale_ranges.push_back(std::move(s.range_job.result));
+  s.range_job = RangeJob{};
+  s.range.reset();
+}
+
+// The range is shown at once; its statistics follow from a worker (poll_range).
+void set_range(AppState& s, const SetRange& a) {
+  if (!s.current) return fail(s, "open a run first");
+  clear_range(s);
+  RangeStats shown;
+  shown.t0 = std::min(a.t0_ns, a.t1_ns);
+  shown.t1 = std::max(a.t0_ns, a.t1_ns);
+  s.range = shown;
+  s.range_job.result = std::async(std::launch::async, [run = std::shared_ptr<const LoadedRun>(s.current), shown] {
+    return range_stats(run->trace, shown.t0, shown.t1);
+  });
+}
+
+void poll_range(AppState& s) {
+  auto ready = [](std::future<RangeStats>& f) { return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready; };
+  std::erase_if(s.stale_ranges, ready);
+  if (!s.range_job.active() || !ready(s.range_job.result)) return;
+  RangeStats stats = s.range_job.result.get();
+  s.range_job = RangeJob{};
+  if (s.range && s.range->t0 == stats.t0 && s.range->t1 == stats.t1) s.range = std::move(stats);
+}
+
 void install_current(AppState& s, std::shared_ptr<LoadedRun> run) {
   const int64_t run_id = run->info.id;
-  run->pending_stats = std::async(std::launch::async, [trace = &run->trace] {
+  run->pending_stats = std::async(std::launch::async, [trace = &run->trace, index = &run->index] {
     const double cpu0 = thread_cpu_ms();
-    TraceStats stats = compute_stats(*trace);
+    TraceStats stats = compute_stats(*trace, *index);
     return std::make_pair(std::move(stats), thread_cpu_ms() - cpu0);
   });
   s.current = std::move(run);
@@ -209,7 +237,7 @@ void install_current(AppState& s, std::shared_ptr<LoadedRun> run) {
   update_comparison(s);
   s.selected = -1;
   s.edits.clear();
-  s.range.reset();
+  clear_range(s);
   run_search(s);
   fit_all(s);
   const auto& r = *s.current;
@@ -275,7 +303,7 @@ void set_stream(AppState& s, const SetStream& a) {
 }
 
 void poll_stats(AppState& s) {
-  if (!s.stats_pending()) return;
+  if (!s.current || !s.current->stats_pending()) return;
   if (s.current->pending_stats.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
   std::tie(s.current->stats, s.current->stats_cpu_ms) = s.current->pending_stats.get();
 }
@@ -285,6 +313,7 @@ void poll_job(AppState& s) {
   poll_cancelled(s);
   finish_load(s);
   poll_stats(s);
+  poll_range(s);
   finish_suggest(s);
   finish_rerun(s);
 }
@@ -292,10 +321,14 @@ void poll_job(AppState& s) {
 void select_instruction(AppState& s, const std::string& name) {
   if (!s.current) return fail(s, "open a run first");
   const trace::Trace& t = s.current->trace;
+  // The string's id, looked up once: comparing ids keeps 10M events at a few ms.
+  uint32_t id = 0;
+  while (id < t.strings.size() && t.strings.get(id) != name) ++id;
+  if (name.empty() || id >= t.strings.size()) return fail(s, "no event for instruction '" + name + "'");
   int64_t best = -1;
   for (size_t i = 0; i < t.events.size(); ++i) {
     const auto& e = t.events[i];
-    if (t.instruction_of(e) != name && t.name_of(e) != name) continue;
+    if (e.instruction != id && e.name != id) continue;
     if (best < 0 || e.start_ns < t.events[static_cast<size_t>(best)].start_ns) best = static_cast<int64_t>(i);
   }
   if (best < 0) return fail(s, "no event for instruction '" + name + "'");
@@ -430,10 +463,9 @@ void apply(AppState& s, const Action& action) {
           reveal(s, e);
           if (a.details) request_tab(s, "details");
         } else if constexpr (std::is_same_v<A, SetRange>) {
-          if (!s.current) return fail(s, "open a run first");
-          s.range = range_stats(s.current->trace, a.t0_ns, a.t1_ns);
+          set_range(s, a);
         } else if constexpr (std::is_same_v<A, ClearRange>) {
-          s.range.reset();
+          clear_range(s);
         } else if constexpr (std::is_same_v<A, SearchLongest>) {
           search_longest(s);
         } else if constexpr (std::is_same_v<A, ShowTab>) {
@@ -450,7 +482,9 @@ void wait_for_job(AppState& state) {
     if (state.job.active && state.job.result.valid()) state.job.result.wait();
     if (state.load.active && state.load.result.valid()) state.load.result.wait();
     if (state.suggest.active && state.suggest.result.valid()) state.suggest.result.wait();
-    if (state.stats_pending()) state.current->pending_stats.wait();
+    if (state.current && state.current->stats_pending()) state.current->pending_stats.wait();
+    if (state.range_pending()) state.range_job.result.wait();
+    for (auto& f : state.stale_ranges) f.wait();
     apply(state, PollJob{});
   }
 }

@@ -179,6 +179,10 @@ void show_statistics(const AppState& state, UiState& ui, ActionQueue& out) {
                        format_duration(r.busy_ns).c_str());
     ImGui::SameLine();
     if (ImGui::SmallButton("clear range")) out.push_back(ClearRange{});
+    if (state.range_pending()) {
+      ImGui::TextDisabled("computing the range's statistics...");
+      return;
+    }
     rows = &r.kernels;
     longest = &r.longest;
     key = fmt::format("run{}/range{}-{}", run.info.id, r.t0, r.t1);

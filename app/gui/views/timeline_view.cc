@@ -433,7 +433,7 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
   if (state.selected >= 0 && static_cast<size_t>(state.selected) < cur.trace.events.size()) {
     auto point = [&](uint32_t e, bool at_end) {
       const auto& ev = cur.trace.events[e];
-      const Row& row = rows[current_row_of[cur.index.track_of[e]]];
+      const Row& row = rows[current_row_of[cur.index.track_of(e)]];
       float x = area_x + std::clamp(view.to_px(at_end ? ev.end_ns : ev.start_ns, track_w), -10.0f, track_w + 10);
       return ImVec2(x, origin.y + row.y + m.track_height / 2);
     };
