@@ -53,9 +53,9 @@ v=sorted(int(l) for l in sys.stdin.read().split() if l.strip().lstrip("-").isdig
 print("%.3f" % (v[len(v)//2] / 1e6) if v else "nan")'
 }
 top_kernels() {  # the store's last run: the 10 instructions with the most GPU time per iteration
-  "$SL" query --db "$DB" "select s.value as instruction, count(*) / 20 as kernels_per_iter,
-     sum(e.end_ns - e.start_ns) / 20000 as us_per_iter from events e join strings s on s.id = e.instruction_id
-     where e.run_id = (select max(id) from runs) group by s.value order by us_per_iter desc limit 10" 2>&1 | head -12
+  "$SL" query --db "$DB" "select instruction, count(*) / 20 as kernels_per_iter,
+     sum(dur_ns) / 20000.0 as us_per_iter from events
+     where run_id = (select max(id) from runs) group by instruction order by us_per_iter desc limit 10" 2>&1 | head -12
 }
 counters() {
   "$SL" query --db "$DB" "select name, value from counters where run_id = (select max(id) from runs) and name like 'codegen%'" 2>&1 | tr '\n' ' '
