@@ -271,6 +271,30 @@ ENTRY e {
   ROOT f = bf16[128,32] fusion(x, w), kind=kCustom, calls=gemm, backend_config={"fusion_backend_config":{"kind":"__triton_gemm"}}
 })";
 
+std::string f32_gemm_fusion(const std::string& precision) {
+  return R"(HloModule m
+gemm {
+  p0 = f32[64,32] parameter(0)
+  p1 = f32[32,16] parameter(1)
+  ROOT d = f32[64,16] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0})" + precision + R"(
+}
+ENTRY e {
+  x = f32[64,32] parameter(0)
+  w = f32[32,16] parameter(1)
+  ROOT f = f32[64,16] fusion(x, w), kind=kCustom, calls=gemm, backend_config={"fusion_backend_config":{"kind":"__triton_gemm"}}
+})";
+}
+
+TEST(FusionPlan, TritonF32GemmUsesTf32AsXlaDoesUnlessHighest) {
+  Planned def = plan_first(f32_gemm_fusion(""));
+  ASSERT_EQ(def.plan.path, FusionPath::kCublasGemm) << def.plan.why;
+  ASSERT_TRUE(def.plan.steps.at(0).is_gemm);
+  EXPECT_TRUE(def.plan.steps[0].gemm.tf32);
+  Planned highest = plan_first(f32_gemm_fusion(", operand_precision={highest,highest}"));
+  ASSERT_EQ(highest.plan.path, FusionPath::kCublasGemm) << highest.plan.why;
+  EXPECT_FALSE(highest.plan.steps.at(0).gemm.tf32);
+}
+
 TEST(FusionPlan, TritonGemmFusionIsACublasGemmWithPrologueAndEpilogueKernels) {
   Planned p = plan_first(kGemmFusion);
   ASSERT_EQ(p.plan.path, FusionPath::kCublasGemm) << p.plan.why;

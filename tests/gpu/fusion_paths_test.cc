@@ -6,6 +6,8 @@
 // without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "tests/gpu/cuda_test_util.h"
@@ -271,4 +273,34 @@ TEST_F(FusionPaths, ScatterAddWithCollidingIndices) {
 }
 
 }  // namespace
+// XLA's precision for f32 GEMMs (core/exec/codegen/dot_precision.h): the
+// DEFAULT-precision custom-call runs in TF32 (close to the cpu result, not
+// equal), the HIGHEST one in full f32.
+std::string f32_cublas(const char* precision) {
+  return std::string(R"(HloModule m
+ENTRY e {
+  x = f32[128,512] parameter(0)
+  w = f32[512,64] parameter(1)
+  g = (f32[128,64], s8[33554432]) custom-call(x, w), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"alpha_imag":0,"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_batch_dimensions":[],"lhs_contracting_dimensions":["1"],"rhs_batch_dimensions":[],"rhs_contracting_dimensions":["0"]},"precision_config":{"algorithm":"ALG_UNSET","operand_precision":[")") +
+         precision + R"("]},"epilogue":"DEFAULT"}}
+  ROOT r = f32[128,64] get-tuple-element(g), index=0
+})";
+}
+
+double max_abs_difference(const gpu_test::Both& b) {
+  double worst = 0.0;
+  const auto& c = b.cpu.results.at(0).outputs.at(0).values;
+  const auto& g = b.cuda.results.at(0).outputs.at(0).values;
+  for (size_t i = 0; i < c.size() && i < g.size(); ++i) worst = std::max(worst, std::fabs(c[i] - g[i]));
+  return worst;
+}
+
+TEST_F(FusionPaths, F32GemmsUseTf32WhereXlaDoes) {
+  auto def = run_both(f32_cublas("DEFAULT\",\"DEFAULT"), random_init(21), /*exact_f32=*/false);
+  expect_same(def, 2e-2);
+  EXPECT_GT(max_abs_difference(def), 0.0) << "the DEFAULT-precision GEMM ran in full f32";
+  auto highest = run_both(f32_cublas("HIGHEST\",\"HIGHEST"), random_init(21), /*exact_f32=*/false);
+  expect_same(highest, 1e-5);
+}
+
 }  // namespace sl::exec

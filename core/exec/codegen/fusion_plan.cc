@@ -8,6 +8,7 @@
 #include <functional>
 #include <set>
 
+#include "core/exec/codegen/dot_precision.h"
 #include "core/exec/codegen/scatter_codegen.h"
 
 namespace sl::exec::codegen {
@@ -249,6 +250,7 @@ Result<FusionPlan> gemm_plan(const hlo::Module& module, const hlo::Instruction& 
   GemmCall g;
   g.type = ls.type;
   g.out_type = d.shape.type;
+  g.tf32 = xla_allows_tf32(d);
   g.lhs_transposed = dims.lhs_contracting[0] == nb;
   g.rhs_transposed = dims.rhs_contracting[0] == nb + 1;
   g.k = ls.dims[static_cast<size_t>(dims.lhs_contracting[0])];

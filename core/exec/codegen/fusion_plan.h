@@ -53,6 +53,9 @@ struct GemmCall {
   // cuBLASLt's BIAS epilogue adds `bias` (one value per column n).
   bool has_bias = false;
   BufferRef bias;
+  // f32 inputs may be rounded to TF32 (the dot's precision, as XLA decides:
+  // dot_precision.h).
+  bool tf32 = false;
 };
 
 struct FusionStep {
