@@ -58,6 +58,26 @@ TEST(FusionCodegen, RowColumnAndElementwiseLoops) {
   EXPECT_LE(k->blocks(132), 132 * 16);
 }
 
+std::string negate_fusion(int64_t n) {
+  const std::string shape = "f32[" + std::to_string(n) + "]";
+  return "HloModule m\nfused {\n  p = " + shape + " parameter(0)\n  ROOT r = " + shape +
+         " negate(p)\n}\nENTRY e {\n  x = " + shape + " parameter(0)\n  ROOT f = " + shape +
+         " fusion(x), kind=kLoop, calls=fused\n}\n";
+}
+
+// Large elementwise loops run 4 elements a thread apart per iteration (loads
+// in flight, as XLA's unrolled loop emitter), then the remainder one by one.
+TEST(FusionCodegen, LargeElementwiseLoopsAreUnrolled) {
+  auto big = generate(negate_fusion(int64_t{1} << 22));
+  ASSERT_TRUE(big.is_ok()) << big.status().message();
+  EXPECT_NE(big->source.find("i0 += 4 * nthreads"), std::string::npos) << big->source;
+  EXPECT_NE(big->source.find("#pragma unroll"), std::string::npos) << big->source;
+  EXPECT_NE(big->source.find("for (IX i = i0; i < (IX)4194304; i += nthreads)"), std::string::npos) << big->source;
+  auto small = generate(negate_fusion(4096));
+  ASSERT_TRUE(small.is_ok()) << small.status().message();
+  EXPECT_EQ(small->source.find("#pragma unroll"), std::string::npos) << small->source;
+}
+
 TEST(FusionCodegen, UnsupportedOpIsNamed) {
   auto k = generate(R"(HloModule m
 cmp {

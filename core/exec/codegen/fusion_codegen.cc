@@ -35,6 +35,10 @@ int64_t GeneratedKernel::blocks(int sm_count) const {
 namespace {
 
 constexpr int kColumnRows = kBlockThreads / 32;
+// Elementwise loops of at least kUnrolledElements elements run kUnroll
+// elements per thread and iteration (XLA's loop emitter unrolls by 4 too).
+constexpr int kUnroll = 4;
+constexpr int64_t kUnrolledElements = int64_t{1} << 20;
 
 // The reduce an output is (or reads at its own index through bitcasts,
 // converts and elementwise ops), so the output's loop can be the reduce's.
@@ -95,8 +99,23 @@ Result<std::string> elementwise_loop(Elemental& e, const std::vector<Output>& ou
     SL_ASSIGN_OR_RETURN(std::string v, e.value(out.instruction, "i", body));
     body.line(fmt::format("o{}[{}] = {};", k, store_at(out, "i"), store_value(out.type, v)));
   }
-  return fmt::format("  for (IX i = tid; i < {}; i += nthreads) {{\n{}  }}\n",
-                     ix(outputs[static_cast<size_t>(group[0])].elements), body.code);
+  const int64_t elements = outputs[static_cast<size_t>(group[0])].elements;
+  const std::string n = ix(elements);
+  if (elements < kUnrolledElements) {
+    return fmt::format("  for (IX i = tid; i < {}; i += nthreads) {{\n{}  }}\n", n, body.code);
+  }
+  // Large loops: kUnroll elements a thread apart per iteration, so each thread
+  // has that many independent loads in flight (the __restrict__ pointers let
+  // the loads of later elements go before earlier stores), then the rest.
+  return fmt::format(
+      "  IX i0 = tid;\n"
+      "  for (; i0 + {u1} * nthreads < {n}; i0 += {u} * nthreads) {{\n"
+      "#pragma unroll\n"
+      "   for (IX u = 0; u < {u}; ++u) {{\n"
+      "    const IX i = i0 + u * nthreads;\n{body}   }}\n"
+      "  }}\n"
+      "  for (IX i = i0; i < {n}; i += nthreads) {{\n{body}  }}\n",
+      fmt::arg("u", kUnroll), fmt::arg("u1", kUnroll - 1), fmt::arg("n", n), fmt::arg("body", body.code));
 }
 
 // The output at index `o` once `acc` holds its reduce's value there.
