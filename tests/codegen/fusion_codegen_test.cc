@@ -78,6 +78,29 @@ TEST(FusionCodegen, LargeElementwiseLoopsAreUnrolled) {
   EXPECT_EQ(small->source.find("#pragma unroll"), std::string::npos) << small->source;
 }
 
+// An output laid out column-major ({0,1}): threads walk its memory order, so
+// the store and the load of the alike-laid-out parameter are consecutive.
+TEST(FusionCodegen, ElementwiseLoopsWalkTheOutputsMemoryOrder) {
+  auto k = generate(R"(HloModule m
+fused {
+  p = bf16[64,128]{0,1} parameter(0)
+  s = bf16[64] parameter(1)
+  b = bf16[64,128]{0,1} broadcast(s), dimensions={0}
+  ROOT m = bf16[64,128]{0,1} multiply(p, b)
+}
+ENTRY e {
+  x = bf16[64,128]{0,1} parameter(0)
+  y = bf16[64] parameter(1)
+  ROOT f = bf16[64,128]{0,1} fusion(x, y), kind=kLoop, calls=fused
+})");
+  ASSERT_TRUE(k.is_ok()) << k.status().message();
+  EXPECT_NE(k->source.find("for (IX q = tid; q < (IX)8192; q += nthreads)"), std::string::npos) << k->source;
+  EXPECT_NE(k->source.find("const IX i = (((q / (IX)1) % (IX)64) * (IX)128 + ((q / (IX)64) % (IX)128));"),
+            std::string::npos)
+      << k->source;
+  EXPECT_NE(k->source.find("o0[q] = "), std::string::npos) << k->source;
+}
+
 TEST(FusionCodegen, UnsupportedOpIsNamed) {
   auto k = generate(R"(HloModule m
 cmp {
