@@ -216,6 +216,31 @@ ENTRY e {
   expect_same(b, 1e-5);
 }
 
+// An elementwise output laid out {0,1}, large enough for the unrolled loop:
+// threads walk its memory order (q), each element still gets its own value;
+// the second fusion reads that memory through a bitcast as it is.
+TEST_F(FusionPaths, ColumnMajorElementwiseOutputInMemoryOrder) {
+  auto b = run_both(R"(HloModule m
+scale {
+  p = f32[1024,2048] parameter(0)
+  s = f32[1024] parameter(1)
+  bs = f32[1024,2048]{0,1} broadcast(s), dimensions={0}
+  ROOT m = f32[1024,2048]{0,1} multiply(p, bs)
+}
+fused {
+  q = f32[1024,2048]{0,1} parameter(0)
+  t = f32[2048,1024]{1,0} bitcast(q)
+  ROOT n = f32[2048,1024] negate(t)
+}
+ENTRY e {
+  x = f32[1024,2048] parameter(0)
+  y = f32[1024] parameter(1)
+  c = f32[1024,2048]{0,1} fusion(x, y), kind=kLoop, calls=scale
+  ROOT f = f32[2048,1024] fusion(c), kind=kLoop, calls=fused
+})", random_init(17));
+  expect_same(b, 0.0);
+}
+
 TEST_F(FusionPaths, GatherIsExact) {
   auto b = run_both(R"(HloModule m
 fused {
