@@ -241,6 +241,26 @@ ENTRY e {
   expect_same(b, 0.0);
 }
 
+// A power-of-two scale of a GEMM operand runs as cuBLASLt's alpha.
+TEST_F(FusionPaths, TritonGemmFusionScaleAsAlpha) {
+  auto b = run_both(R"(HloModule m
+gemm {
+  p0 = bf16[128,64] parameter(0)
+  k = bf16[] constant(0.125)
+  bk = bf16[128,64] broadcast(k), dimensions={}
+  s = bf16[128,64] multiply(p0, bk)
+  p1 = bf16[64,32] parameter(1)
+  ROOT d = bf16[128,32] dot(s, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+ENTRY e {
+  x = bf16[128,64] parameter(0)
+  w = bf16[64,32] parameter(1)
+  ROOT f = bf16[128,32] fusion(x, w), kind=kCustom, calls=gemm, backend_config={"fusion_backend_config":{"kind":"__triton_gemm"}}
+})", random_init(19));
+  expect_same(b, 2e-2);
+  EXPECT_EQ(counter(b.cuda.trace, "codegen_kernels"), 0) << "the scale ran as a prologue kernel";
+}
+
 TEST_F(FusionPaths, GatherIsExact) {
   auto b = run_both(R"(HloModule m
 fused {
