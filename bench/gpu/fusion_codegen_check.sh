@@ -14,7 +14,12 @@
 #    committed after-optimizations dump on the cuda backend, once with an
 #    empty kernel cache (cold NVRTC) and once cached; prints the median
 #    iteration, the ratio to JAX, the codegen_* counters and the 10 slowest
-#    kernels (by instruction) of each program.
+#    kernels (by instruction) of each program;
+# 3. kernel by kernel against XLA (COMPARE_PROGRAMS, default the transformer
+#    and the MLP): XLA's kernels captured from the JAX program, the same
+#    module replayed on the cuda backend, the 10 largest per-instruction
+#    differences of `streamlens compare` (full output in OUT/compare_*.txt).
+#    Needs libstreamlens_inject.so in BUILD_DIR (carried with BUILD_FIRST=0).
 set -u
 BUILD=${1:-build/release}
 OUT=${2:-${OUT:-/tmp/streamlens-out}}
@@ -29,7 +34,7 @@ if [ "${BUILD_FIRST:-1}" = 1 ]; then
   if [ ! -f "$BUILD/build.ninja" ]; then
     cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTREAMLENS_TESTS=ON > "$OUT/build.log" 2>&1
   fi
-  cmake --build "$BUILD" -j"$(nproc)" --target streamlens streamlens_cuda codegen_tests nvrtc_tests gpu_tests \
+  cmake --build "$BUILD" -j"$(nproc)" --target streamlens streamlens_cuda streamlens_inject codegen_tests nvrtc_tests gpu_tests \
     >> "$OUT/build.log" 2>&1
   rc=$?; echo "build rc=$rc"; grep -E "error|FAILED" "$OUT/build.log" | head -20
   [ $rc = 0 ] || { tail -30 "$OUT/build.log"; exit 1; }
@@ -53,9 +58,9 @@ v=sorted(int(l) for l in sys.stdin.read().split() if l.strip().lstrip("-").isdig
 print("%.3f" % (v[len(v)//2] / 1e6) if v else "nan")'
 }
 top_kernels() {  # the store's last run: the 10 instructions with the most GPU time per iteration
-  "$SL" query --db "$DB" "select s.value as instruction, count(*) / 20 as kernels_per_iter,
-     sum(e.end_ns - e.start_ns) / 20000 as us_per_iter from events e join strings s on s.id = e.instruction_id
-     where e.run_id = (select max(id) from runs) group by s.value order by us_per_iter desc limit 10" 2>&1 | head -12
+  "$SL" query --db "$DB" "select instruction, count(*) / 20 as kernels_per_iter,
+     sum(dur_ns) / 20000.0 as us_per_iter from events
+     where run_id = (select max(id) from runs) group by instruction order by us_per_iter desc limit 10" 2>&1 | head -12
 }
 counters() {
   "$SL" query --db "$DB" "select name, value from counters where run_id = (select max(id) from runs) and name like 'codegen%'" 2>&1 | tr '\n' ' '
@@ -80,4 +85,31 @@ for prog in transformer_train_step_bf16 mlp_train_step adam_update layernorm_gel
   rm -rf "$dump"
 done
 cat "$OUT/table.txt"
+
+# 3. Kernel by kernel against XLA: capture the JAX program (CUPTI, XLA's dump
+#    beside it; the run is linked to the module that ran), replay that very
+#    module on the cuda backend, and `streamlens compare` the two median
+#    steps, which lines kernels up by instruction: the 10 largest per-
+#    instruction differences. Skipped when too little of the device call's
+#    600 s is left (SECONDS counts this script's own).
+for prog in ${COMPARE_PROGRAMS-transformer_train_step_bf16 mlp_train_step}; do
+  left=$((540 - SECONDS))
+  step "kernel by kernel: $prog (${left} s left)"
+  [ $left -lt 90 ] && { echo "skipped: too little time left"; continue; }
+  cap=$(mktemp -d)
+  timeout $((left - 40)) "$SL" capture --db "$DB" --name "$prog xla" --xla-dump "$cap/dump" -- \
+    python3 tests/corpus/jax/make_dumps.py --child-single "$prog" "$cap/out" --size large > "$cap/capture.log" 2>&1
+  rc=$?; echo "capture rc=$rc"; [ $rc = 0 ] || { tail -5 "$cap/capture.log"; rm -rf "$cap"; continue; }
+  xla=$("$SL" query --db "$DB" --csv "select max(id) from runs" | tail -1)
+  module=$(ls "$cap"/dump/*gpu_after_optimizations.txt 2>/dev/null | head -1)
+  [ -n "$module" ] || { echo "no after-optimizations module in the dump"; rm -rf "$cap"; continue; }
+  XDG_CACHE_HOME="$cache" timeout 30 "$SL" run "$module" --backend cuda --warmup 3 --iterations 20 --db "$DB" \
+    --name "$prog replay of the captured module" 2>&1 | tail -2
+  ours=$("$SL" query --db "$DB" --csv "select max(id) from runs" | tail -1)
+  "$SL" compare "$xla" "$ours" --db "$DB" > "$OUT/compare_$prog.txt" 2>&1
+  sed -n '1,3p' "$OUT/compare_$prog.txt"
+  grep -A 11 '^per-instruction deltas' "$OUT/compare_$prog.txt"
+  cp "$module" "$OUT/captured_$prog.hlo.txt" 2>/dev/null
+  rm -rf "$cap"
+done
 ls -la "$OUT"

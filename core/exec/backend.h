@@ -36,6 +36,10 @@ struct RunOptions {
   int iterations = 1;
   std::string device_model = "h200";   // sim: name or path of a device file
   bool allow_tf32 = false;             // cuda: f32 GEMMs may use TF32
+  // cuda: f32 GEMMs whose precision is DEFAULT or HIGH use TF32, as XLA runs
+  // them (core/exec/codegen/dot_precision.h), unless this is set (tests
+  // that compare f32 GEMMs with the cpu backend). allow_tf32 overrides it.
+  bool exact_f32_gemms = false;
   // SMs a GEMM that may run beside an in-flight collective of its device
   // leaves free for NCCL's kernels (cuda: cuBLASLt SM_COUNT_TARGET; sim: the
   // GEMM's share of the device). 0: GEMMs take every SM.

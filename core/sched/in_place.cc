@@ -1,19 +1,54 @@
 #include "core/sched/in_place.h"
 
+#include <algorithm>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 namespace sl::sched::detail {
 namespace {
 
-bool is_dynamic_update_slice(const Thunk& t) {
-  return t.kind == ThunkKind::kKernel && t.instruction != nullptr &&
-         t.instruction->opcode == hlo::Opcode::kDynamicUpdateSlice;
+// An update written where its operand lies: which thunk operand becomes
+// result 0, and how many bytes the update itself writes.
+struct InPlaceUpdate {
+  uint32_t operand = 0;
+  int64_t written = 0;
+};
+
+// XLA's in-place pairs (HloDataflowAnalysis::GetInPlaceInputOutputPairs):
+// dynamic-update-slice operand 0, a single-operand scatter's operand 0, and
+// a fusion whose root is one of those reading a fused parameter directly.
+// In a fusion the parameter must have no other reader, so every element is
+// read and written by the update alone.
+std::optional<InPlaceUpdate> in_place_update(const hlo::Module& module, const Thunk& t) {
+  if (t.kind != ThunkKind::kKernel || t.instruction == nullptr) return std::nullopt;
+  const hlo::Instruction& inst = *t.instruction;
+  const bool dus = inst.opcode == hlo::Opcode::kDynamicUpdateSlice;
+  const bool scatter = inst.opcode == hlo::Opcode::kScatter && inst.operands.size() == 3;
+  if (dus || scatter) return InPlaceUpdate{0, -1};
+  if (inst.opcode != hlo::Opcode::kFusion || inst.called.empty()) return std::nullopt;
+  const hlo::Computation& c = module.computations.at(static_cast<size_t>(inst.called[0]));
+  if (c.root < 0) return std::nullopt;
+  const hlo::Instruction& root = c.instructions.at(static_cast<size_t>(c.root));
+  const bool root_dus = root.opcode == hlo::Opcode::kDynamicUpdateSlice;
+  const bool root_scatter = root.opcode == hlo::Opcode::kScatter && root.operands.size() == 3;
+  if ((!root_dus && !root_scatter) || root.operands.empty()) return std::nullopt;
+  const int source = root.operands[0];
+  const hlo::Instruction& parameter = c.instructions.at(static_cast<size_t>(source));
+  if (parameter.opcode != hlo::Opcode::kParameter || parameter.parameter_number < 0) return std::nullopt;
+  for (size_t k = 0; k < c.instructions.size(); ++k) {
+    const hlo::Instruction& user = c.instructions[k];
+    for (size_t o = 0; o < user.operands.size(); ++o) {
+      if (user.operands[o] == source && (static_cast<int>(k) != c.root || o != 0)) return std::nullopt;
+    }
+  }
+  const hlo::Instruction& update = c.instructions.at(static_cast<size_t>(root.operands[root_dus ? 1 : 2]));
+  return InPlaceUpdate{static_cast<uint32_t>(parameter.parameter_number), update.shape.byte_size()};
 }
 
 }  // namespace
 
-void alias_in_place_updates(FlatProgram& flat) {
+void alias_in_place_updates(const hlo::Module& module, FlatProgram& flat) {
   std::vector<bool> pinned(flat.buffers.size(), false);  // must keep their memory to themselves
   auto pin = [&](int32_t id) {
     if (id >= 0) pinned[static_cast<size_t>(id)] = true;
@@ -40,15 +75,18 @@ void alias_in_place_updates(FlatProgram& flat) {
       id = resolve(id);
     }
     Thunk& t = flat.thunks[p];
-    if (!is_dynamic_update_slice(t) || b.operands < 2 || b.results != 1) continue;
-    const int32_t operand = flat.buffer_ids[b.first];
+    const std::optional<InPlaceUpdate> in_place = in_place_update(module, t);
+    if (!in_place || in_place->operand >= b.operands || b.results != 1) continue;
+    const int32_t operand = flat.buffer_ids[b.first + in_place->operand];
     const int32_t result = flat.buffer_ids[b.first + b.operands];
     if (operand < 0 || result < 0 || operand == result || pinned[static_cast<size_t>(operand)]) continue;
     LogicalBuffer& from = flat.buffers[static_cast<size_t>(operand)];
     LogicalBuffer& into = flat.buffers[static_cast<size_t>(result)];
     if (from.end != static_cast<int64_t>(p) || from.slice.size != into.slice.size) continue;
     bool read_twice = false;
-    for (uint32_t k = 1; k < b.operands; ++k) read_twice |= flat.buffer_ids[b.first + k] == operand;
+    for (uint32_t k = 0; k < b.operands; ++k) {
+      read_twice |= k != in_place->operand && flat.buffer_ids[b.first + k] == operand;
+    }
     if (read_twice) continue;
 
     from.end = into.end;
@@ -57,10 +95,15 @@ void alias_in_place_updates(FlatProgram& flat) {
     into.start = into.end = static_cast<int64_t>(p);
     renamed[static_cast<size_t>(result)] = operand;
     flat.buffer_ids[b.first + b.operands] = operand;
-    // Reads the update and the start indices (already counted) and writes the
-    // update; the rest of the operand stays where it is.
-    const int64_t update = flat.buffers[static_cast<size_t>(flat.buffer_ids[b.first + 1])].slice.size;
-    t.bytes_accessed = t.bytes_accessed - 2 * from.slice.size + update;
+    // Reads the other operands (already counted) and writes the update; the
+    // rest of the operand stays where it is. A plain DUS or scatter writes
+    // its update operand (operand 1 or 2).
+    int64_t written = in_place->written;
+    if (written < 0) {
+      const uint32_t u = t.instruction->opcode == hlo::Opcode::kScatter ? 2 : 1;
+      written = u < b.operands ? flat.buffers[static_cast<size_t>(flat.buffer_ids[b.first + u])].slice.size : 0;
+    }
+    t.bytes_accessed = std::max<int64_t>(0, t.bytes_accessed - 2 * from.slice.size + written);
     any = true;
   }
   if (!any) return;

@@ -134,7 +134,7 @@ Result<LoweredProgram> lower(const hlo::Module& module, const LowerOptions& opti
   SL_ASSIGN_OR_RETURN(StreamPolicy policy, StreamPolicy::create(module, options.overrides, &out.warnings));
   detail::Emitter emitter(module, policy, options, &out.warnings);
   SL_ASSIGN_OR_RETURN(detail::FlatProgram flat, emitter.run());
-  detail::alias_in_place_updates(flat);
+  detail::alias_in_place_updates(module, flat);
 
   // Buffer assignment: one arena layout shared by every device.
   std::vector<LiveInterval> intervals;

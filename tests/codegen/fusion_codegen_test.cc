@@ -58,6 +58,49 @@ TEST(FusionCodegen, RowColumnAndElementwiseLoops) {
   EXPECT_LE(k->blocks(132), 132 * 16);
 }
 
+std::string negate_fusion(int64_t n) {
+  const std::string shape = "f32[" + std::to_string(n) + "]";
+  return "HloModule m\nfused {\n  p = " + shape + " parameter(0)\n  ROOT r = " + shape +
+         " negate(p)\n}\nENTRY e {\n  x = " + shape + " parameter(0)\n  ROOT f = " + shape +
+         " fusion(x), kind=kLoop, calls=fused\n}\n";
+}
+
+// Large elementwise loops run 4 elements a thread apart per iteration (loads
+// in flight, as XLA's unrolled loop emitter), then the remainder one by one.
+TEST(FusionCodegen, LargeElementwiseLoopsAreUnrolled) {
+  auto big = generate(negate_fusion(int64_t{1} << 22));
+  ASSERT_TRUE(big.is_ok()) << big.status().message();
+  EXPECT_NE(big->source.find("i0 += 4 * nthreads"), std::string::npos) << big->source;
+  EXPECT_NE(big->source.find("#pragma unroll"), std::string::npos) << big->source;
+  EXPECT_NE(big->source.find("for (IX i = i0; i < (IX)4194304; i += nthreads)"), std::string::npos) << big->source;
+  auto small = generate(negate_fusion(4096));
+  ASSERT_TRUE(small.is_ok()) << small.status().message();
+  EXPECT_EQ(small->source.find("#pragma unroll"), std::string::npos) << small->source;
+}
+
+// An output laid out column-major ({0,1}): threads walk its memory order, so
+// the store and the load of the alike-laid-out parameter are consecutive.
+TEST(FusionCodegen, ElementwiseLoopsWalkTheOutputsMemoryOrder) {
+  auto k = generate(R"(HloModule m
+fused {
+  p = bf16[64,128]{0,1} parameter(0)
+  s = bf16[64] parameter(1)
+  b = bf16[64,128]{0,1} broadcast(s), dimensions={0}
+  ROOT m = bf16[64,128]{0,1} multiply(p, b)
+}
+ENTRY e {
+  x = bf16[64,128]{0,1} parameter(0)
+  y = bf16[64] parameter(1)
+  ROOT f = bf16[64,128]{0,1} fusion(x, y), kind=kLoop, calls=fused
+})");
+  ASSERT_TRUE(k.is_ok()) << k.status().message();
+  EXPECT_NE(k->source.find("for (IX q = tid; q < (IX)8192; q += nthreads)"), std::string::npos) << k->source;
+  EXPECT_NE(k->source.find("const IX i = (((q / (IX)1) % (IX)64) * (IX)128 + ((q / (IX)64) % (IX)128));"),
+            std::string::npos)
+      << k->source;
+  EXPECT_NE(k->source.find("o0[q] = "), std::string::npos) << k->source;
+}
+
 TEST(FusionCodegen, UnsupportedOpIsNamed) {
   auto k = generate(R"(HloModule m
 cmp {

@@ -271,6 +271,61 @@ ENTRY e {
   ROOT f = bf16[128,32] fusion(x, w), kind=kCustom, calls=gemm, backend_config={"fusion_backend_config":{"kind":"__triton_gemm"}}
 })";
 
+std::string f32_gemm_fusion(const std::string& precision) {
+  return R"(HloModule m
+gemm {
+  p0 = f32[64,32] parameter(0)
+  p1 = f32[32,16] parameter(1)
+  ROOT d = f32[64,16] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0})" + precision + R"(
+}
+ENTRY e {
+  x = f32[64,32] parameter(0)
+  w = f32[32,16] parameter(1)
+  ROOT f = f32[64,16] fusion(x, w), kind=kCustom, calls=gemm, backend_config={"fusion_backend_config":{"kind":"__triton_gemm"}}
+})";
+}
+
+TEST(FusionPlan, TritonF32GemmUsesTf32AsXlaDoesUnlessHighest) {
+  Planned def = plan_first(f32_gemm_fusion(""));
+  ASSERT_EQ(def.plan.path, FusionPath::kCublasGemm) << def.plan.why;
+  ASSERT_TRUE(def.plan.steps.at(0).is_gemm);
+  EXPECT_TRUE(def.plan.steps[0].gemm.tf32);
+  Planned highest = plan_first(f32_gemm_fusion(", operand_precision={highest,highest}"));
+  ASSERT_EQ(highest.plan.path, FusionPath::kCublasGemm) << highest.plan.why;
+  EXPECT_FALSE(highest.plan.steps.at(0).gemm.tf32);
+}
+
+std::string scaled_gemm(const std::string& scale) {
+  return R"(HloModule m
+gemm {
+  p0 = bf16[64,32] parameter(0)
+  k = bf16[] constant()" + scale + R"()
+  bk = bf16[64,32] broadcast(k), dimensions={}
+  s = bf16[64,32] multiply(p0, bk)
+  p1 = bf16[32,16] parameter(1)
+  ROOT d = bf16[64,16] dot(s, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+ENTRY e {
+  x = bf16[64,32] parameter(0)
+  w = bf16[32,16] parameter(1)
+  ROOT f = bf16[64,16] fusion(x, w), kind=kCustom, calls=gemm, backend_config={"fusion_backend_config":{"kind":"__triton_gemm"}}
+})";
+}
+
+// Attention's 1/sqrt(64) on an operand: cuBLASLt's alpha, no prologue kernel;
+// a scale that is no power of two (not exact as alpha) keeps its prologue.
+TEST(FusionPlan, APowerOfTwoScaleOfAGemmOperandIsAlpha) {
+  Planned p = plan_first(scaled_gemm("0.125"));
+  ASSERT_EQ(p.plan.path, FusionPath::kCublasGemm) << p.plan.why;
+  ASSERT_EQ(p.plan.steps.size(), 1u);
+  EXPECT_EQ(p.plan.steps[0].gemm.alpha, 0.125);
+  EXPECT_EQ(p.plan.steps[0].gemm.lhs, (BufferRef{BufferRef::kOperand, 0}));
+  Planned q = plan_first(scaled_gemm("0.3"));
+  ASSERT_EQ(q.plan.path, FusionPath::kCublasGemm) << q.plan.why;
+  ASSERT_EQ(q.plan.steps.size(), 2u);
+  EXPECT_EQ(q.plan.steps[1].gemm.alpha, 1.0);
+}
+
 TEST(FusionPlan, TritonGemmFusionIsACublasGemmWithPrologueAndEpilogueKernels) {
   Planned p = plan_first(kGemmFusion);
   ASSERT_EQ(p.plan.path, FusionPath::kCublasGemm) << p.plan.why;

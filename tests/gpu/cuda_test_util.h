@@ -20,7 +20,9 @@ struct Both {
   RunOutput cpu, cuda;
 };
 
-inline Both run_both(const std::string& text, RunOptions options = {}) {
+// `exact_f32`: f32 GEMMs in full f32 (RunOptions::exact_f32_gemms), so the
+// cpu backend's tolerances hold; false runs them at XLA's precision (TF32).
+inline Both run_both(const std::string& text, RunOptions options = {}, bool exact_f32 = true) {
   Both b;
   auto module = hlo::parse_program(text, "gpu_test.hlo");
   if (!module) { b.status = module.status(); return b; }
@@ -31,6 +33,7 @@ inline Both run_both(const std::string& text, RunOptions options = {}) {
   if (!cpu) { b.status = cpu.status(); return b; }
   auto backend = make_cuda_backend({});
   if (!backend) { b.status = backend.status(); return b; }
+  options.exact_f32_gemms = exact_f32;
   auto cuda = (*backend)->run(*lowered, options);
   if (!cuda) { b.status = cuda.status(); return b; }
   b.cpu = std::move(cpu).value();

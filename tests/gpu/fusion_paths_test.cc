@@ -6,6 +6,8 @@
 // without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "tests/gpu/cuda_test_util.h"
@@ -150,19 +152,25 @@ ENTRY e {
 }
 
 TEST_F(FusionPaths, AFusionNothingRunsFailsNamingTheInstruction) {
+  // A sort: neither the generator nor the per-op kernels run one (a gather,
+  // used here before, has been generated since).
   auto b = run_both(R"(HloModule m
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
 fused {
-  op = f32[32,8] parameter(0)
-  ix = s32[4,1] parameter(1)
-  ROOT g = f32[4,8] gather(op, ix), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}
+  p = f32[32] parameter(0)
+  ROOT s = f32[32] sort(p), dimensions={0}, to_apply=cmp
 }
 ENTRY e {
-  x = f32[32,8] parameter(0)
-  i = s32[4,1] parameter(1)
-  ROOT f = f32[4,8] fusion(x, i), kind=kLoop, calls=fused
+  x = f32[32] parameter(0)
+  ROOT f = f32[32] fusion(x), kind=kLoop, calls=fused
 })");
   ASSERT_FALSE(b.status.is_ok());
-  EXPECT_NE(b.status.message().find("gather 'g' has no per-op kernel"), std::string::npos) << b.status.message();
+  EXPECT_NE(b.status.message().find("instruction 'f'"), std::string::npos) << b.status.message();
+  EXPECT_NE(b.status.message().find("sort 's' has no per-op kernel"), std::string::npos) << b.status.message();
 }
 
 TEST_F(FusionPaths, CublasLtMatmulHonoursAlphaBiasAndTransposition) {
@@ -206,6 +214,51 @@ ENTRY e {
   ROOT f = f32[48,64] fusion(c), kind=kLoop, calls=fused
 })", random_init(13));
   expect_same(b, 1e-5);
+}
+
+// An elementwise output laid out {0,1}, large enough for the unrolled loop:
+// threads walk its memory order (q), each element still gets its own value;
+// the second fusion reads that memory through a bitcast as it is.
+TEST_F(FusionPaths, ColumnMajorElementwiseOutputInMemoryOrder) {
+  auto b = run_both(R"(HloModule m
+scale {
+  p = f32[1024,2048] parameter(0)
+  s = f32[1024] parameter(1)
+  bs = f32[1024,2048]{0,1} broadcast(s), dimensions={0}
+  ROOT m = f32[1024,2048]{0,1} multiply(p, bs)
+}
+fused {
+  q = f32[1024,2048]{0,1} parameter(0)
+  t = f32[2048,1024]{1,0} bitcast(q)
+  ROOT n = f32[2048,1024] negate(t)
+}
+ENTRY e {
+  x = f32[1024,2048] parameter(0)
+  y = f32[1024] parameter(1)
+  c = f32[1024,2048]{0,1} fusion(x, y), kind=kLoop, calls=scale
+  ROOT f = f32[2048,1024] fusion(c), kind=kLoop, calls=fused
+})", random_init(17));
+  expect_same(b, 0.0);
+}
+
+// A power-of-two scale of a GEMM operand runs as cuBLASLt's alpha.
+TEST_F(FusionPaths, TritonGemmFusionScaleAsAlpha) {
+  auto b = run_both(R"(HloModule m
+gemm {
+  p0 = bf16[128,64] parameter(0)
+  k = bf16[] constant(0.125)
+  bk = bf16[128,64] broadcast(k), dimensions={}
+  s = bf16[128,64] multiply(p0, bk)
+  p1 = bf16[64,32] parameter(1)
+  ROOT d = bf16[128,32] dot(s, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+ENTRY e {
+  x = bf16[128,64] parameter(0)
+  w = bf16[64,32] parameter(1)
+  ROOT f = bf16[128,32] fusion(x, w), kind=kCustom, calls=gemm, backend_config={"fusion_backend_config":{"kind":"__triton_gemm"}}
+})", random_init(19));
+  expect_same(b, 2e-2);
+  EXPECT_EQ(counter(b.cuda.trace, "codegen_kernels"), 0) << "the scale ran as a prologue kernel";
 }
 
 TEST_F(FusionPaths, GatherIsExact) {
@@ -265,4 +318,34 @@ TEST_F(FusionPaths, ScatterAddWithCollidingIndices) {
 }
 
 }  // namespace
+// XLA's precision for f32 GEMMs (core/exec/codegen/dot_precision.h): the
+// DEFAULT-precision custom-call runs in TF32 (close to the cpu result, not
+// equal), the HIGHEST one in full f32.
+std::string f32_cublas(const char* precision) {
+  return std::string(R"(HloModule m
+ENTRY e {
+  x = f32[128,512] parameter(0)
+  w = f32[512,64] parameter(1)
+  g = (f32[128,64], s8[33554432]) custom-call(x, w), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"alpha_imag":0,"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_batch_dimensions":[],"lhs_contracting_dimensions":["1"],"rhs_batch_dimensions":[],"rhs_contracting_dimensions":["0"]},"precision_config":{"algorithm":"ALG_UNSET","operand_precision":[")") +
+         precision + R"("]},"epilogue":"DEFAULT"}}
+  ROOT r = f32[128,64] get-tuple-element(g), index=0
+})";
+}
+
+double max_abs_difference(const gpu_test::Both& b) {
+  double worst = 0.0;
+  const auto& c = b.cpu.results.at(0).outputs.at(0).values;
+  const auto& g = b.cuda.results.at(0).outputs.at(0).values;
+  for (size_t i = 0; i < c.size() && i < g.size(); ++i) worst = std::max(worst, std::fabs(c[i] - g[i]));
+  return worst;
+}
+
+TEST_F(FusionPaths, F32GemmsUseTf32WhereXlaDoes) {
+  auto def = run_both(f32_cublas("DEFAULT\",\"DEFAULT"), random_init(21), /*exact_f32=*/false);
+  expect_same(def, 2e-2);
+  EXPECT_GT(max_abs_difference(def), 0.0) << "the DEFAULT-precision GEMM ran in full f32";
+  auto highest = run_both(f32_cublas("HIGHEST\",\"HIGHEST"), random_init(21), /*exact_f32=*/false);
+  expect_same(highest, 1e-5);
+}
+
 }  // namespace sl::exec

@@ -59,7 +59,7 @@ TEST(CorpusCodegen, EveryPlannedKernelCompiles) {
   }
   for (const auto& [path, n] : kernels) std::printf("%s: %d kernels\n", path.c_str(), n);
   EXPECT_EQ(compiled, total);
-  EXPECT_EQ(total, 361);
+  EXPECT_EQ(total, 357);  // 4 attention scales of GEMM operands run as alpha, no prologue
 }
 
 TEST(NvrtcCache, SecondCompileIsACacheHitWithTheSameBinary) {

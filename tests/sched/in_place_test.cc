@@ -1,4 +1,4 @@
-// In-place dynamic-update-slice: the result takes its operand's buffer only
+// In-place dynamic-update-slice and scatter fusions: the result takes its operand's buffer only
 // when nothing reads the operand afterwards.
 
 #include <gtest/gtest.h>
@@ -120,4 +120,50 @@ ENTRY %main {
 }
 
 }  // namespace
+// The transformer's scatter-add of the loss gradient: a scatter fusion whose
+// operand (a broadcast zero) is dead after it.
+std::string scatter_fusion(const char* extra_use) {
+  return std::string(R"(
+HloModule m
+%add {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+%fused_scatter {
+  %op = f32[64,16]{1,0} parameter(0)
+  %ix = s32[4,1]{1,0} parameter(1)
+  %k = f32[] constant(1)
+  %up = f32[4,16]{1,0} broadcast(%k), dimensions={}
+  )") + extra_use + R"(
+  ROOT %sc = f32[64,16]{1,0} scatter(%op, %ix, %up), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%add
+}
+%fused_zero {
+  %z = f32[] constant(0)
+  ROOT %b = f32[64,16]{1,0} broadcast(%z), dimensions={}
+}
+ENTRY %main {
+  %i = s32[4,1]{1,0} parameter(0)
+  %zero = f32[64,16]{1,0} fusion(), kind=kLoop, calls=%fused_zero
+  ROOT %f = f32[64,16]{1,0} fusion(%zero, %i), kind=kInput, calls=%fused_scatter
+})";
+}
+
+TEST(InPlace, ScatterFusionWritesIntoItsDeadOperand) {
+  auto l = lower_text(scatter_fusion(""));
+  ASSERT_TRUE(l);
+  const Thunk& f = thunk_of(*l, "f");
+  EXPECT_EQ(f.operands[0].offset, f.results[0].offset);
+  EXPECT_EQ(f.operands[0].offset, thunk_of(*l, "zero").results[0].offset);
+  // Reads the s32[4,1] indices and writes the f32[4,16] update window.
+  EXPECT_EQ(f.bytes_accessed, 4 * 4 + 4 * 16 * 4);
+}
+
+TEST(InPlace, ScatterFusionReadingItsOperandElsewhereKeepsTheCopy) {
+  auto l = lower_text(scatter_fusion("%other = f32[64,16]{1,0} negate(%op)"));
+  ASSERT_TRUE(l);
+  const Thunk& f = thunk_of(*l, "f");
+  EXPECT_NE(f.operands[0].offset, f.results[0].offset);
+}
+
 }  // namespace sl::sched

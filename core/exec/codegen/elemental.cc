@@ -243,6 +243,17 @@ std::string physical_index(const hlo::Shape& shape, const std::string& index) {
   return linear(coords, physical_strides(shape));
 }
 
+std::string logical_index(const hlo::Shape& shape, const std::string& position) {
+  if (shape.is_row_major() || shape.minor_to_major.size() != shape.dims.size()) return position;
+  const std::vector<int64_t> strides = physical_strides(shape);
+  std::vector<std::string> coords;
+  for (size_t d = 0; d < shape.dims.size(); ++d) {
+    coords.push_back(shape.dims[d] == 1 ? ix(0)
+                                        : fmt::format("(({} / {}) % {})", position, ix(strides[d]), ix(shape.dims[d])));
+  }
+  return linear(coords, row_major(shape.dims));
+}
+
 namespace {
 
 // A bitcast reinterprets memory: the result element at logical coordinates

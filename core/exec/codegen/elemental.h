@@ -26,6 +26,9 @@ std::string ix(int64_t v);
 // memory under the shape's layout (`index` itself when row-major): buffers
 // hold XLA's physical layout, so a bitcast between layouts moves nothing.
 std::string physical_index(const hlo::Shape& shape, const std::string& index);
+// The inverse: the row-major linear index of the element at memory position
+// `position` of `shape` (`position` itself when row-major).
+std::string logical_index(const hlo::Shape& shape, const std::string& position);
 
 // Statements being emitted and the values they hold ("instruction@index" ->
 // variable); values of enclosing scopes are visible inside.

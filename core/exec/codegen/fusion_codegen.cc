@@ -35,6 +35,10 @@ int64_t GeneratedKernel::blocks(int sm_count) const {
 namespace {
 
 constexpr int kColumnRows = kBlockThreads / 32;
+// Elementwise loops of at least kUnrolledElements elements run kUnroll
+// elements per thread and iteration (XLA's loop emitter unrolls by 4 too).
+constexpr int kUnroll = 4;
+constexpr int64_t kUnrolledElements = int64_t{1} << 20;
 
 // The reduce an output is (or reads at its own index through bitcasts,
 // converts and elementwise ops), so the output's loop can be the reduce's.
@@ -85,18 +89,42 @@ std::string store_at(const Output& out, const std::string& index) {
 }
 
 // One thread per element for every output of `group` (outputs of one
-// element count share a loop, so they share their common values).
+// element count share a loop, so they share their common values). Threads
+// walk the first output's memory order (`q`), so its stores, and the loads
+// of operands laid out alike, are coalesced whatever the layout; `i` is the
+// element's row-major index.
 Result<std::string> elementwise_loop(Elemental& e, const std::vector<Output>& outputs, const std::vector<int>& group) {
   Scope body;
   body.indent = "    ";
-  std::string stores;
+  const Output& first = outputs[static_cast<size_t>(group[0])];
+  const bool by_layout = first.layout != nullptr && !first.layout->is_row_major();
+  const std::string var = by_layout ? "q" : "i";
+  if (by_layout) body.line(fmt::format("const IX i = {};", logical_index(*first.layout, "q")));
   for (int k : group) {
     const Output& out = outputs[static_cast<size_t>(k)];
     SL_ASSIGN_OR_RETURN(std::string v, e.value(out.instruction, "i", body));
-    body.line(fmt::format("o{}[{}] = {};", k, store_at(out, "i"), store_value(out.type, v)));
+    const bool same_order = by_layout && out.layout != nullptr && out.layout->dims == first.layout->dims &&
+                            out.layout->minor_to_major == first.layout->minor_to_major;
+    body.line(fmt::format("o{}[{}] = {};", k, same_order ? "q" : store_at(out, "i"), store_value(out.type, v)));
   }
-  return fmt::format("  for (IX i = tid; i < {}; i += nthreads) {{\n{}  }}\n",
-                     ix(outputs[static_cast<size_t>(group[0])].elements), body.code);
+  const std::string n = ix(first.elements);
+  if (first.elements < kUnrolledElements) {
+    return fmt::format("  for (IX {v} = tid; {v} < {n}; {v} += nthreads) {{\n{body}  }}\n", fmt::arg("v", var),
+                       fmt::arg("n", n), fmt::arg("body", body.code));
+  }
+  // Large loops: kUnroll elements a thread apart per iteration, so each thread
+  // has that many independent loads in flight (the __restrict__ pointers let
+  // the loads of later elements go before earlier stores), then the rest.
+  return fmt::format(
+      "  IX i0 = tid;\n"
+      "  for (; i0 + {u1} * nthreads < {n}; i0 += {u} * nthreads) {{\n"
+      "#pragma unroll\n"
+      "   for (IX u = 0; u < {u}; ++u) {{\n"
+      "    const IX {v} = i0 + u * nthreads;\n{body}   }}\n"
+      "  }}\n"
+      "  for (IX {v} = i0; {v} < {n}; {v} += nthreads) {{\n{body}  }}\n",
+      fmt::arg("u", kUnroll), fmt::arg("u1", kUnroll - 1), fmt::arg("n", n), fmt::arg("v", var),
+      fmt::arg("body", body.code));
 }
 
 // The output at index `o` once `acc` holds its reduce's value there.

@@ -5,9 +5,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <optional>
 #include <set>
 
+#include "core/exec/codegen/dot_precision.h"
 #include "core/exec/codegen/scatter_codegen.h"
 
 namespace sl::exec::codegen {
@@ -205,6 +208,28 @@ bool minor_dims_swapped(const hlo::Shape& s) {
 
 // The GEMM kernels (cuBLASLt, the reference kernel) take [batch..., m, k] x
 // [batch..., k, n], either operand transposed in its two minor dimensions.
+// `k` = multiply(x, broadcast(c)) (either order) of bf16/f32 with c a
+// scalar constant power of two: x's index and c. Scaling by it is exact in
+// f32 and bf16 (same exponent range), so alpha * (A.B) equals (c * A).B.
+std::optional<std::pair<int, double>> power_of_two_scale(const hlo::Computation& c, int k) {
+  const hlo::Instruction& m = at(c, k);
+  if (m.opcode != Opcode::kMultiply || m.operands.size() != 2) return std::nullopt;
+  if (m.shape.type != PrimitiveType::kBF16 && m.shape.type != PrimitiveType::kF32) return std::nullopt;
+  for (int side = 0; side < 2; ++side) {
+    const hlo::Instruction& b = at(c, m.operands[static_cast<size_t>(side)]);
+    if (b.opcode != Opcode::kBroadcast || b.operands.size() != 1) continue;
+    const hlo::Instruction& k0 = at(c, b.operands[0]);
+    if (k0.opcode != Opcode::kConstant || k0.literal.size() != 1) continue;
+    int exponent = 0;
+    const double v = k0.literal[0];
+    if (v == 0.0 || !std::isfinite(v) || std::fabs(std::frexp(v, &exponent)) != 0.5) continue;
+    const int x = m.operands[static_cast<size_t>(1 - side)];
+    if (at(c, x).shape.type != m.shape.type) continue;
+    return std::make_pair(x, v);
+  }
+  return std::nullopt;
+}
+
 Status gemm_shaped(const hlo::Computation& c, const hlo::Instruction& d) {
   const hlo::Shape& ls = at(c, d.operands.at(0)).shape;
   const hlo::Shape& rs = at(c, d.operands.at(1)).shape;
@@ -249,6 +274,7 @@ Result<FusionPlan> gemm_plan(const hlo::Module& module, const hlo::Instruction& 
   GemmCall g;
   g.type = ls.type;
   g.out_type = d.shape.type;
+  g.tf32 = xla_allows_tf32(d);
   g.lhs_transposed = dims.lhs_contracting[0] == nb;
   g.rhs_transposed = dims.rhs_contracting[0] == nb + 1;
   g.k = ls.dims[static_cast<size_t>(dims.lhs_contracting[0])];
@@ -261,7 +287,11 @@ Result<FusionPlan> gemm_plan(const hlo::Module& module, const hlo::Instruction& 
   // An operand is a parameter as it is, a parameter transposed in its two
   // minor dimensions (cuBLASLt transposes it), or computed by a prologue kernel.
   auto operand = [&](int k, bool* transposed, const char* what) -> Result<BufferRef> {
-    const hlo::Instruction& o = at(c, k);
+    // A power-of-two scale of a parameter (attention's 1/sqrt(d)) becomes
+    // cuBLASLt's alpha: exact, as the scale commutes with every rounding.
+    const std::optional<std::pair<int, double>> scaled = power_of_two_scale(c, k);
+    const hlo::Instruction& o = at(c, scaled ? scaled->first : k);
+    if (scaled && (o.opcode == Opcode::kParameter || o.opcode == Opcode::kTranspose)) g.alpha *= scaled->second;
     if (o.opcode == Opcode::kParameter && (o.shape.is_row_major() || minor_dims_swapped(o.shape))) {
       // Laid out [.., minor, major]: the buffer is the operand transposed.
       if (!o.shape.is_row_major()) *transposed = !*transposed;
@@ -276,6 +306,7 @@ Result<FusionPlan> gemm_plan(const hlo::Module& module, const hlo::Instruction& 
         return BufferRef{BufferRef::kOperand, static_cast<int>(at(c, o.operands[0]).parameter_number)};
       }
     }
+    if (scaled && (o.opcode == Opcode::kParameter || o.opcode == Opcode::kTranspose)) g.alpha /= scaled->second;
     SL_ASSIGN_OR_RETURN(GeneratedKernel kernel,
                         generate_kernel(module, c,
                                         {.name = fmt::format("{}_{}", base, what),

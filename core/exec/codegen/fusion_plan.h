@@ -53,6 +53,11 @@ struct GemmCall {
   // cuBLASLt's BIAS epilogue adds `bias` (one value per column n).
   bool has_bias = false;
   BufferRef bias;
+  // f32 inputs may be rounded to TF32 (the dot's precision, as XLA decides:
+  // dot_precision.h).
+  bool tf32 = false;
+  // cuBLASLt's alpha: a power-of-two scale of an operand folded in.
+  double alpha = 1.0;
 };
 
 struct FusionStep {

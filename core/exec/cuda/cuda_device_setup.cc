@@ -94,6 +94,7 @@ Status CudaBackend::setup_device(const sched::LoweredProgram& program, const Run
   ctx.program = &dp;
   ctx.module = program.module;
   ctx.allow_tf32 = options.allow_tf32;
+  ctx.exact_f32_gemms = options.exact_f32_gemms;
   ctx.comm_sms = options.comm_sms;
   ctx.world_size = static_cast<int64_t>(program.devices.size());
   const std::string at = fmt::format("device {}", d);

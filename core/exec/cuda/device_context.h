@@ -42,7 +42,8 @@ struct DeviceContext {
   const GeneratedFusions* fusions = nullptr;  // how fusions run (generated_fusions.h)
   char* scratch = nullptr;              // fusions' temporaries (GeneratedFusions::attach)
   int64_t world_size = 1;               // devices of the program
-  bool allow_tf32 = false;
+  bool allow_tf32 = false;       // every f32 GEMM may use TF32
+  bool exact_f32_gemms = false;  // none does unless allow_tf32 (else: where XLA would)
   int sm_count = 0;                     // of the device
   int comm_sms = 0;                     // left to NCCL by GEMMs beside a collective
 

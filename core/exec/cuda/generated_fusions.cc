@@ -159,7 +159,8 @@ Status GeneratedFusions::launch_steps(const Entry& e, const sched::Thunk& t, Dev
       p.batch = g.batch;
       p.lhs_transposed = g.lhs_transposed;
       p.rhs_transposed = g.rhs_transposed;
-      p.allow_tf32 = ctx.allow_tf32;
+      p.allow_tf32 = ctx.allow_tf32 || (g.tf32 && !ctx.exact_f32_gemms);
+      p.alpha = static_cast<float>(g.alpha);
       if (g.has_bias) p.epilogue = GemmEpilogue::kBias;
       SL_RETURN_IF_ERROR(ctx.gemm->run(p, pointer(g.lhs), pointer(g.rhs), pointer(g.out), ctx.fallback_workspace,
                                        ctx.fallback_workspace_bytes, stream, where(t, ctx), nullptr,
