@@ -97,6 +97,7 @@ for prog in ${COMPARE_PROGRAMS-transformer_train_step_bf16 mlp_train_step}; do
   step "kernel by kernel: $prog (${left} s left)"
   [ $left -lt 90 ] && { echo "skipped: too little time left"; continue; }
   cap=$(mktemp -d)
+  mkdir -p "$cap/out"
   timeout $((left - 40)) "$SL" capture --db "$DB" --name "$prog xla" --xla-dump "$cap/dump" -- \
     python3 tests/corpus/jax/make_dumps.py --child-single "$prog" "$cap/out" --size large > "$cap/capture.log" 2>&1
   rc=$?; echo "capture rc=$rc"; [ $rc = 0 ] || { tail -5 "$cap/capture.log"; rm -rf "$cap"; continue; }
@@ -109,7 +110,6 @@ for prog in ${COMPARE_PROGRAMS-transformer_train_step_bf16 mlp_train_step}; do
   "$SL" compare "$xla" "$ours" --db "$DB" > "$OUT/compare_$prog.txt" 2>&1
   sed -n '1,3p' "$OUT/compare_$prog.txt"
   grep -A 11 '^per-instruction deltas' "$OUT/compare_$prog.txt"
-  cp "$module" "$OUT/captured_$prog.hlo.txt" 2>/dev/null
   rm -rf "$cap"
 done
 ls -la "$OUT"
