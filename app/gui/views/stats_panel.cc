@@ -6,7 +6,10 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include <algorithm>
+
 #include "app/gui/layout/ruler.h"
+#include "app/gui/layout/stats_tables_layout.h"
 #include "app/gui/layout/time_format.h"
 #include "app/gui/views/views.h"
 
@@ -48,8 +51,8 @@ void summary(const LoadedRun& run, ActionQueue& out) {
   }
 }
 
-void streams_table(const TraceStats& s, float width) {
-  if (!ImGui::BeginTable("streams", 3, kTableFlags, ImVec2(width, 0))) return;
+void streams_table(const TraceStats& s, float width, float height) {
+  if (!ImGui::BeginTable("streams", 3, kTableFlags, ImVec2(width, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("stream", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableSetupColumn("busy");
@@ -70,9 +73,9 @@ void streams_table(const TraceStats& s, float width) {
 // The kernel table, sorted by the clicked header; `key` names the source
 // rows so the sorted copy in `ui` is redone only when they or the order change.
 void kernel_table_view(const std::vector<KernelRow>& source, const std::string& key, UiState& ui, ActionQueue& out,
-                       float width) {
+                       float width, float height) {
   static const char* const kHeaders[] = {"kernel", "count", "total", "%", "mean", "median", "min", "max"};
-  if (!ImGui::BeginTable("kernels", 8, kTableFlags | ImGuiTableFlags_Sortable, ImVec2(width, 0))) return;
+  if (!ImGui::BeginTable("kernels", 8, kTableFlags | ImGuiTableFlags_Sortable, ImVec2(width, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   for (int c = 0; c < 8; ++c) {
     ImGuiTableColumnFlags f = c == 0 ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_PreferSortDescending;
@@ -123,8 +126,9 @@ void kernel_table_view(const std::vector<KernelRow>& source, const std::string& 
   ImGui::EndTable();
 }
 
-void longest_view(const trace::Trace& t, const std::vector<uint32_t>& longest, int64_t selected, ActionQueue& out) {
-  if (!ImGui::BeginTable("longest", 4, kTableFlags, ImVec2(0, 0))) return;
+void longest_view(const trace::Trace& t, const std::vector<uint32_t>& longest, int64_t selected, ActionQueue& out,
+                  float width, float height) {
+  if (!ImGui::BeginTable("longest", 4, kTableFlags, ImVec2(width, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("longest kernels", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableSetupColumn("duration");
@@ -190,14 +194,17 @@ void show_statistics(const AppState& state, UiState& ui, ActionQueue& out) {
     summary(run, out);
     ImGui::TextDisabled("shift-drag in the timeline to measure a range and see its statistics here");
   }
-  const float avail = ImGui::GetContentRegionAvail().x;
+  const StatsTablesLayout l = stats_tables_layout(ImGui::GetContentRegionAvail().x, ui.scale, !state.range);
+  // Stacked, each table gets a few rows of its own and the tab scrolls.
+  const float row = ImGui::GetTextLineHeightWithSpacing();
+  auto rows_of = [&](size_t n, size_t most) { return row * static_cast<float>(std::min(n, most) + 2); };
   if (!state.range) {
-    streams_table(run.stats, avail * 0.22f);
-    ImGui::SameLine();
+    streams_table(run.stats, l.streams_width, l.stacked ? rows_of(run.stats.streams.size(), 6) : 0);
+    if (!l.stacked) ImGui::SameLine();
   }
-  kernel_table_view(*rows, key, ui, out, avail * (state.range ? 0.6f : 0.48f));
-  ImGui::SameLine();
-  longest_view(run.trace, *longest, state.selected, out);
+  kernel_table_view(*rows, key, ui, out, l.kernels_width, l.stacked ? rows_of(rows->size(), 12) : 0);
+  if (!l.stacked) ImGui::SameLine();
+  longest_view(run.trace, *longest, state.selected, out, l.longest_width, l.stacked ? rows_of(longest->size(), 10) : 0);
 }
 
 }  // namespace sl::gui
