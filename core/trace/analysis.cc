@@ -133,9 +133,8 @@ OverlapReport compute_communication_overlap(const Trace& trace) {
 }
 
 CriticalPath critical_path(const Trace& trace) {
-  CriticalPath path;
   const auto& ev = trace.events;
-  if (ev.empty()) return path;
+  if (ev.empty()) return {};
   constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
   // Previous event on the same (device, stream), in start order.
@@ -156,6 +155,17 @@ CriticalPath critical_path(const Trace& trace) {
     if (d.from < ev.size() && d.to < ev.size() && d.from != d.to) incoming[d.to].push_back(d.from);
   }
 
+  return walk_critical_path(ev, [&](uint32_t cur, const std::function<void(uint32_t)>& consider) {
+    for (uint32_t p : incoming[cur]) consider(p);
+    if (stream_prev[cur] != kNone) consider(stream_prev[cur]);
+  });
+}
+
+CriticalPath walk_critical_path(const std::vector<Event>& ev,
+                                const std::function<void(uint32_t, const std::function<void(uint32_t)>&)>& predecessors) {
+  CriticalPath path;
+  if (ev.empty()) return path;
+  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
   uint32_t cur = 0;
   for (uint32_t i = 1; i < ev.size(); ++i) {
     if (ev[i].end_ns > ev[cur].end_ns) cur = i;
@@ -166,14 +176,12 @@ CriticalPath critical_path(const Trace& trace) {
     path.events.push_back(cur);
     path.busy_ns = saturating_add(path.busy_ns, ev[cur].duration_ns());
     uint32_t best = kNone;
-    auto consider = [&](uint32_t p) {
+    predecessors(cur, [&](uint32_t p) {
       // A predecessor must not end after the event it precedes ends (guards
       // against cycles in malformed edge lists).
-      if (seen[p] || ev[p].end_ns > ev[cur].end_ns) return;
+      if (p >= ev.size() || seen[p] || ev[p].end_ns > ev[cur].end_ns) return;
       if (best == kNone || ev[p].end_ns > ev[best].end_ns) best = p;
-    };
-    for (uint32_t p : incoming[cur]) consider(p);
-    if (stream_prev[cur] != kNone) consider(stream_prev[cur]);
+    });
     cur = best;
   }
   std::reverse(path.events.begin(), path.events.end());

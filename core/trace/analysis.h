@@ -4,6 +4,7 @@
 // Used by `show`, `compare`, the GUI's statistics panel and calibration.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,6 +62,15 @@ struct CriticalPath {
   int64_t length_ns() const { return saturating_sub(end_ns, start_ns); }
 };
 CriticalPath critical_path(const Trace& trace);
+
+// The walk behind critical_path, for callers that keep their own
+// predecessor structures (the GUI's compact track index): from the event
+// that ends last, step to the candidate ending latest (the first on ties)
+// among those `predecessors(cur, consider)` passes to `consider`, skipping
+// any seen or ending after `cur`.
+CriticalPath walk_critical_path(const std::vector<Event>& events,
+                                const std::function<void(uint32_t cur, const std::function<void(uint32_t)>& consider)>&
+                                    predecessors);
 
 struct KernelStats {
   std::string name;

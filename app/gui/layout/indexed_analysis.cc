@@ -176,35 +176,14 @@ trace::OverlapReport indexed_overlap(const trace::Trace& trace, const TraceIndex
 }
 
 trace::CriticalPath indexed_critical_path(const trace::Trace& trace, const TraceIndex& index) {
-  trace::CriticalPath path;
-  const auto& ev = trace.events;
-  if (ev.empty()) return path;
   constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
-  uint32_t cur = 0;
-  for (uint32_t i = 1; i < ev.size(); ++i) {
-    if (ev[i].end_ns > ev[cur].end_ns) cur = i;
-  }
-  std::vector<bool> seen(ev.size(), false);
-  while (cur != kNone && !seen[cur]) {
-    seen[cur] = true;
-    path.events.push_back(cur);
-    path.busy_ns = saturating_add(path.busy_ns, ev[cur].duration_ns());
-    uint32_t best = kNone;
-    auto consider = [&](uint32_t p) {
-      if (seen[p] || ev[p].end_ns > ev[cur].end_ns) return;
-      if (best == kNone || ev[p].end_ns > ev[best].end_ns) best = p;
-    };
+  return trace::walk_critical_path(trace.events, [&](uint32_t cur, const std::function<void(uint32_t)>& consider) {
     // Waits first, in the order they were recorded, then the previous event
     // of the stream (core's order, which decides ties).
     for (uint32_t p : waits_of(index, cur)) consider(p);
     const uint32_t prev = stream_prev(trace, index.tracks[index.track_of(cur)], index.pos_of(cur), kNone);
     if (prev != kNone) consider(prev);
-    cur = best;
-  }
-  std::reverse(path.events.begin(), path.events.end());
-  path.start_ns = ev[path.events.front()].start_ns;
-  path.end_ns = ev[path.events.back()].end_ns;
-  return path;
+  });
 }
 
 }  // namespace sl::gui
