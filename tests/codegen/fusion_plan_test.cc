@@ -1,5 +1,6 @@
 // How each fusion runs on the cuda backend (core/exec/codegen/fusion_plan.h),
-// decided without a GPU: generated kernels with nested reduces hoisted,
+// decided without a GPU: generated kernels with nested reduces computed a
+// warp per row or hoisted,
 // Triton GEMM fusions as cuBLASLt with prologue/epilogue kernels, op-by-op
 // fallback, and the named error when neither exists. The JAX corpus pins
 // how many fusions take each path.
@@ -74,30 +75,67 @@ std::string softmax(const std::string& kind, const std::string& config) {
   return t;
 }
 
-TEST(FusionPlan, ReducesNestedInALoopAreHoistedIntoKernelsOfTheirOwn) {
+TEST(FusionPlan, ReducesReadAtTheirRowAreComputedByTheWarpOfThatRow) {
   Planned p = plan_first(softmax("kLoop", "{}"));
   ASSERT_EQ(p.plan.path, FusionPath::kGenerated) << p.plan.why;
-  EXPECT_EQ(p.plan.hoisted_reduces, 2);
-  ASSERT_EQ(p.plan.steps.size(), 3u);
-  ASSERT_EQ(p.plan.temps.size(), 2u);
-  // The max first (the sum reads it), each one row loop over its own output.
-  EXPECT_EQ(p.plan.steps[0].kernel.loops.at(0).loop, LoopKind::kRowReduce);
-  EXPECT_EQ(p.plan.steps[1].kernel.loops.at(0).loop, LoopKind::kRowReduce);
-  EXPECT_EQ(p.plan.steps[1].kernel.loaded, 1);
-  EXPECT_EQ(p.plan.steps[1].args.at(1), (BufferRef{BufferRef::kTemp, 0}));
-  EXPECT_EQ(p.plan.temps[0].elements, 64);
-  // The divide reads both from their temporaries: no reduction loop left in it.
-  const FusionStep& main = p.plan.steps[2];
-  EXPECT_EQ(main.kernel.loaded, 2);
-  EXPECT_EQ(main.kernel.loops.at(0).loop, LoopKind::kElementwise);
-  EXPECT_EQ(main.args.back(), (BufferRef{BufferRef::kResult, 0}));
-  EXPECT_EQ(main.kernel.source.find("sl_reducer0("), std::string::npos) << main.kernel.source;
+  EXPECT_EQ(p.plan.hoisted_reduces, 0);
+  ASSERT_EQ(p.plan.steps.size(), 1u);
+  EXPECT_TRUE(p.plan.temps.empty());
+  const GeneratedKernel& k = p.plan.steps[0].kernel;
+  EXPECT_EQ(k.loaded, 0);
+  ASSERT_EQ(k.loops.size(), 1u);
+  EXPECT_EQ(k.loops[0].loop, LoopKind::kRowElementwise);
+  EXPECT_EQ(k.loops[0].threads, 64 * 32);  // a warp per row of 256
+  // The max, then the sum reading it, each reduced across the warp once a
+  // row, then the row's elements: three lane loops and no reduce loop per element.
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = k.source.find(what); at != std::string::npos; at = k.source.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("sl_shfl(w"), 2u) << k.source;
+  EXPECT_EQ(count("for (IX r = lane; r < (IX)256; r += 32)"), 3u) << k.source;
+  EXPECT_EQ(count("for (IX r"), 3u) << k.source;
 }
 
 TEST(FusionPlan, TritonSoftmaxFusionsAreGenerated) {
   Planned p = plan_first(softmax("kCustom", R"({"fusion_backend_config":{"kind":"__triton"}})"));
   EXPECT_EQ(p.plan.path, FusionPath::kGenerated) << p.plan.why;
-  EXPECT_EQ(p.plan.steps.size(), 3u);
+  EXPECT_EQ(p.plan.steps.size(), 1u);
+}
+
+// `mx` is read at its row by `s` but at a column by `bc`: no warp can hold it.
+constexpr const char* kReadTwoWays = R"(HloModule m
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+fused {
+  p = f32[64,64] parameter(0)
+  ninf = f32[] constant(-inf)
+  mx = f32[64] reduce(p, ninf), dimensions={1}, to_apply=max
+  br = f32[64,64] broadcast(mx), dimensions={0}
+  s = f32[64,64] subtract(p, br)
+  bc = f32[64,64] broadcast(mx), dimensions={1}
+  ROOT r = f32[64,64] add(s, bc)
+}
+ENTRY e {
+  x = f32[64,64] parameter(0)
+  ROOT f = f32[64,64] fusion(x), kind=kLoop, calls=fused
+})";
+
+TEST(FusionPlan, ReducesReadAtAnotherIndexAreHoistedIntoKernelsOfTheirOwn) {
+  Planned p = plan_first(kReadTwoWays);
+  ASSERT_EQ(p.plan.path, FusionPath::kGenerated) << p.plan.why;
+  EXPECT_EQ(p.plan.hoisted_reduces, 1);
+  ASSERT_EQ(p.plan.steps.size(), 2u);
+  EXPECT_EQ(p.plan.steps[0].kernel.loops.at(0).loop, LoopKind::kRowReduce);
+  EXPECT_EQ(p.plan.temps.at(0).elements, 64);
+  const FusionStep& main = p.plan.steps[1];
+  EXPECT_EQ(main.kernel.loaded, 1);
+  EXPECT_EQ(main.kernel.loops.at(0).loop, LoopKind::kElementwise);
+  EXPECT_EQ(main.args.at(1), (BufferRef{BufferRef::kTemp, 0}));
 }
 
 TEST(FusionPlan, OtherCustomFusionsAreNamedWhenNothingRunsThem) {

@@ -1,9 +1,9 @@
 // The cuda backend's fusion paths other than one generated kernel
-// (core/exec/codegen/fusion_plan.h) against the cpu backend: hoisted
-// reduces, Triton GEMM fusions as cuBLASLt with prologue/epilogue kernels,
-// op-by-op fallback (and its trace name), the named error when nothing runs
-// a fusion, and `__cublas$lt$matmul` with alpha, beta and epilogues. Skips
-// without a GPU.
+// (core/exec/codegen/fusion_plan.h) against the cpu backend: reduces computed
+// by the warp of their row, hoisted reduces, Triton GEMM fusions as cuBLASLt
+// with prologue/epilogue kernels, op-by-op fallback (and its trace name),
+// the named error when nothing runs a fusion, and `__cublas$lt$matmul` with
+// alpha, beta and epilogues. Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -56,11 +56,59 @@ ENTRY e {
   ROOT f = f32[64,1000] fusion(x), kind=kLoop, calls=fused
 })";
 
-TEST_F(FusionPaths, HoistedReducesGiveTheCpuResults) {
-  auto b = run_both(kSoftmax, random_init(5));
+TEST_F(FusionPaths, ReducesComputedByTheWarpOfTheirRowGiveTheCpuResults) {
+  auto b = run_both(kSoftmax, random_init(5));  // rows of 1000: the last lanes do one element fewer
   expect_same(b, 1e-5);
-  EXPECT_EQ(counter(b.cuda.trace, "codegen_hoisted_reduces"), 2);
-  EXPECT_EQ(counter(b.cuda.trace, "codegen_kernels"), 3);
+  EXPECT_EQ(counter(b.cuda.trace, "codegen_hoisted_reduces"), 0);
+  EXPECT_EQ(counter(b.cuda.trace, "codegen_kernels"), 1);
+}
+
+// The root is a reduce of each row whose operand reads the row's max (XLA's
+// softmax denominator, fusion.97 of the transformer step), in bf16 with a
+// causal mask from iotas, beside a reduce read at a column: hoisted.
+constexpr const char* kRowReduces = R"(HloModule m
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  p = bf16[4,96,96] parameter(0)
+  i0 = s32[96,96] iota(), iota_dimension=0
+  i1 = s32[96,96] iota(), iota_dimension=1
+  ge = pred[96,96] compare(i0, i1), direction=GE
+  mask = pred[4,96,96] broadcast(ge), dimensions={1,2}
+  big = bf16[] constant(-9984)
+  bbig = bf16[4,96,96] broadcast(big), dimensions={}
+  sel = bf16[4,96,96] select(mask, p, bbig)
+  x = f32[4,96,96] convert(sel)
+  ninf = f32[] constant(-inf)
+  z = f32[] constant(0)
+  mx = f32[4,96] reduce(x, ninf), dimensions={2}, to_apply=max
+  bm = f32[4,96,96] broadcast(mx), dimensions={0,1}
+  d = f32[4,96,96] subtract(x, bm)
+  e = f32[4,96,96] exponential(d)
+  s = f32[4,96] reduce(e, z), dimensions={2}, to_apply=add
+  cm = f32[4,96] reduce(x, ninf), dimensions={1}, to_apply=max
+  bc = f32[4,96,96] broadcast(cm), dimensions={0,2}
+  y = f32[4,96,96] subtract(x, bc)
+  ROOT t = (f32[4,96], f32[4,96,96]) tuple(s, y)
+}
+ENTRY e {
+  x = bf16[4,96,96] parameter(0)
+  ROOT f = (f32[4,96], f32[4,96,96]) fusion(x), kind=kInput, calls=fused
+})";
+
+TEST_F(FusionPaths, NestedRowReducesAndHoistedColumnReducesGiveTheCpuResults) {
+  auto b = run_both(kRowReduces, random_init(6));
+  expect_same(b, 1e-4);
+  EXPECT_EQ(counter(b.cuda.trace, "codegen_hoisted_reduces"), 1);  // the column max
+  EXPECT_EQ(counter(b.cuda.trace, "codegen_kernels"), 2);
 }
 
 TEST_F(FusionPaths, TritonGemmFusionWithPrologueAndEpilogue) {

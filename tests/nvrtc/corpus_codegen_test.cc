@@ -59,7 +59,9 @@ TEST(CorpusCodegen, EveryPlannedKernelCompiles) {
   }
   for (const auto& [path, n] : kernels) std::printf("%s: %d kernels\n", path.c_str(), n);
   EXPECT_EQ(compiled, total);
-  EXPECT_EQ(total, 357);  // 4 attention scales of GEMM operands run as alpha, no prologue
+  // 4 attention scales of GEMM operands run as alpha, no prologue; 35
+  // softmax-like reduces computed by the warp of their row, not hoisted.
+  EXPECT_EQ(total, 322);
 }
 
 TEST(NvrtcCache, SecondCompileIsACacheHitWithTheSameBinary) {

@@ -124,6 +124,7 @@ std::string Elemental::index(const std::string& expr, Scope& scope) {
 }
 
 Result<std::string> Elemental::value(int k, const std::string& idx, Scope& scope) {
+  if (auto b = bound_.find(k); b != bound_.end()) return b->second;
   const std::string key = fmt::format("{}@{}", k, idx);
   if (const std::string* v = scope.find(key)) return *v;
   const hlo::Instruction& inst = at(k);

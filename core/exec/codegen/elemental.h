@@ -65,6 +65,11 @@ class Elemental {
   // kernel of the same fusion wrote: a hoisted reduce, a GEMM's result)
   // instead of being computed.
   void load_from(int k, std::string pointer) { loaded_[k] = std::move(pointer); }
+  // Instruction `k` is `var` at whatever index it is asked for, until
+  // unbind_all: a reduce a warp computed for the row its loop is on, where
+  // row_local.h proved every read is at that row.
+  void bind(int k, std::string var) { bound_[k] = std::move(var); }
+  void unbind_all() { bound_.clear(); }
   // A fresh variable name.
   std::string fresh(const char* stem = "t") { return fmt_name(stem, (*unique_)++); }
   // `expr` as an index variable of `scope` (reused for the same text).
@@ -86,6 +91,7 @@ class Elemental {
   int* unique_;
   std::map<int, std::string> reducers_;  // to_apply computation -> function name
   std::map<int, std::string> loaded_;    // instruction -> array holding it
+  std::map<int, std::string> bound_;     // instruction -> register holding it (bind)
 };
 
 }  // namespace sl::exec::codegen

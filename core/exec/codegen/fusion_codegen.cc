@@ -137,31 +137,91 @@ Result<std::string> store_output(Elemental& e, const Output& out, int k, int r, 
   return s.code;
 }
 
+// The reduces of `loop` for the row at `base` (elements base + r), each into
+// a register every lane of the warp holds, and bound in `e` (row_local.h).
+// Lane loops are unrolled by 4 so that a lane has 4 loads in flight.
+Status warp_reduces(Elemental& e, const hlo::Computation& c, const RowLoop& loop, int64_t row, Scope& scope) {
+  for (int k : loop.reduces) {
+    const hlo::Instruction& reduce = c.instructions[static_cast<size_t>(k)];
+    SL_ASSIGN_OR_RETURN(std::string red, e.reducer(reduce));
+    SL_ASSIGN_OR_RETURN(TypeNames t, type_names(reduce.shape.type));
+    SL_ASSIGN_OR_RETURN(std::string init, e.value(reduce.operands[1], ix(0), scope));
+    const std::string acc = e.fresh("w"), first = e.fresh("wf");
+    scope.line(fmt::format("{} {} = {}; bool {} = lane != 0;", t.compute, acc, init, first));
+    scope.line("#pragma unroll 4");
+    scope.line(fmt::format("for (IX r = lane; r < {}; r += 32) {{", ix(row)));
+    Scope element = scope.child();
+    SL_ASSIGN_OR_RETURN(std::string x, e.value(reduce.operands[0], e.index("base + r", element), element));
+    element.line(fmt::format("{0} = {1} ? {2} : {3}({0}, {2}); {1} = false;", acc, first, x, red));
+    scope.code += element.code;
+    scope.line("}");
+    scope.line(fmt::format("for (int s = 16; s > 0; s >>= 1) {0} = {1}({0}, ({2})sl_shfl({0}, s));", acc, red,
+                           t.compute));
+    e.bind(k, acc);
+  }
+  return Status::ok();
+}
+
+std::string warp_per_row(int64_t rows, const std::string& body) {
+  return fmt::format(
+      "  {{ const IX lane = threadIdx.x & 31; const IX nwarps = nthreads >> 5;\n"
+      "    for (IX o = tid >> 5; o < {}; o += nwarps) {{\n{}    }}\n  }}\n",
+      ix(rows), body);
+}
+
+// A warp per output element: the reduce `r` over its row (with the reduces
+// nested in it that `loop` binds), lane 0 storing.
 Result<std::string> row_loop(Elemental& e, const hlo::Computation& c, const Output& out, int k, int r,
-                             const ReduceShape& shape) {
+                             const ReduceShape& shape, const RowLoop& loop) {
   const hlo::Instruction& reduce = c.instructions[static_cast<size_t>(r)];
   SL_ASSIGN_OR_RETURN(std::string red, e.reducer(reduce));
   SL_ASSIGN_OR_RETURN(TypeNames t, type_names(reduce.shape.type));
   Scope row;
   row.indent = "      ";
-  SL_ASSIGN_OR_RETURN(std::string init, e.value(reduce.operands[1], ix(0), row));
-  row.line(fmt::format("{} acc = {}; bool first = lane != 0;", t.compute, init));
   row.line(fmt::format("const IX base = o * {};", ix(shape.reduced)));
-  row.line(fmt::format("for (IX r = lane; r < {}; r += 32) {{", ix(shape.reduced)));
-  Scope element = row.child();
-  SL_ASSIGN_OR_RETURN(std::string x, e.value(reduce.operands[0], e.index("base + r", element), element));
-  element.line(fmt::format("acc = first ? {1} : {0}(acc, {1}); first = false;", red, x));
-  row.code += element.code;
-  row.line("}");
-  row.line(fmt::format("for (int s = 16; s > 0; s >>= 1) acc = {}(acc, ({})sl_shfl(acc, s));", red, t.compute));
+  SL_RETURN_IF_ERROR(warp_reduces(e, c, loop, shape.reduced, row));
+  const bool bound = std::find(loop.reduces.begin(), loop.reduces.end(), r) != loop.reduces.end();
+  std::string acc = "acc";
+  if (bound) {
+    SL_ASSIGN_OR_RETURN(acc, e.value(r, "o", row));
+  } else {
+    SL_ASSIGN_OR_RETURN(std::string init, e.value(reduce.operands[1], ix(0), row));
+    row.line(fmt::format("{} acc = {}; bool first = lane != 0;", t.compute, init));
+    row.line("#pragma unroll 4");
+    row.line(fmt::format("for (IX r = lane; r < {}; r += 32) {{", ix(shape.reduced)));
+    Scope element = row.child();
+    SL_ASSIGN_OR_RETURN(std::string x, e.value(reduce.operands[0], e.index("base + r", element), element));
+    element.line(fmt::format("acc = first ? {1} : {0}(acc, {1}); first = false;", red, x));
+    row.code += element.code;
+    row.line("}");
+    row.line(fmt::format("for (int s = 16; s > 0; s >>= 1) acc = {}(acc, ({})sl_shfl(acc, s));", red, t.compute));
+  }
   row.line("if (lane == 0) {");
-  SL_ASSIGN_OR_RETURN(std::string store, store_output(e, out, k, r, "acc", row));
+  SL_ASSIGN_OR_RETURN(std::string store, store_output(e, out, k, r, acc, row));
   row.code += store;
   row.line("}");
-  return fmt::format(
-      "  {{ const IX lane = threadIdx.x & 31; const IX nwarps = nthreads >> 5;\n"
-      "    for (IX o = tid >> 5; o < {}; o += nwarps) {{\n{}    }}\n  }}\n",
-      ix(out.elements), row.code);
+  e.unbind_all();
+  return warp_per_row(out.elements, row.code);
+}
+
+// A warp per row of `loop.row` output elements: the row's reduces first,
+// then each lane its elements (row_local.h).
+Result<std::string> row_element_loop(Elemental& e, const hlo::Computation& c, const Output& out, int k,
+                                     const RowLoop& loop) {
+  Scope row;
+  row.indent = "      ";
+  row.line(fmt::format("const IX base = o * {};", ix(loop.row)));
+  SL_RETURN_IF_ERROR(warp_reduces(e, c, loop, loop.row, row));
+  row.line("#pragma unroll 4");
+  row.line(fmt::format("for (IX r = lane; r < {}; r += 32) {{", ix(loop.row)));
+  Scope element = row.child();
+  element.line("const IX i = base + r;");
+  SL_ASSIGN_OR_RETURN(std::string v, e.value(out.instruction, "i", element));
+  element.line(fmt::format("o{}[{}] = {};", k, store_at(out, "i"), store_value(out.type, v)));
+  row.code += element.code;
+  row.line("}");
+  e.unbind_all();
+  return warp_per_row(out.elements / loop.row, row.code);
 }
 
 Result<std::string> column_loop(Elemental& e, const hlo::Computation& c, const Output& out, int k, int r,
@@ -241,6 +301,20 @@ Driven driver_of(const hlo::Computation& c, int k, const std::vector<int>& loade
 
 }  // namespace
 
+RowLocalPlan row_local_plan(const hlo::Computation& c, const std::vector<int>& outputs, const std::vector<int>& loaded,
+                            bool outputs_are_temporaries) {
+  std::vector<int64_t> driven(outputs.size(), 0);
+  std::vector<bool> row_major(outputs.size(), true);
+  for (size_t n = 0; n < outputs.size(); ++n) {
+    int r = -1;
+    ReduceShape s;
+    const Driven how = driver_of(c, outputs[n], loaded, &r, &s);
+    driven[n] = how == Driven::kRow ? s.reduced : (how == Driven::kColumn ? -1 : 0);
+    row_major[n] = outputs_are_temporaries || c.instructions.at(static_cast<size_t>(outputs[n])).shape.is_row_major();
+  }
+  return plan_row_local(c, outputs, driven, row_major, loaded);
+}
+
 std::optional<int> loop_driver(const hlo::Computation& c, int k, const std::vector<int>& loaded) {
   int r = -1;
   ReduceShape s;
@@ -315,6 +389,7 @@ Result<GeneratedKernel> generate_kernel(const hlo::Module& module, const hlo::Co
   std::string loops;
   std::map<int64_t, std::vector<int>> elementwise;  // element count -> outputs
   kernel.loops.resize(outputs.size());
+  const RowLocalPlan warp = row_local_plan(c, request.outputs, request.loaded, request.outputs_are_temporaries);
   for (size_t k = 0; k < outputs.size(); ++k) {
     const Output& out = outputs[k];
     KernelOutput& info = kernel.loops[k];
@@ -325,7 +400,10 @@ Result<GeneratedKernel> generate_kernel(const hlo::Module& module, const hlo::Co
     Result<std::string> loop = std::string();
     if (how == Driven::kRow) {
       info = {LoopKind::kRowReduce, out.elements, out.elements * 32};
-      loop = row_loop(e, c, out, static_cast<int>(k), r, s);
+      loop = row_loop(e, c, out, static_cast<int>(k), r, s, warp.loops[k]);
+    } else if (how == Driven::kNone && warp.loops[k].row > 0) {
+      info = {LoopKind::kRowElementwise, out.elements, out.elements / warp.loops[k].row * 32};
+      loop = row_element_loop(e, c, out, static_cast<int>(k), warp.loops[k]);
     } else if (how == Driven::kColumn) {
       info = {LoopKind::kColumnReduce, out.elements, (out.elements + 31) / 32 * kBlockThreads};
       loop = column_loop(e, c, out, static_cast<int>(k), r, s);

@@ -13,13 +13,16 @@
 #include <vector>
 
 #include "core/common/status.h"
+#include "core/exec/codegen/row_local.h"
 #include "core/hlo/module.h"
 
 namespace sl::exec::codegen {
 
 inline constexpr int kBlockThreads = 256;
 
-enum class LoopKind { kElementwise, kRowReduce, kColumnReduce };
+// kRowElementwise: an element loop run a warp per row, the warp computing
+// the reduces of its row first (row_local.h).
+enum class LoopKind { kElementwise, kRowReduce, kColumnReduce, kRowElementwise };
 
 struct KernelOutput {
   LoopKind loop = LoopKind::kElementwise;
@@ -70,6 +73,12 @@ std::vector<int> fusion_outputs(const hlo::Computation& computation);
 // converts, elementwise ops), when the output's loop can be that reduce's
 // row or column loop; `loaded` instructions are buffers, never drivers.
 std::optional<int> loop_driver(const hlo::Computation& computation, int k, const std::vector<int>& loaded);
+
+// The reduces the kernel of `outputs` computes a warp per row (row_local.h):
+// its loops as generate_kernel runs them, outputs stored row-major when
+// `outputs_are_temporaries` or their layouts are.
+RowLocalPlan row_local_plan(const hlo::Computation& computation, const std::vector<int>& outputs,
+                            const std::vector<int>& loaded, bool outputs_are_temporaries);
 
 // A C identifier made of `name` ("fused_computation.14" -> "fused_computation_14").
 std::string identifier(const std::string& name);

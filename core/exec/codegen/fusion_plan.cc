@@ -132,7 +132,8 @@ Result<FusionPlan> scatter_plan(const hlo::Module& module, const hlo::Instructio
   return plan;
 }
 
-// Generated kernels: reduces nested in another loop first (one kernel each,
+// Generated kernels: reduces nested in another loop that no warp computes
+// for its row first (one kernel each,
 // in dependency order, into temporaries), then the fusion's kernel reading them.
 Result<FusionPlan> generated_plan(const hlo::Module& module, const hlo::Instruction& fusion, const hlo::Computation& c) {
   FusionPlan plan;
@@ -143,10 +144,12 @@ Result<FusionPlan> generated_plan(const hlo::Module& module, const hlo::Instruct
   for (int o : outputs) {
     if (auto r = loop_driver(c, o, {})) drivers.insert(*r);
   }
+  // Reduces a warp computes for the row its loop is on stay in the kernel.
+  const RowLocalPlan warp = row_local_plan(c, outputs, {}, false);
   std::vector<int> hoisted;
   for (int k : post_order(c, outputs)) {
     const hlo::Instruction& inst = at(c, k);
-    if (inst.opcode == Opcode::kReduce && !drivers.count(k) && inst.operands.size() == 2 &&
+    if (inst.opcode == Opcode::kReduce && !drivers.count(k) && !warp.in_warp.count(k) && inst.operands.size() == 2 &&
         reduced_elements(c, inst) >= kHoistReducedElements) {
       hoisted.push_back(k);
     }
