@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/exec/event_kind.h"
+#include "core/xla/launch_plan.h"
 
 namespace sl::sim::engine_internal {
 
@@ -32,7 +33,12 @@ std::pair<uint32_t, EventKind> Engine::name_and_kind(const Thunk& thunk) {
     if (inserted) {
       const hlo::Instruction& in = *thunk.instruction;
       hlo::Opcode op = in.async_wrapped.value_or(in.opcode);
-      std::string_view name = op == hlo::Opcode::kCustomCall && !in.custom_call_target.empty()
+      // A fusion's kernel is named after the fusion, as XLA names it (and as
+      // the cuda backend and captures show it), so each fusion is a kernel
+      // of its own in statistics, not one "fusion" row.
+      const std::string kernel = op == hlo::Opcode::kFusion ? xla::sanitized_kernel_name(in.name) : std::string();
+      std::string_view name = !kernel.empty() ? std::string_view(kernel)
+                              : op == hlo::Opcode::kCustomCall && !in.custom_call_target.empty()
                                   ? std::string_view(in.custom_call_target)
                                   : hlo::opcode_name(op);
       EventKind kind = exec::event_kind_of(in);

@@ -322,7 +322,7 @@ TEST(KernelContent, EngineCostsByContentAndCountsOpaqueCustomCalls) {
   }
 }
 
-TEST(KernelContent, LoopFusionEventsAreElementwise) {
+TEST(KernelContent, LoopFusionEventsAreElementwiseAndNamedAsXlaNamesTheirKernels) {
   Parsed p = parse(R"(HloModule m, is_scheduled=true
 %fused (a: f32[1024]) -> f32[1024] {
   %a = f32[1024]{0} parameter(0)
@@ -330,7 +330,7 @@ TEST(KernelContent, LoopFusionEventsAreElementwise) {
 }
 ENTRY %main (x: f32[1024]) -> f32[1024] {
   %x = f32[1024]{0} parameter(0)
-  ROOT %loop_tanh_fusion = f32[1024]{0} fusion(%x), kind=kLoop, calls=%fused
+  ROOT %loop_tanh_fusion.2 = f32[1024]{0} fusion(%x), kind=kLoop, calls=%fused
 }
 )");
   Result<sched::LoweredProgram> lowered = sched::lower(p.module, {});
@@ -339,6 +339,7 @@ ENTRY %main (x: f32[1024]) -> f32[1024] {
   ASSERT_TRUE(out.is_ok()) << out.status().message();
   ASSERT_EQ(out->trace.events.size(), 1u);
   EXPECT_EQ(out->trace.events[0].kind, trace::EventKind::kElementwise);
+  EXPECT_EQ(out->trace.strings.get(out->trace.events[0].name), "loop_tanh_fusion_2");
 }
 
 }  // namespace
