@@ -137,9 +137,27 @@ Result<std::string> store_output(Elemental& e, const Output& out, int k, int r, 
   return s.code;
 }
 
+// A lane's loop over its elements `r` of a row of `row` (lane, lane + 32,
+// ...), with a constant trip count so that the compiler unrolls it and a
+// lane has up to 8 loads in flight (a loop bounded by `r < row` unrolls
+// into a remainder loop that short rows never leave). `element` is the
+// body's scope; close_lane_loop appends it.
+void open_lane_loop(Scope& scope, Scope& element, int64_t row) {
+  const int64_t trips = (row + 31) / 32;
+  scope.line(fmt::format("#pragma unroll {}", std::min<int64_t>(trips, 8)));
+  scope.line(fmt::format("for (IX it = 0; it < {}; ++it) {{", ix(trips)));
+  element.line("const IX r = lane + it * 32;");
+  if (row % 32 != 0) element.line(fmt::format("if (r < {}) {{", ix(row)));
+}
+
+void close_lane_loop(Scope& scope, Scope& element, int64_t row) {
+  if (row % 32 != 0) element.line("}");
+  scope.code += element.code;
+  scope.line("}");
+}
+
 // The reduces of `loop` for the row at `base` (elements base + r), each into
 // a register every lane of the warp holds, and bound in `e` (row_local.h).
-// Lane loops are unrolled by 4 so that a lane has 4 loads in flight.
 Status warp_reduces(Elemental& e, const hlo::Computation& c, const RowLoop& loop, int64_t row, Scope& scope) {
   for (int k : loop.reduces) {
     const hlo::Instruction& reduce = c.instructions[static_cast<size_t>(k)];
@@ -148,13 +166,11 @@ Status warp_reduces(Elemental& e, const hlo::Computation& c, const RowLoop& loop
     SL_ASSIGN_OR_RETURN(std::string init, e.value(reduce.operands[1], ix(0), scope));
     const std::string acc = e.fresh("w"), first = e.fresh("wf");
     scope.line(fmt::format("{} {} = {}; bool {} = lane != 0;", t.compute, acc, init, first));
-    scope.line("#pragma unroll 4");
-    scope.line(fmt::format("for (IX r = lane; r < {}; r += 32) {{", ix(row)));
     Scope element = scope.child();
+    open_lane_loop(scope, element, row);
     SL_ASSIGN_OR_RETURN(std::string x, e.value(reduce.operands[0], e.index("base + r", element), element));
     element.line(fmt::format("{0} = {1} ? {2} : {3}({0}, {2}); {1} = false;", acc, first, x, red));
-    scope.code += element.code;
-    scope.line("}");
+    close_lane_loop(scope, element, row);
     scope.line(fmt::format("for (int s = 16; s > 0; s >>= 1) {0} = {1}({0}, ({2})sl_shfl({0}, s));", acc, red,
                            t.compute));
     e.bind(k, acc);
@@ -187,13 +203,11 @@ Result<std::string> row_loop(Elemental& e, const hlo::Computation& c, const Outp
   } else {
     SL_ASSIGN_OR_RETURN(std::string init, e.value(reduce.operands[1], ix(0), row));
     row.line(fmt::format("{} acc = {}; bool first = lane != 0;", t.compute, init));
-    row.line("#pragma unroll 4");
-    row.line(fmt::format("for (IX r = lane; r < {}; r += 32) {{", ix(shape.reduced)));
     Scope element = row.child();
+    open_lane_loop(row, element, shape.reduced);
     SL_ASSIGN_OR_RETURN(std::string x, e.value(reduce.operands[0], e.index("base + r", element), element));
     element.line(fmt::format("acc = first ? {1} : {0}(acc, {1}); first = false;", red, x));
-    row.code += element.code;
-    row.line("}");
+    close_lane_loop(row, element, shape.reduced);
     row.line(fmt::format("for (int s = 16; s > 0; s >>= 1) acc = {}(acc, ({})sl_shfl(acc, s));", red, t.compute));
   }
   row.line("if (lane == 0) {");
@@ -212,14 +226,12 @@ Result<std::string> row_element_loop(Elemental& e, const hlo::Computation& c, co
   row.indent = "      ";
   row.line(fmt::format("const IX base = o * {};", ix(loop.row)));
   SL_RETURN_IF_ERROR(warp_reduces(e, c, loop, loop.row, row));
-  row.line("#pragma unroll 4");
-  row.line(fmt::format("for (IX r = lane; r < {}; r += 32) {{", ix(loop.row)));
   Scope element = row.child();
+  open_lane_loop(row, element, loop.row);
   element.line("const IX i = base + r;");
   SL_ASSIGN_OR_RETURN(std::string v, e.value(out.instruction, "i", element));
   element.line(fmt::format("o{}[{}] = {};", k, store_at(out, "i"), store_value(out.type, v)));
-  row.code += element.code;
-  row.line("}");
+  close_lane_loop(row, element, loop.row);
   e.unbind_all();
   return warp_per_row(out.elements / loop.row, row.code);
 }
