@@ -41,6 +41,32 @@ ENTRY e {
   ROOT f = (f32[64], f32[128], f32[64,128]) fusion(x), kind=kInput, calls=fused
 })";
 
+// The transformer's input_transpose_fusion: a slice of a bitcast parameter,
+// its two minor dimensions swapped; and one swapping major dimensions only.
+constexpr const char* kTransposes = R"(HloModule m
+fused {
+  p = bf16[96,150] parameter(0)
+  b = bf16[2,48,150] bitcast(p)
+  s = bf16[2,48,100] slice(b), slice={[0:2], [0:48], [10:110]}
+  minor = bf16[2,100,48] transpose(s), dimensions={0,2,1}
+  major = bf16[48,2,150] transpose(b), dimensions={1,0,2}
+  ROOT t = (bf16[2,100,48], bf16[48,2,150]) tuple(minor, major)
+}
+ENTRY e {
+  x = bf16[96,150] parameter(0)
+  ROOT f = (bf16[2,100,48], bf16[48,2,150]) fusion(x), kind=kInput, calls=fused
+})";
+
+TEST(FusionCodegen, TransposesOfTheMinorDimensionsGoThroughSharedMemoryTiles) {
+  auto k = generate(kTransposes);
+  ASSERT_TRUE(k.is_ok()) << k.status().message();
+  ASSERT_EQ(k->loops.size(), 2u);
+  EXPECT_EQ(k->loops[0].loop, LoopKind::kTransposeTile);
+  EXPECT_EQ(k->loops[0].threads, 2 * 2 * 4 * 256);  // 2 batches x 2 x 4 tiles of 32x32 (48 x 100)
+  EXPECT_EQ(k->loops[1].loop, LoopKind::kElementwise);  // the minor dimension stays: already coalesced
+  EXPECT_NE(k->source.find("__shared__ float tile0[32][33]"), std::string::npos) << k->source;
+}
+
 TEST(FusionCodegen, RowColumnAndElementwiseLoops) {
   auto k = generate(kReductions);
   ASSERT_TRUE(k.is_ok()) << k.status().message();

@@ -111,6 +111,28 @@ TEST_F(FusionPaths, NestedRowReducesAndHoistedColumnReducesGiveTheCpuResults) {
   EXPECT_EQ(counter(b.cuda.trace, "codegen_kernels"), 2);
 }
 
+// Partial tiles on both sides, a slice of a bitcast parameter, and a
+// transpose with its minor dimension kept beside it.
+constexpr const char* kTransposes = R"(HloModule m
+fused {
+  p = bf16[96,150] parameter(0)
+  b = bf16[2,48,150] bitcast(p)
+  s = bf16[2,48,100] slice(b), slice={[0:2], [0:48], [10:110]}
+  minor = bf16[2,100,48] transpose(s), dimensions={0,2,1}
+  major = bf16[48,2,150] transpose(b), dimensions={1,0,2}
+  ROOT t = (bf16[2,100,48], bf16[48,2,150]) tuple(minor, major)
+}
+ENTRY e {
+  x = bf16[96,150] parameter(0)
+  ROOT f = (bf16[2,100,48], bf16[48,2,150]) fusion(x), kind=kInput, calls=fused
+})";
+
+TEST_F(FusionPaths, TiledTransposesAreExact) {
+  auto b = run_both(kTransposes, random_init(7));
+  expect_same(b);
+  EXPECT_EQ(counter(b.cuda.trace, "codegen_kernels"), 1);
+}
+
 TEST_F(FusionPaths, TritonGemmFusionWithPrologueAndEpilogue) {
   auto b = run_both(R"(HloModule m
 gemm {

@@ -236,6 +236,69 @@ Result<std::string> row_element_loop(Elemental& e, const hlo::Computation& c, co
   return warp_per_row(out.elements / loop.row, row.code);
 }
 
+// A transpose swapping the two minor dimensions ([..., A, B] -> [..., B, A]):
+// the extents, when both are wide enough for a tile to pay.
+struct MinorSwap {
+  int64_t batch = 1, a = 1, b = 1;
+};
+
+std::optional<MinorSwap> minor_swap(const hlo::Computation& c, const hlo::Instruction& t) {
+  if (t.opcode != Opcode::kTranspose || t.operands.size() != 1) return std::nullopt;
+  const hlo::Shape& in = c.instructions[static_cast<size_t>(t.operands[0])].shape;
+  const size_t n = in.dims.size();
+  if (n < 2 || t.dimensions.size() != n) return std::nullopt;
+  for (size_t d = 0; d + 2 < n; ++d) {
+    if (t.dimensions[d] != static_cast<int64_t>(d)) return std::nullopt;
+  }
+  if (t.dimensions[n - 2] != static_cast<int64_t>(n - 1) || t.dimensions[n - 1] != static_cast<int64_t>(n - 2)) {
+    return std::nullopt;
+  }
+  MinorSwap m;
+  for (size_t d = 0; d + 2 < n; ++d) m.batch *= in.dims[d];
+  m.a = in.dims[n - 2];
+  m.b = in.dims[n - 1];
+  if (m.a < 32 || m.b < 32) return std::nullopt;
+  return m;
+}
+
+int64_t tiles_of(const MinorSwap& m) { return m.batch * ((m.a + 31) / 32) * ((m.b + 31) / 32); }
+
+// A 32x32 tile a block: its 256 threads read the operand's tile along the
+// operand's minor dimension into shared memory, then write it out along the
+// output's (XLA's transpose emitter does the same), so both sides coalesce.
+Result<std::string> transpose_loop(Elemental& e, const hlo::Computation& c, const Output& out, int k,
+                                   const MinorSwap& m) {
+  const hlo::Instruction& t = c.instructions[static_cast<size_t>(out.instruction)];
+  SL_ASSIGN_OR_RETURN(TypeNames types, type_names(t.shape.type));
+  const int64_t ta = (m.a + 31) / 32, tb = (m.b + 31) / 32;
+  Scope load;
+  load.indent = "          ";
+  load.line(fmt::format("const IX xi = (bt * {} + a) * {} + b;", ix(m.a), ix(m.b)));
+  SL_ASSIGN_OR_RETURN(std::string v, e.value(t.operands[0], "xi", load));
+  load.line(fmt::format("tile{}[ty + j][tx] = {};", k, v));
+  const std::string store = fmt::format("o{}[{}] = {};", k, store_at(out, fmt::format("(bt * {} + b) * {} + a", ix(m.b), ix(m.a))),
+                                        store_value(out.type, fmt::format("tile{}[tx][ty + j]", k)));
+  return fmt::format(
+      "  {{ __shared__ {ct} tile{k}[32][33];\n"
+      "    const IX tx = threadIdx.x & 31, ty = threadIdx.x >> 5;\n"
+      "    for (IX t = blockIdx.x; t < {tiles}; t += gridDim.x) {{\n"
+      "      const IX bt = t / {tab}, a0 = (t % {tab}) / {tb} * 32, b0 = (t % {tb}) * 32;\n"
+      "      for (IX j = 0; j < 32; j += 8) {{\n"
+      "        const IX a = a0 + ty + j, b = b0 + tx;\n"
+      "        if (a < {a} && b < {b}) {{\n{load}        }}\n"
+      "      }}\n"
+      "      __syncthreads();\n"
+      "      for (IX j = 0; j < 32; j += 8) {{\n"
+      "        const IX b = b0 + ty + j, a = a0 + tx;\n"
+      "        if (a < {a} && b < {b}) {store}\n"
+      "      }}\n"
+      "      __syncthreads();\n"
+      "    }}\n  }}\n",
+      fmt::arg("ct", types.compute), fmt::arg("k", k), fmt::arg("tiles", ix(tiles_of(m))), fmt::arg("tab", ix(ta * tb)),
+      fmt::arg("tb", ix(tb)), fmt::arg("a", ix(m.a)), fmt::arg("b", ix(m.b)), fmt::arg("load", load.code),
+      fmt::arg("store", store));
+}
+
 Result<std::string> column_loop(Elemental& e, const hlo::Computation& c, const Output& out, int k, int r,
                                 const ReduceShape& shape) {
   const hlo::Instruction& reduce = c.instructions[static_cast<size_t>(r)];
@@ -419,6 +482,10 @@ Result<GeneratedKernel> generate_kernel(const hlo::Module& module, const hlo::Co
     } else if (how == Driven::kColumn) {
       info = {LoopKind::kColumnReduce, out.elements, (out.elements + 31) / 32 * kBlockThreads};
       loop = column_loop(e, c, out, static_cast<int>(k), r, s);
+    } else if (auto swap = how == Driven::kNone ? minor_swap(c, c.instructions[static_cast<size_t>(out.instruction)])
+                                                 : std::nullopt) {
+      info = {LoopKind::kTransposeTile, out.elements, tiles_of(*swap) * kBlockThreads};
+      loop = transpose_loop(e, c, out, static_cast<int>(k), *swap);
     } else {
       elementwise[out.elements].push_back(static_cast<int>(k));
     }

@@ -5,7 +5,8 @@
 // same); each fusion output gets one loop in the kernel: one thread per
 // element, a warp per row for a reduction over the minor dimensions, a
 // 32x8-thread tile per 32 outputs for a reduction over major dimensions
-// (XLA's row and column reductions). Pure C++; NVRTC compiles the result.
+// (XLA's row and column reductions), a 32x32 tile a block for a transpose
+// of the two minor dimensions. Pure C++; NVRTC compiles the result.
 
 #include <cstdint>
 #include <optional>
@@ -21,8 +22,9 @@ namespace sl::exec::codegen {
 inline constexpr int kBlockThreads = 256;
 
 // kRowElementwise: an element loop run a warp per row, the warp computing
-// the reduces of its row first (row_local.h).
-enum class LoopKind { kElementwise, kRowReduce, kColumnReduce, kRowElementwise };
+// the reduces of its row first (row_local.h). kTransposeTile: a transpose of
+// the two minor dimensions through 32x32 tiles in shared memory.
+enum class LoopKind { kElementwise, kRowReduce, kColumnReduce, kRowElementwise, kTransposeTile };
 
 struct KernelOutput {
   LoopKind loop = LoopKind::kElementwise;
