@@ -50,18 +50,20 @@ fused {
   s = bf16[2,48,100] slice(b), slice={[0:2], [0:48], [10:110]}
   minor = bf16[2,100,48] transpose(s), dimensions={0,2,1}
   major = bf16[48,2,150] transpose(b), dimensions={1,0,2}
-  ROOT t = (bf16[2,100,48], bf16[48,2,150]) tuple(minor, major)
+  flat = bf16[200,48] bitcast(minor)
+  ROOT t = (bf16[2,100,48], bf16[48,2,150], bf16[200,48]) tuple(minor, major, flat)
 }
 ENTRY e {
   x = bf16[96,150] parameter(0)
-  ROOT f = (bf16[2,100,48], bf16[48,2,150]) fusion(x), kind=kInput, calls=fused
+  ROOT f = (bf16[2,100,48], bf16[48,2,150], bf16[200,48]) fusion(x), kind=kInput, calls=fused
 })";
 
 TEST(FusionCodegen, TransposesOfTheMinorDimensionsGoThroughSharedMemoryTiles) {
   auto k = generate(kTransposes);
   ASSERT_TRUE(k.is_ok()) << k.status().message();
-  ASSERT_EQ(k->loops.size(), 2u);
+  ASSERT_EQ(k->loops.size(), 3u);
   EXPECT_EQ(k->loops[0].loop, LoopKind::kTransposeTile);
+  EXPECT_EQ(k->loops[2].loop, LoopKind::kTransposeTile);  // a bitcast of one keeps its index
   EXPECT_EQ(k->loops[0].threads, 2 * 2 * 4 * 256);  // 2 batches x 2 x 4 tiles of 32x32 (48 x 100)
   EXPECT_EQ(k->loops[1].loop, LoopKind::kElementwise);  // the minor dimension stays: already coalesced
   EXPECT_NE(k->source.find("__shared__ float tile0[32][33]"), std::string::npos) << k->source;

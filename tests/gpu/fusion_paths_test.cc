@@ -120,11 +120,12 @@ fused {
   s = bf16[2,48,100] slice(b), slice={[0:2], [0:48], [10:110]}
   minor = bf16[2,100,48] transpose(s), dimensions={0,2,1}
   major = bf16[48,2,150] transpose(b), dimensions={1,0,2}
-  ROOT t = (bf16[2,100,48], bf16[48,2,150]) tuple(minor, major)
+  flat = bf16[200,48] bitcast(minor)
+  ROOT t = (bf16[2,100,48], bf16[48,2,150], bf16[200,48]) tuple(minor, major, flat)
 }
 ENTRY e {
   x = bf16[96,150] parameter(0)
-  ROOT f = (bf16[2,100,48], bf16[48,2,150]) fusion(x), kind=kInput, calls=fused
+  ROOT f = (bf16[2,100,48], bf16[48,2,150], bf16[200,48]) fusion(x), kind=kInput, calls=fused
 })";
 
 TEST_F(FusionPaths, TiledTransposesAreExact) {

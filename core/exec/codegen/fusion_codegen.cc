@@ -239,10 +239,22 @@ Result<std::string> row_element_loop(Elemental& e, const hlo::Computation& c, co
 // A transpose swapping the two minor dimensions ([..., A, B] -> [..., B, A]):
 // the extents, when both are wide enough for a tile to pay.
 struct MinorSwap {
+  int transpose = -1;  // the instruction; the output is it or a reshape of it
   int64_t batch = 1, a = 1, b = 1;
 };
 
-std::optional<MinorSwap> minor_swap(const hlo::Computation& c, const hlo::Instruction& t) {
+// Output `k` when it is such a transpose, or a reshape or row-major bitcast
+// of one (a GEMM prologue's operand is), which keeps its linear index.
+std::optional<MinorSwap> minor_swap(const hlo::Computation& c, int k) {
+  auto at = [&](int n) -> const hlo::Instruction& { return c.instructions[static_cast<size_t>(n)]; };
+  const int64_t elements = at(k).shape.is_array() ? at(k).shape.element_count() : -1;
+  while ((at(k).opcode == Opcode::kReshape ||
+          (at(k).opcode == Opcode::kBitcast && at(k).shape.is_row_major())) &&
+         at(k).operands.size() == 1 && at(at(k).operands[0]).shape.is_row_major() &&
+         at(at(k).operands[0]).shape.is_array() && at(at(k).operands[0]).shape.element_count() == elements) {
+    k = at(k).operands[0];
+  }
+  const hlo::Instruction& t = at(k);
   if (t.opcode != Opcode::kTranspose || t.operands.size() != 1) return std::nullopt;
   const hlo::Shape& in = c.instructions[static_cast<size_t>(t.operands[0])].shape;
   const size_t n = in.dims.size();
@@ -254,6 +266,7 @@ std::optional<MinorSwap> minor_swap(const hlo::Computation& c, const hlo::Instru
     return std::nullopt;
   }
   MinorSwap m;
+  m.transpose = k;
   for (size_t d = 0; d + 2 < n; ++d) m.batch *= in.dims[d];
   m.a = in.dims[n - 2];
   m.b = in.dims[n - 1];
@@ -268,7 +281,7 @@ int64_t tiles_of(const MinorSwap& m) { return m.batch * ((m.a + 31) / 32) * ((m.
 // output's (XLA's transpose emitter does the same), so both sides coalesce.
 Result<std::string> transpose_loop(Elemental& e, const hlo::Computation& c, const Output& out, int k,
                                    const MinorSwap& m) {
-  const hlo::Instruction& t = c.instructions[static_cast<size_t>(out.instruction)];
+  const hlo::Instruction& t = c.instructions[static_cast<size_t>(m.transpose)];
   SL_ASSIGN_OR_RETURN(TypeNames types, type_names(t.shape.type));
   const int64_t ta = (m.a + 31) / 32, tb = (m.b + 31) / 32;
   Scope load;
@@ -482,8 +495,7 @@ Result<GeneratedKernel> generate_kernel(const hlo::Module& module, const hlo::Co
     } else if (how == Driven::kColumn) {
       info = {LoopKind::kColumnReduce, out.elements, (out.elements + 31) / 32 * kBlockThreads};
       loop = column_loop(e, c, out, static_cast<int>(k), r, s);
-    } else if (auto swap = how == Driven::kNone ? minor_swap(c, c.instructions[static_cast<size_t>(out.instruction)])
-                                                 : std::nullopt) {
+    } else if (auto swap = how == Driven::kNone ? minor_swap(c, out.instruction) : std::nullopt) {
       info = {LoopKind::kTransposeTile, out.elements, tiles_of(*swap) * kBlockThreads};
       loop = transpose_loop(e, c, out, static_cast<int>(k), *swap);
     } else {
