@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/exec/codegen/fusion_codegen.h"
+#include "tests/codegen/fusion_test_modules.h"
 #include "core/hlo/parser.h"
 
 namespace sl::exec::codegen {
@@ -41,25 +42,8 @@ ENTRY e {
   ROOT f = (f32[64], f32[128], f32[64,128]) fusion(x), kind=kInput, calls=fused
 })";
 
-// The transformer's input_transpose_fusion: a slice of a bitcast parameter,
-// its two minor dimensions swapped; and one swapping major dimensions only.
-constexpr const char* kTransposes = R"(HloModule m
-fused {
-  p = bf16[96,150] parameter(0)
-  b = bf16[2,48,150] bitcast(p)
-  s = bf16[2,48,100] slice(b), slice={[0:2], [0:48], [10:110]}
-  minor = bf16[2,100,48] transpose(s), dimensions={0,2,1}
-  major = bf16[48,2,150] transpose(b), dimensions={1,0,2}
-  flat = bf16[200,48] bitcast(minor)
-  ROOT t = (bf16[2,100,48], bf16[48,2,150], bf16[200,48]) tuple(minor, major, flat)
-}
-ENTRY e {
-  x = bf16[96,150] parameter(0)
-  ROOT f = (bf16[2,100,48], bf16[48,2,150], bf16[200,48]) fusion(x), kind=kInput, calls=fused
-})";
-
 TEST(FusionCodegen, TransposesOfTheMinorDimensionsGoThroughSharedMemoryTiles) {
-  auto k = generate(kTransposes);
+  auto k = generate(test_modules::kTransposes);
   ASSERT_TRUE(k.is_ok()) << k.status().message();
   ASSERT_EQ(k->loops.size(), 3u);
   EXPECT_EQ(k->loops[0].loop, LoopKind::kTransposeTile);

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "core/exec/codegen/fusion_plan.h"
+#include "tests/codegen/fusion_test_modules.h"
 #include "core/hlo/parser.h"
 
 namespace sl::exec::codegen {
@@ -40,43 +41,8 @@ Planned plan_first(const std::string& text) {
   return p;
 }
 
-constexpr const char* kSoftmax = R"(HloModule m
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-fused {
-  p = f32[64,256] parameter(0)
-  ninf = f32[] constant(-inf)
-  z = f32[] constant(0)
-  mx = f32[64] reduce(p, ninf), dimensions={1}, to_apply=max
-  bm = f32[64,256] broadcast(mx), dimensions={0}
-  d = f32[64,256] subtract(p, bm)
-  e = f32[64,256] exponential(d)
-  s = f32[64] reduce(e, z), dimensions={1}, to_apply=add
-  bs = f32[64,256] broadcast(s), dimensions={0}
-  ROOT r = f32[64,256] divide(e, bs)
-}
-ENTRY e {
-  x = f32[64,256] parameter(0)
-  ROOT f = f32[64,256] fusion(x), kind=KIND, calls=fused, backend_config=CONFIG
-})";
-
-std::string softmax(const std::string& kind, const std::string& config) {
-  std::string t = kSoftmax;
-  t.replace(t.find("KIND"), 4, kind);
-  t.replace(t.find("CONFIG"), 6, config);
-  return t;
-}
-
 TEST(FusionPlan, ReducesReadAtTheirRowAreComputedByTheWarpOfThatRow) {
-  Planned p = plan_first(softmax("kLoop", "{}"));
+  Planned p = plan_first(test_modules::softmax(64, 256));
   ASSERT_EQ(p.plan.path, FusionPath::kGenerated) << p.plan.why;
   EXPECT_EQ(p.plan.hoisted_reduces, 0);
   ASSERT_EQ(p.plan.steps.size(), 1u);
@@ -99,34 +65,13 @@ TEST(FusionPlan, ReducesReadAtTheirRowAreComputedByTheWarpOfThatRow) {
 }
 
 TEST(FusionPlan, TritonSoftmaxFusionsAreGenerated) {
-  Planned p = plan_first(softmax("kCustom", R"({"fusion_backend_config":{"kind":"__triton"}})"));
+  Planned p = plan_first(test_modules::softmax(64, 256, "kCustom", R"({"fusion_backend_config":{"kind":"__triton"}})"));
   EXPECT_EQ(p.plan.path, FusionPath::kGenerated) << p.plan.why;
   EXPECT_EQ(p.plan.steps.size(), 1u);
 }
 
-// `mx` is read at its row by `s` but at a column by `bc`: no warp can hold it.
-constexpr const char* kReadTwoWays = R"(HloModule m
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-fused {
-  p = f32[64,64] parameter(0)
-  ninf = f32[] constant(-inf)
-  mx = f32[64] reduce(p, ninf), dimensions={1}, to_apply=max
-  br = f32[64,64] broadcast(mx), dimensions={0}
-  s = f32[64,64] subtract(p, br)
-  bc = f32[64,64] broadcast(mx), dimensions={1}
-  ROOT r = f32[64,64] add(s, bc)
-}
-ENTRY e {
-  x = f32[64,64] parameter(0)
-  ROOT f = f32[64,64] fusion(x), kind=kLoop, calls=fused
-})";
-
 TEST(FusionPlan, ReducesReadAtAnotherIndexAreHoistedIntoKernelsOfTheirOwn) {
-  Planned p = plan_first(kReadTwoWays);
+  Planned p = plan_first(test_modules::read_two_ways());
   ASSERT_EQ(p.plan.path, FusionPath::kGenerated) << p.plan.why;
   EXPECT_EQ(p.plan.hoisted_reduces, 1);
   ASSERT_EQ(p.plan.steps.size(), 2u);

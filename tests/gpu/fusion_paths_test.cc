@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string>
 
+#include "tests/codegen/fusion_test_modules.h"
 #include "tests/gpu/cuda_test_util.h"
 
 namespace sl::exec {
@@ -18,6 +19,7 @@ namespace {
 using gpu_test::expect_same;
 using gpu_test::random_init;
 using gpu_test::run_both;
+namespace test_modules = codegen::test_modules;
 
 class FusionPaths : public gpu_test::CudaTest {};
 
@@ -28,108 +30,22 @@ int64_t counter(const trace::Trace& t, const std::string& name) {
   return -1;
 }
 
-constexpr const char* kSoftmax = R"(HloModule m
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-fused {
-  p = f32[64,1000] parameter(0)
-  ninf = f32[] constant(-inf)
-  z = f32[] constant(0)
-  mx = f32[64] reduce(p, ninf), dimensions={1}, to_apply=max
-  bm = f32[64,1000] broadcast(mx), dimensions={0}
-  d = f32[64,1000] subtract(p, bm)
-  e = f32[64,1000] exponential(d)
-  s = f32[64] reduce(e, z), dimensions={1}, to_apply=add
-  bs = f32[64,1000] broadcast(s), dimensions={0}
-  ROOT r = f32[64,1000] divide(e, bs)
-}
-ENTRY e {
-  x = f32[64,1000] parameter(0)
-  ROOT f = f32[64,1000] fusion(x), kind=kLoop, calls=fused
-})";
-
 TEST_F(FusionPaths, ReducesComputedByTheWarpOfTheirRowGiveTheCpuResults) {
-  auto b = run_both(kSoftmax, random_init(5));  // rows of 1000: the last lanes do one element fewer
+  auto b = run_both(test_modules::softmax(64, 1000), random_init(5));  // rows of 1000: the last lanes do one element fewer
   expect_same(b, 1e-5);
   EXPECT_EQ(counter(b.cuda.trace, "codegen_hoisted_reduces"), 0);
   EXPECT_EQ(counter(b.cuda.trace, "codegen_kernels"), 1);
 }
 
-// The root is a reduce of each row whose operand reads the row's max (XLA's
-// softmax denominator, fusion.97 of the transformer step), in bf16 with a
-// causal mask from iotas, beside a reduce read at a column: hoisted.
-constexpr const char* kRowReduces = R"(HloModule m
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-fused {
-  p = bf16[4,96,96] parameter(0)
-  i0 = s32[96,96] iota(), iota_dimension=0
-  i1 = s32[96,96] iota(), iota_dimension=1
-  ge = pred[96,96] compare(i0, i1), direction=GE
-  mask = pred[4,96,96] broadcast(ge), dimensions={1,2}
-  big = bf16[] constant(-9984)
-  bbig = bf16[4,96,96] broadcast(big), dimensions={}
-  sel = bf16[4,96,96] select(mask, p, bbig)
-  x = f32[4,96,96] convert(sel)
-  ninf = f32[] constant(-inf)
-  z = f32[] constant(0)
-  mx = f32[4,96] reduce(x, ninf), dimensions={2}, to_apply=max
-  bm = f32[4,96,96] broadcast(mx), dimensions={0,1}
-  d = f32[4,96,96] subtract(x, bm)
-  e = f32[4,96,96] exponential(d)
-  s = f32[4,96] reduce(e, z), dimensions={2}, to_apply=add
-  cm = f32[4,96] reduce(x, ninf), dimensions={1}, to_apply=max
-  bc = f32[4,96,96] broadcast(cm), dimensions={0,2}
-  y = f32[4,96,96] subtract(x, bc)
-  ROOT t = (f32[4,96], f32[4,96,96]) tuple(s, y)
-}
-ENTRY e {
-  x = bf16[4,96,96] parameter(0)
-  ROOT f = (f32[4,96], f32[4,96,96]) fusion(x), kind=kInput, calls=fused
-})";
-
 TEST_F(FusionPaths, NestedRowReducesAndHoistedColumnReducesGiveTheCpuResults) {
-  auto b = run_both(kRowReduces, random_init(6));
+  auto b = run_both(test_modules::row_reduces(), random_init(6));
   expect_same(b, 1e-4);
   EXPECT_EQ(counter(b.cuda.trace, "codegen_hoisted_reduces"), 1);  // the column max
   EXPECT_EQ(counter(b.cuda.trace, "codegen_kernels"), 2);
 }
 
-// Partial tiles on both sides, a slice of a bitcast parameter, and a
-// transpose with its minor dimension kept beside it.
-constexpr const char* kTransposes = R"(HloModule m
-fused {
-  p = bf16[96,150] parameter(0)
-  b = bf16[2,48,150] bitcast(p)
-  s = bf16[2,48,100] slice(b), slice={[0:2], [0:48], [10:110]}
-  minor = bf16[2,100,48] transpose(s), dimensions={0,2,1}
-  major = bf16[48,2,150] transpose(b), dimensions={1,0,2}
-  flat = bf16[200,48] bitcast(minor)
-  ROOT t = (bf16[2,100,48], bf16[48,2,150], bf16[200,48]) tuple(minor, major, flat)
-}
-ENTRY e {
-  x = bf16[96,150] parameter(0)
-  ROOT f = (bf16[2,100,48], bf16[48,2,150], bf16[200,48]) fusion(x), kind=kInput, calls=fused
-})";
-
 TEST_F(FusionPaths, TiledTransposesAreExact) {
-  auto b = run_both(kTransposes, random_init(7));
+  auto b = run_both(test_modules::kTransposes, random_init(7));
   expect_same(b);
   EXPECT_EQ(counter(b.cuda.trace, "codegen_kernels"), 1);
 }
