@@ -178,7 +178,7 @@ class SimBackend : public exec::Backend {
           continue;
         }
         const bool graph_there = !measured_->graph_mode_known ||
-                                 measured_->in_graph.count(std::string(devices[d].thunks[i].attributed_name)) > 0;
+                                 measured_->in_graph.count(measured_->source(devices[d].thunks[i].attributed_name)) > 0;
         if (gaps[d][i] != kNoGap && graph_there) continue;
         gaps[d][i] = role_gaps[d][i];
         ++replaced;

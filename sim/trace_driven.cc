@@ -101,12 +101,13 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
     for (size_t i = 0; i < thunks.size(); ++i) {
       const sched::Thunk& t = thunks[i];
       if (t.kind == sched::ThunkKind::kRecordEvent || t.kind == sched::ThunkKind::kWaitEvent) continue;
-      auto m = measured.ns_per_step.find(std::string(t.attributed_name));
+      const std::string source = measured.source(t.attributed_name);
+      auto m = measured.ns_per_step.find(source);
       if (m == measured.ns_per_step.end() || m->second <= 0) continue;
       const int64_t count = std::max<int64_t>(1, occurrences[t.attributed_name]);
       const int64_t ns = std::max<int64_t>(1, m->second / count);
       out.ns[d][i] = ns;
-      if (auto g = measured.gap_ns_per_step.find(std::string(t.attributed_name)); g != measured.gap_ns_per_step.end()) {
+      if (auto g = measured.gap_ns_per_step.find(source); g != measured.gap_ns_per_step.end()) {
         out.gap_ns[d][i] = g->second / count;
       }
       ++out.matched_thunks;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -45,6 +46,19 @@ struct MeasuredTimes {
   // The host-issue costs estimated from the run (sim/host_pace.h); absent:
   // the device file's (--host-costs device).
   std::optional<HostCostEstimate> host_costs;
+  // Instruction of the simulated module -> the measured run's instruction
+  // that does the same work ("": none), when both modules could be read
+  // (core/xla/instruction_match.h: XLA renumbers instructions when it
+  // compiles with other flags). Empty: instructions match by name.
+  std::unordered_map<std::string, std::string> source_of;
+  int64_t renamed = 0;  // instructions of source_of whose partner has another name
+
+  // The measured run's name for instruction `name` of the simulated module.
+  std::string source(std::string_view name) const {
+    if (source_of.empty()) return std::string(name);
+    auto it = source_of.find(std::string(name));
+    return it == source_of.end() ? std::string(name) : it->second;
+  }
 };
 
 // kInvalidInput when the run has no steps (it is not a linked capture, or

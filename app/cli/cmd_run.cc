@@ -109,9 +109,11 @@ int cmd_run(const RunArgs& args) {
   if (!args.kernel_times.empty()) {
     if (choice->name != "sim") return fail(usage_error("--kernel-times goes with --backend sim"));
     auto driven =
-        trace_driven_backend(args.db, args.kernel_times, args.device, std::move(launch), args.host_costs == "capture");
+        trace_driven_backend(args.db, args.kernel_times, args.device, std::move(launch), args.host_costs == "capture",
+                             &*module);
     if (!driven) return fail(driven.status());
     if (!driven->host_costs.empty()) std::fprintf(stderr, "%s\n", driven->host_costs.c_str());
+    if (!driven->matching.empty()) std::fprintf(stderr, "%s\n", driven->matching.c_str());
     choice->backend = std::move(driven->backend);
     choice->device_model = driven->description;
   } else if (launch.xla_executable) {

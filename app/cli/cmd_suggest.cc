@@ -211,7 +211,7 @@ int cmd_suggest(const SuggestArgs& args) {
   sim::SimEvaluatorOptions evaluator_options{
       .replicas = args.replicas, .partitions = args.partitions, .allow_tf32 = args.allow_tf32, .measured = {}};
   if (!args.kernel_times.empty()) {
-    auto measured = measured_kernel_times(args.db, args.kernel_times);
+    auto measured = measured_kernel_times(args.db, args.kernel_times, nullptr, nullptr, &*module);
     if (!measured) return fail(measured.status());
     evaluator_options.measured = std::move(*measured);
   }

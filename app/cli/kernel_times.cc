@@ -7,14 +7,32 @@
 #include "app/cli/command_buffer_setup.h"
 #include "app/cli/linked_report.h"
 #include "app/cli/run_ref.h"
+#include "core/hlo/parser.h"
 #include "core/trace/store/trace_store.h"
+#include "core/xla/instruction_match.h"
 #include "sim/device_model.h"
 #include "sim/sim_backend.h"
 
 namespace sl::cli {
 
+namespace {
+
+// MeasuredTimes::source_of, from the run's linked module: nothing when that
+// file is gone or does not parse (instructions then match by name).
+void match_instructions(const nlohmann::json& config, const hlo::Module& target, sim::MeasuredTimes& measured) {
+  if (!config.is_object() || !config.contains("linked_module") || !config["linked_module"].is_string()) return;
+  auto source = hlo::parse_program_file(config["linked_module"].get<std::string>());
+  if (!source) return;
+  measured.source_of =
+      xla::match_by_content(xla::instruction_fingerprints(target), xla::instruction_fingerprints(*source));
+  measured.renamed = 0;
+  for (const auto& [name, partner] : measured.source_of) measured.renamed += !partner.empty() && partner != name;
+}
+
+}  // namespace
+
 Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const std::string& run, int64_t* run_id,
-                                                 const sim::DeviceModel* host_costs_of) {
+                                                 const sim::DeviceModel* host_costs_of, const hlo::Module* target) {
   SL_ASSIGN_OR_RETURN(auto store, trace::TraceStore::open(db, trace::TraceStore::Mode::kReadOnly));
   SL_ASSIGN_OR_RETURN(StoredRun measured_run, load_stored_run(*store, run));
   if (run_id != nullptr) *run_id = measured_run.id;
@@ -45,6 +63,7 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
   for (auto& [instruction, gap] : measured->gap_ns_per_step) {
     if (measured->graph_mode_known && gap < 0 && measured->in_graph.count(instruction) == 0) gap = 0;
   }
+  if (target != nullptr) match_instructions(config, *target, *measured);
   // Graph nodes not known apart from kernels launched alone: no estimate
   // (a graph's nodes would pass for launches), the device file's costs.
   if (host_costs_of != nullptr) {
@@ -57,12 +76,17 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
 
 Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std::string& run,
                                                 const std::string& device, sim::LaunchSetup launch,
-                                                bool host_costs_from_capture) {
+                                                bool host_costs_from_capture, const hlo::Module* target) {
   int64_t run_id = 0;
   SL_ASSIGN_OR_RETURN(sim::DeviceModel model, sim::load_device_model(device));
   SL_ASSIGN_OR_RETURN(sim::MeasuredTimes measured,
-                      measured_kernel_times(db, run, &run_id, host_costs_from_capture ? &model : nullptr));
+                      measured_kernel_times(db, run, &run_id, host_costs_from_capture ? &model : nullptr, target));
   TraceDrivenBackend out;
+  if (measured.renamed > 0) {
+    out.matching = fmt::format("kernel times by content: {} instructions of this module have their work under "
+                               "another name in run {}'s module (XLA numbers each compilation anew)",
+                               measured.renamed, run_id);
+  }
   out.description = fmt::format("{} + kernel times of run {} ({} steps)", device, run_id, measured.steps);
   if (!host_costs_from_capture) {
     out.host_costs = fmt::format("host costs: {}'s device file (--host-costs device)", device);

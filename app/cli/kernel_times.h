@@ -8,6 +8,7 @@
 
 #include "core/common/status.h"
 #include "core/exec/backend.h"
+#include "core/hlo/module.h"
 #include "sim/device_model.h"
 #include "sim/sim_backend.h"
 #include "sim/trace_driven.h"
@@ -18,13 +19,19 @@ struct TraceDrivenBackend {
   std::unique_ptr<exec::Backend> backend;
   std::string description;  // "h200 + kernel times of run 3 (31 steps)"
   std::string host_costs;   // the run summary's line on the host costs used
+  std::string matching;     // how instructions were matched to the run's, when by content
 };
 
 // The measured times of a linked capture (`run` in the database `db`); with
 // `host_costs_of` (the device file's model) the host costs estimated from it.
+// With `target` (the module to simulate) and the run's linked module still
+// readable, the target's instructions take the times of the run's
+// instructions that do the same work, whatever their names
+// (MeasuredTimes::source_of).
 Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const std::string& run,
                                                  int64_t* run_id = nullptr,
-                                                 const sim::DeviceModel* host_costs_of = nullptr);
+                                                 const sim::DeviceModel* host_costs_of = nullptr,
+                                                 const hlo::Module* target = nullptr);
 
 // `launch`: how the simulated module's kernels are launched (command buffers).
 // `host_costs_from_capture` (--host-costs capture, the default): the host
@@ -32,6 +39,7 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
 // file's apply.
 Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std::string& run,
                                                 const std::string& device, sim::LaunchSetup launch = {},
-                                                bool host_costs_from_capture = true);
+                                                bool host_costs_from_capture = true,
+                                                const hlo::Module* target = nullptr);
 
 }  // namespace sl::cli
