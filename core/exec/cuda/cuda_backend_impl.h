@@ -43,6 +43,9 @@ constexpr size_t kFallbackWorkspaceBytes = size_t{32} << 20;
 // completes; if it were, the watch would only see that progress later.
 constexpr int kIterationDoneEvents = 1024;
 
+// Frees a device's CUDA graphs.
+void destroy_graphs(DeviceContext& ctx);
+
 class CudaBackend : public Backend {
  public:
   explicit CudaBackend(CudaOptions options)
@@ -61,7 +64,15 @@ class CudaBackend : public Backend {
   // Generated fusion kernels, shared by every local device (generated_fusions.h).
   Status setup_fusions(const sched::LoweredProgram& program);
   Status init_memory(const sched::LoweredProgram& program, const RunOptions& options);
-  Status issue(DeviceContext& ctx, int iteration, bool keep, bool tagged, cupti::ActivityCollector* collector);
+  // `graphs`: launch the device's CUDA graphs (DeviceContext::graphs) in
+  // place of their nodes; false issues every thunk on its stream.
+  Status issue(DeviceContext& ctx, int iteration, bool keep, bool tagged, bool graphs,
+               cupti::ActivityCollector* collector);
+  // Captures RunOptions::command_buffers into CUDA graphs on every local
+  // device (cuda_graphs.cc), after memory and fusions are set up.
+  Status setup_graphs(const RunOptions& options, cupti::ActivityCollector* collector);
+  // The graphs' counters and the refused ones' notes.
+  void add_graph_results(RunOutput* out) const;
   // What one device's thread issues: warm-up then recorded iterations. The
   // first `tagged` push external ids (CUPTI's API records are on); after
   // them `tagging_done` runs once (the last device turns API records off).
@@ -74,6 +85,9 @@ class CudaBackend : public Backend {
   };
   Status run_iterations(DeviceContext& ctx, const IterationPlan& plan, cupti::ActivityCollector* collector,
                         BackgroundFlush* flush, const std::function<void(int64_t, int64_t)>& progress);
+  // Warm-up iterations run: traced with graphs, at least the one that
+  // teaches the collector (cuda_iterations.cc).
+  int effective_warmup(const RunOptions& options) const;
   // Every local device's thread running its iterations; the first failure's status.
   Status run_devices(const RunOptions& options, cupti::ActivityCollector* collector, BackgroundFlush* flush,
                      std::vector<std::atomic<int>>& issued);
@@ -114,6 +128,12 @@ class CudaBackend : public Backend {
   Result<std::vector<DeviceResults>> read_results(const sched::LoweredProgram& program);
   std::string device_description() const;
 
+  struct GraphStats {
+    bool requested = false;  // the run was given command buffers
+    int64_t graphs = 0, nodes = 0, fallbacks = 0;
+    std::vector<std::string> notes;
+  };
+  GraphStats graph_stats_;
   CudaOptions options_;
   std::optional<InjectedFault> fail_at_;
   std::optional<InjectedFault> hang_at_;

@@ -42,7 +42,10 @@ Status CudaBackend::run_iterations(DeviceContext& ctx, const IterationPlan& plan
         if (s != sched::kMainStream) SL_CUDA(cudaStreamWaitEvent(cs, ctx.boundary_event, 0), at);
       }
     }
-    SL_RETURN_IF_ERROR(issue(ctx, keep ? it - warmup : -1 - it, keep, it < plan.tagged, collector));
+    // Traced, the first (dropped) iteration launches every thunk on its
+    // stream, tagged: it shows the collector what each graph node leaves.
+    const bool graphs = !ctx.graphs.empty() && (collector == nullptr || it > 0);
+    SL_RETURN_IF_ERROR(issue(ctx, keep ? it - warmup : -1 - it, keep, it < plan.tagged, graphs, collector));
     if (it + 1 == plan.tagged && plan.tagging_done) plan.tagging_done();
     for (auto& [s, cs] : ctx.streams) {
       if (s == sched::kMainStream) continue;
@@ -66,9 +69,15 @@ Status CudaBackend::run_iterations(DeviceContext& ctx, const IterationPlan& plan
   return Status::ok();
 }
 
+int CudaBackend::effective_warmup(const RunOptions& options) const {
+  const int warmup = std::max(0, options.warmup);
+  const bool graphs = std::any_of(devices_.begin(), devices_.end(), [](const DeviceContext& c) { return !c.graphs.empty(); });
+  return graphs && options_.trace ? std::max(1, warmup) : warmup;
+}
+
 Status CudaBackend::run_devices(const RunOptions& options, cupti::ActivityCollector* collector,
                                 BackgroundFlush* flush, std::vector<std::atomic<int>>& issued) {
-  const int warmup = std::max(0, options.warmup);
+  const int warmup = effective_warmup(options);
   const int iterations = std::max(1, options.iterations);
   std::vector<Status> statuses(devices_.size());
   // Tagging every launch costs the launching threads CUPTI's API records

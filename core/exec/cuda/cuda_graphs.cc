@@ -1,0 +1,204 @@
+// Command buffers as CUDA graphs (docs/architecture.md, "Command buffers on
+// the GPU"): each node thunk is stream-captured on its own into a child
+// graph, issued exactly as a stream launch issues it, and the children are
+// joined by the command buffer's DAG edges and the hazards of streamlens'
+// own buffer assignment (graph_edges.h) into one graph, instantiated once
+// per run. A graph that cannot keep the program's meaning is refused and its
+// nodes run as stream launches, said in RunOutput::notes and counted.
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/exec/cuda/cuda_backend_impl.h"
+#include "core/exec/cuda/cuda_check.h"
+#include "core/exec/cuda/graph_edges.h"
+#include "cupti_tracer/cupti_api.h"
+
+namespace sl::exec::cuda {
+namespace {
+
+using sched::CommandBuffer;
+using sched::Thunk;
+using sched::ThunkKind;
+
+// Why `buffer` cannot run as one graph launched at its first node on that
+// node's stream ("" when it can). `graph_of` marks the thunks of the graphs
+// accepted so far (-1: none).
+std::string refusal(const sched::DeviceProgram& dp, const CommandBuffer& buffer, const std::vector<int32_t>& graph_of) {
+  const auto& thunks = dp.thunks;
+  if (buffer.deps.size() != buffer.thunks.size()) return "its DAG does not list every node";
+  std::vector<bool> node(thunks.size(), false);
+  for (size_t k = 0; k < buffer.thunks.size(); ++k) {
+    const uint32_t i = buffer.thunks[k];
+    if (i >= thunks.size()) return fmt::format("node {} names thunk {}, past the program's {}", k, i, thunks.size());
+    if (node[i] || graph_of[i] >= 0) return fmt::format("thunk {} is a node twice", i);
+    node[i] = true;
+    for (int d : buffer.deps[k]) {
+      if (d < 0 || static_cast<size_t>(d) >= k) return fmt::format("node {} waits for node {}, not an earlier one", k, d);
+    }
+  }
+  const uint32_t first = *std::min_element(buffer.thunks.begin(), buffer.thunks.end());
+  const uint32_t last = *std::max_element(buffer.thunks.begin(), buffer.thunks.end());
+  const int stream = thunks[first].stream;
+  for (uint32_t i : buffer.thunks) {
+    const Thunk& t = thunks[i];
+    if (t.kind == ThunkKind::kCollective) {
+      return fmt::format("node '{}' is a collective (NCCL is not captured into graphs)", t.attributed_name);
+    }
+    if (t.kind != ThunkKind::kKernel && t.kind != ThunkKind::kGemm) return fmt::format("thunk {} is not a launch", i);
+    if (t.stream != stream) {
+      return fmt::format("node '{}' is on stream {}, the graph would be launched on stream {}", t.attributed_name,
+                         t.stream, stream);
+    }
+  }
+  // Launched at its first node, the graph runs ahead of whatever the stream
+  // would have done between its nodes.
+  for (uint32_t i = first + 1; i < last; ++i) {
+    const Thunk& t = thunks[i];
+    if (node[i] || t.stream != stream || t.kind == ThunkKind::kRecordEvent) continue;
+    if (t.kind == ThunkKind::kWaitEvent) {
+      return fmt::format("stream {} waits for event {} between its first and last node", stream, t.event);
+    }
+    return fmt::format("'{}' runs on stream {} between its first and last node but is no node", t.attributed_name,
+                       stream);
+  }
+  return "";
+}
+
+// One node's launches, stream-captured on `stream` into a graph of their own.
+Result<cudaGraph_t> capture_node(const Thunk& t, DeviceContext& ctx, cudaStream_t stream) {
+  const std::string at = where(t, ctx);
+  SL_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), at);
+  Status issued = t.kind == ThunkKind::kGemm ? issue_gemm(t, ctx) : issue_kernel(t, ctx);
+  cudaGraph_t child = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream, &child);
+  if (!issued.is_ok() || ended != cudaSuccess) {
+    if (child != nullptr) cudaGraphDestroy(child);
+    (void)cudaGetLastError();  // a broken capture's error is not the run's
+    return issued.is_ok() ? cuda_status(ended, "cudaStreamEndCapture", at) : issued;
+  }
+  return child;
+}
+
+// The command buffer's nodes captured and joined by its edges, instantiated.
+// On failure nothing is left allocated.
+Result<cudaGraphExec_t> build_graph(const CommandBuffer& buffer, DeviceContext& ctx, cudaStream_t stream,
+                                    cupti::ActivityCollector* collector, uint32_t* cupti_id) {
+  cudaGraph_t graph = nullptr;
+  SL_CUDA(cudaGraphCreate(&graph, 0), "a command buffer");
+  struct Destroy {
+    cudaGraph_t g;
+    ~Destroy() { cudaGraphDestroy(g); }
+  } destroy{graph};
+  // The cuBLASLt fallback workspace and fusions' temporaries are shared:
+  // their users keep their program order.
+  auto shared_state = [&ctx](const Thunk& t) {
+    if (t.kind == ThunkKind::kGemm) return t.workspace.offset < 0 || t.workspace.size <= 0;
+    return ctx.fusions != nullptr && t.instruction != nullptr && ctx.fusions->uses_shared_state(t.instruction);
+  };
+  const GraphEdges edges = graph_edges(*ctx.program, buffer, shared_state);
+  std::vector<cudaGraphNode_t> nodes(edges.order.size(), nullptr);
+  for (size_t k = 0; k < edges.order.size(); ++k) {
+    const Thunk& t = ctx.program->thunks[buffer.thunks[edges.order[k]]];
+    std::vector<cudaGraphNode_t> deps;
+    for (int d : edges.deps[k]) deps.push_back(nodes[static_cast<size_t>(d)]);
+    SL_ASSIGN_OR_RETURN(cudaGraph_t child, capture_node(t, ctx, stream));
+    size_t count = 0;
+    cudaError_t e = cudaGraphGetNodes(child, nullptr, &count);
+    // A thunk that launched nothing still orders its successors.
+    if (e == cudaSuccess) {
+      e = count == 0 ? cudaGraphAddEmptyNode(&nodes[k], graph, deps.data(), deps.size())
+                     : cudaGraphAddChildGraphNode(&nodes[k], graph, deps.data(), deps.size(), child);
+    }
+    cudaGraphDestroy(child);  // the node holds a clone
+    SL_CUDA(e, where(t, ctx));
+  }
+  cudaGraphExec_t exec = nullptr;
+  SL_CUDA(cudaGraphInstantiate(&exec, graph, 0), "instantiating a command buffer");
+  if (cudaError_t up = cudaGraphUpload(exec, stream); up != cudaSuccess) {
+    cudaGraphExecDestroy(exec);
+    return cuda_status(up, "cudaGraphUpload", "a command buffer");
+  }
+  if (collector != nullptr) {
+    // Records may name the executable graph or the one it was made from.
+    auto exec_id = cupti::CuptiApi::graph_exec_id(exec);
+    auto graph_id = cupti::CuptiApi::graph_id(graph);
+    if (exec_id.is_ok() && *exec_id != 0) *cupti_id = *exec_id;
+    if (graph_id.is_ok() && *graph_id != 0 && *cupti_id != 0) collector->alias_graph(*graph_id, *cupti_id);
+  }
+  return exec;
+}
+
+}  // namespace
+
+Status CudaBackend::setup_graphs(const RunOptions& options, cupti::ActivityCollector* collector) {
+  graph_stats_ = {};
+  if (options.command_buffers.empty()) return Status::ok();
+  graph_stats_.requested = true;
+  uint32_t synthetic_id = 0x80000000u;  // nodes' graph key where CUPTI gives no id: unique, nonzero
+  for (DeviceContext& ctx : devices_) {
+    const sched::DeviceProgram& dp = *ctx.program;
+    const auto d = static_cast<size_t>(dp.device);
+    if (d >= options.command_buffers.size() || options.command_buffers[d].empty()) continue;
+    SL_CUDA(cudaSetDevice(ctx.ordinal), "");
+    ctx.graph_of.assign(dp.thunks.size(), -1);
+    for (size_t g = 0; g < options.command_buffers[d].size(); ++g) {
+      const CommandBuffer& buffer = options.command_buffers[d][g];
+      if (buffer.thunks.empty()) continue;
+      std::string why = refusal(dp, buffer, ctx.graph_of);
+      DeviceGraph graph;
+      if (why.empty()) {
+        graph.first = *std::min_element(buffer.thunks.begin(), buffer.thunks.end());
+        graph.stream = dp.thunks[graph.first].stream;
+        graph.cupti_id = ++synthetic_id;
+        auto exec = build_graph(buffer, ctx, ctx.stream(graph.stream), collector, &graph.cupti_id);
+        if (exec.is_ok()) {
+          graph.exec = *exec;
+        } else {
+          why = "capturing it failed: " + exec.status().message();
+        }
+      }
+      if (!why.empty()) {
+        ++graph_stats_.fallbacks;
+        graph_stats_.notes.push_back(fmt::format("command buffer {} of device {} ({} nodes, first '{}') runs as "
+                                                 "stream launches: {}",
+                                                 g, dp.device, buffer.thunks.size(),
+                                                 buffer.thunks[0] < dp.thunks.size()
+                                                     ? dp.thunks[buffer.thunks[0]].attributed_name
+                                                     : std::string("?"),
+                                                 why));
+        continue;
+      }
+      graph.nodes = buffer.thunks;
+      for (uint32_t i : buffer.thunks) ctx.graph_of[i] = static_cast<int32_t>(ctx.graphs.size());
+      graph_stats_.graphs += 1;
+      graph_stats_.nodes += static_cast<int64_t>(buffer.thunks.size());
+      ctx.graphs.push_back(std::move(graph));
+    }
+    if (ctx.graphs.empty()) ctx.graph_of.clear();
+  }
+  return Status::ok();
+}
+
+void CudaBackend::add_graph_results(RunOutput* out) const {
+  if (!graph_stats_.requested) return;
+  for (const std::string& note : graph_stats_.notes) out->notes.push_back(note);
+  out->trace.add_counter("command_buffer_graphs", graph_stats_.graphs,
+                         "command buffers launched as one CUDA graph each, per iteration (all devices)");
+  out->trace.add_counter("command_buffer_graph_nodes", graph_stats_.nodes,
+                         "thunks run as nodes of those graphs, per iteration (all devices)");
+  out->trace.add_counter("command_buffer_fallbacks", graph_stats_.fallbacks,
+                         "command buffers run as stream launches instead (the run's notes say why)");
+}
+
+void destroy_graphs(DeviceContext& ctx) {
+  for (DeviceGraph& g : ctx.graphs) {
+    if (g.exec != nullptr) cudaGraphExecDestroy(g.exec);
+  }
+  ctx.graphs.clear();
+  ctx.graph_of.clear();
+}
+
+}  // namespace sl::exec::cuda
