@@ -1,9 +1,8 @@
 // Command buffers as CUDA graphs (docs/architecture.md, "Command buffers on
-// the GPU"): each node thunk is stream-captured on its own into a child
-// graph, issued exactly as a stream launch issues it, and the children are
-// joined by the command buffer's DAG edges and the hazards of streamlens'
-// own buffer assignment (graph_edges.h) into one graph, instantiated once
-// per run. A graph that cannot keep the program's meaning is refused and its
+// the GPU"): the node thunks are stream-captured into one graph, each issued
+// exactly as a stream launch issues it, with the capture's dependencies set
+// before each to the command buffer's DAG edges and the hazards of
+// streamlens' own buffer assignment (graph_edges.h); instantiated once a run. A graph that cannot keep the program's meaning is refused and its
 // nodes run as stream launches, said in RunOutput::notes and counted.
 
 #include <cuda_runtime.h>
@@ -67,31 +66,54 @@ std::string refusal(const sched::DeviceProgram& dp, const CommandBuffer& buffer,
   return "";
 }
 
-// One node's launches, stream-captured on `stream` into a graph of their own.
-Result<cudaGraph_t> capture_node(const Thunk& t, DeviceContext& ctx, cudaStream_t stream) {
-  const std::string at = where(t, ctx);
-  SL_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), at);
-  Status issued = t.kind == ThunkKind::kGemm ? issue_gemm(t, ctx) : issue_kernel(t, ctx);
-  cudaGraph_t child = nullptr;
-  const cudaError_t ended = cudaStreamEndCapture(stream, &child);
-  if (!issued.is_ok() || ended != cudaSuccess) {
-    if (child != nullptr) cudaGraphDestroy(child);
-    (void)cudaGetLastError();  // a broken capture's error is not the run's
-    return issued.is_ok() ? cuda_status(ended, "cudaStreamEndCapture", at) : issued;
+// The nodes' launches captured into one graph on `stream`, in the order of
+// `edges`: before each node the capture's dependency set becomes the nodes
+// its predecessors' launches ended with, so its first launch waits for
+// exactly those (a node that launched nothing passes its own on).
+Result<cudaGraph_t> capture(const CommandBuffer& buffer, const GraphEdges& edges, DeviceContext& ctx,
+                            cudaStream_t stream) {
+  SL_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "capturing a command buffer");
+  std::vector<std::vector<cudaGraphNode_t>> ends(edges.order.size());
+  Status issued = Status::ok();
+  for (size_t k = 0; k < edges.order.size() && issued.is_ok(); ++k) {
+    const Thunk& t = ctx.program->thunks[buffer.thunks[edges.order[k]]];
+    std::vector<cudaGraphNode_t> deps;
+    for (int d : edges.deps[k]) {
+      const auto& e = ends[static_cast<size_t>(d)];
+      deps.insert(deps.end(), e.begin(), e.end());
+    }
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    issued = cuda_status(cudaStreamUpdateCaptureDependencies(stream, deps.data(), nullptr, deps.size(),
+                                                             cudaStreamSetCaptureDependencies),
+                         "cudaStreamUpdateCaptureDependencies", where(t, ctx));
+    if (!issued.is_ok()) break;
+    issued = t.kind == ThunkKind::kGemm ? issue_gemm(t, ctx) : issue_kernel(t, ctx);
+    if (!issued.is_ok()) break;
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    const cudaGraphNode_t* now = nullptr;
+    size_t count = 0;
+    issued = cuda_status(cudaStreamGetCaptureInfo(stream, &status, nullptr, nullptr, &now, nullptr, &count),
+                         "cudaStreamGetCaptureInfo", where(t, ctx));
+    if (issued.is_ok() && status != cudaStreamCaptureStatusActive) {
+      issued = runtime_error(fmt::format("the capture stopped at {}", where(t, ctx)));
+    }
+    if (issued.is_ok()) ends[k].assign(now, now + count);
   }
-  return child;
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+  if (!issued.is_ok() || ended != cudaSuccess) {
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    (void)cudaGetLastError();  // a broken capture's error is not the run's
+    return issued.is_ok() ? cuda_status(ended, "cudaStreamEndCapture", "capturing a command buffer") : issued;
+  }
+  return graph;
 }
 
-// The command buffer's nodes captured and joined by its edges, instantiated.
-// On failure nothing is left allocated.
+// The command buffer as one instantiated graph; on failure nothing is left
+// allocated.
 Result<cudaGraphExec_t> build_graph(const CommandBuffer& buffer, DeviceContext& ctx, cudaStream_t stream,
                                     cupti::ActivityCollector* collector, uint32_t* cupti_id) {
-  cudaGraph_t graph = nullptr;
-  SL_CUDA(cudaGraphCreate(&graph, 0), "a command buffer");
-  struct Destroy {
-    cudaGraph_t g;
-    ~Destroy() { cudaGraphDestroy(g); }
-  } destroy{graph};
   // The cuBLASLt fallback workspace and fusions' temporaries are shared:
   // their users keep their program order.
   auto shared_state = [&ctx](const Thunk& t) {
@@ -99,22 +121,11 @@ Result<cudaGraphExec_t> build_graph(const CommandBuffer& buffer, DeviceContext& 
     return ctx.fusions != nullptr && t.instruction != nullptr && ctx.fusions->uses_shared_state(t.instruction);
   };
   const GraphEdges edges = graph_edges(*ctx.program, buffer, shared_state);
-  std::vector<cudaGraphNode_t> nodes(edges.order.size(), nullptr);
-  for (size_t k = 0; k < edges.order.size(); ++k) {
-    const Thunk& t = ctx.program->thunks[buffer.thunks[edges.order[k]]];
-    std::vector<cudaGraphNode_t> deps;
-    for (int d : edges.deps[k]) deps.push_back(nodes[static_cast<size_t>(d)]);
-    SL_ASSIGN_OR_RETURN(cudaGraph_t child, capture_node(t, ctx, stream));
-    size_t count = 0;
-    cudaError_t e = cudaGraphGetNodes(child, nullptr, &count);
-    // A thunk that launched nothing still orders its successors.
-    if (e == cudaSuccess) {
-      e = count == 0 ? cudaGraphAddEmptyNode(&nodes[k], graph, deps.data(), deps.size())
-                     : cudaGraphAddChildGraphNode(&nodes[k], graph, deps.data(), deps.size(), child);
-    }
-    cudaGraphDestroy(child);  // the node holds a clone
-    SL_CUDA(e, where(t, ctx));
-  }
+  SL_ASSIGN_OR_RETURN(cudaGraph_t graph, capture(buffer, edges, ctx, stream));
+  struct Destroy {
+    cudaGraph_t g;
+    ~Destroy() { cudaGraphDestroy(g); }
+  } destroy{graph};
   cudaGraphExec_t exec = nullptr;
   SL_CUDA(cudaGraphInstantiate(&exec, graph, 0), "instantiating a command buffer");
   if (cudaError_t up = cudaGraphUpload(exec, stream); up != cudaSuccess) {
@@ -126,7 +137,7 @@ Result<cudaGraphExec_t> build_graph(const CommandBuffer& buffer, DeviceContext& 
     auto exec_id = cupti::CuptiApi::graph_exec_id(exec);
     auto graph_id = cupti::CuptiApi::graph_id(graph);
     if (exec_id.is_ok() && *exec_id != 0) *cupti_id = *exec_id;
-    if (graph_id.is_ok() && *graph_id != 0 && *cupti_id != 0) collector->alias_graph(*graph_id, *cupti_id);
+    if (graph_id.is_ok() && *graph_id != 0 && *graph_id != *cupti_id) collector->alias_graph(*graph_id, *cupti_id);
   }
   return exec;
 }
