@@ -161,7 +161,7 @@ TEST_F(CommandBuffer, AChainAsOneGraphGivesTheCpuResults) {
   }
   RunOptions options = gpu_test::random_init(3);
   options.collect_results = true;
-  options.iterations = 4;  // no warm-up asked: a traced run adds the one that teaches the collector
+  options.iterations = 4;  // no warm-up asked: a traced run adds those that teach the collector
   auto cpu = run_cpu(c.module, 0, 0, options);
   ASSERT_TRUE(cpu.is_ok()) << cpu.status().message();
   options.command_buffers = {{g}};
@@ -177,7 +177,7 @@ TEST_F(CommandBuffer, AChainAsOneGraphGivesTheCpuResults) {
     ASSERT_FALSE(t.instruction_of(e).empty());
     ++per_iteration[e.iteration];
   }
-  ASSERT_EQ(per_iteration.size(), 4u);  // the teaching warm-up is dropped
+  ASSERT_EQ(per_iteration.size(), 4u);  // the teaching warm-ups are dropped
   for (const auto& [it, n] : per_iteration) EXPECT_EQ(n, per_iteration[0]) << "iteration " << it;
 }
 

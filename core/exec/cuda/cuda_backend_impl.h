@@ -36,6 +36,11 @@ constexpr std::chrono::milliseconds kMinFlushInterval{200};
 
 constexpr size_t kFallbackWorkspaceBytes = size_t{32} << 20;
 
+// A traced run with CUDA graphs first launches this many warm-up iterations
+// on streams, tagged: the last shows the collector what each graph node
+// leaves (the first may hold a library's one-time work).
+constexpr int kTeachingIterations = 2;
+
 // Iteration-done events per device, reused in turn (DeviceContext::
 // iteration_done). The host stays fewer iterations than this ahead of the
 // GPU (CUDA's launch queue holds about a thousand launches, and an iteration
@@ -85,8 +90,8 @@ class CudaBackend : public Backend {
   };
   Status run_iterations(DeviceContext& ctx, const IterationPlan& plan, cupti::ActivityCollector* collector,
                         BackgroundFlush* flush, const std::function<void(int64_t, int64_t)>& progress);
-  // Warm-up iterations run: traced with graphs, at least the one that
-  // teaches the collector (cuda_iterations.cc).
+  // Warm-up iterations run: traced with graphs, at least
+  // kTeachingIterations.
   int effective_warmup(const RunOptions& options) const;
   // Every local device's thread running its iterations; the first failure's status.
   Status run_devices(const RunOptions& options, cupti::ActivityCollector* collector, BackgroundFlush* flush,

@@ -42,9 +42,9 @@ Status CudaBackend::run_iterations(DeviceContext& ctx, const IterationPlan& plan
         if (s != sched::kMainStream) SL_CUDA(cudaStreamWaitEvent(cs, ctx.boundary_event, 0), at);
       }
     }
-    // Traced, the first (dropped) iteration launches every thunk on its
-    // stream, tagged: it shows the collector what each graph node leaves.
-    const bool graphs = !ctx.graphs.empty() && (collector == nullptr || it > 0);
+    // Traced, the first (dropped, tagged) iterations launch every thunk on
+    // its stream: they show the collector what each graph node leaves.
+    const bool graphs = !ctx.graphs.empty() && (collector == nullptr || it >= kTeachingIterations);
     SL_RETURN_IF_ERROR(issue(ctx, keep ? it - warmup : -1 - it, keep, it < plan.tagged, graphs, collector));
     if (it + 1 == plan.tagged && plan.tagging_done) plan.tagging_done();
     for (auto& [s, cs] : ctx.streams) {
@@ -72,7 +72,7 @@ Status CudaBackend::run_iterations(DeviceContext& ctx, const IterationPlan& plan
 int CudaBackend::effective_warmup(const RunOptions& options) const {
   const int warmup = std::max(0, options.warmup);
   const bool graphs = std::any_of(devices_.begin(), devices_.end(), [](const DeviceContext& c) { return !c.graphs.empty(); });
-  return graphs && options_.trace ? std::max(1, warmup) : warmup;
+  return graphs && options_.trace ? std::max(kTeachingIterations, warmup) : warmup;
 }
 
 Status CudaBackend::run_devices(const RunOptions& options, cupti::ActivityCollector* collector,
