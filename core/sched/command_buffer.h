@@ -6,7 +6,10 @@
 // (sim/command_buffers.h) and captured into a CUDA graph by the cuda backend.
 
 #include <cstdint>
+#include <string>
 #include <vector>
+
+#include "core/sched/thunk.h"
 
 namespace sl::sched {
 
@@ -17,5 +20,15 @@ struct CommandBuffer {
   std::vector<uint32_t> thunks;
   std::vector<std::vector<int>> deps;
 };
+
+// Why `buffer` cannot run as one CUDA graph launched on its first node's
+// stream where that node is in program order, or "" when it can: a node
+// out of range, named twice or by an earlier graph (`taken`, per thunk: >= 0
+// for a node of one; may be null), a collective (NCCL is not captured), a
+// node on another stream than the first, or a wait or a thunk that is no
+// node on that stream between its first and last node (the graph would run
+// ahead of it).
+std::string command_buffer_refusal(const DeviceProgram& program, const CommandBuffer& buffer,
+                                   const std::vector<int32_t>* taken);
 
 }  // namespace sl::sched

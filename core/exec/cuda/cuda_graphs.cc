@@ -22,50 +22,6 @@ using sched::CommandBuffer;
 using sched::Thunk;
 using sched::ThunkKind;
 
-// Why `buffer` cannot run as one graph launched at its first node on that
-// node's stream ("" when it can). `graph_of` marks the thunks of the graphs
-// accepted so far (-1: none).
-std::string refusal(const sched::DeviceProgram& dp, const CommandBuffer& buffer, const std::vector<int32_t>& graph_of) {
-  const auto& thunks = dp.thunks;
-  if (buffer.deps.size() != buffer.thunks.size()) return "its DAG does not list every node";
-  std::vector<bool> node(thunks.size(), false);
-  for (size_t k = 0; k < buffer.thunks.size(); ++k) {
-    const uint32_t i = buffer.thunks[k];
-    if (i >= thunks.size()) return fmt::format("node {} names thunk {}, past the program's {}", k, i, thunks.size());
-    if (node[i] || graph_of[i] >= 0) return fmt::format("thunk {} is a node twice", i);
-    node[i] = true;
-    for (int d : buffer.deps[k]) {
-      if (d < 0 || static_cast<size_t>(d) >= k) return fmt::format("node {} waits for node {}, not an earlier one", k, d);
-    }
-  }
-  const uint32_t first = *std::min_element(buffer.thunks.begin(), buffer.thunks.end());
-  const uint32_t last = *std::max_element(buffer.thunks.begin(), buffer.thunks.end());
-  const int stream = thunks[first].stream;
-  for (uint32_t i : buffer.thunks) {
-    const Thunk& t = thunks[i];
-    if (t.kind == ThunkKind::kCollective) {
-      return fmt::format("node '{}' is a collective (NCCL is not captured into graphs)", t.attributed_name);
-    }
-    if (t.kind != ThunkKind::kKernel && t.kind != ThunkKind::kGemm) return fmt::format("thunk {} is not a launch", i);
-    if (t.stream != stream) {
-      return fmt::format("node '{}' is on stream {}, the graph would be launched on stream {}", t.attributed_name,
-                         t.stream, stream);
-    }
-  }
-  // Launched at its first node, the graph runs ahead of whatever the stream
-  // would have done between its nodes.
-  for (uint32_t i = first + 1; i < last; ++i) {
-    const Thunk& t = thunks[i];
-    if (node[i] || t.stream != stream || t.kind == ThunkKind::kRecordEvent) continue;
-    if (t.kind == ThunkKind::kWaitEvent) {
-      return fmt::format("stream {} waits for event {} between its first and last node", stream, t.event);
-    }
-    return fmt::format("'{}' runs on stream {} between its first and last node but is no node", t.attributed_name,
-                       stream);
-  }
-  return "";
-}
-
 // The nodes' launches captured into one graph on `stream`, in the order of
 // `edges`: before each node the capture's dependency set becomes the nodes
 // its predecessors' launches ended with, so its first launch waits for
@@ -158,7 +114,7 @@ Status CudaBackend::setup_graphs(const RunOptions& options, cupti::ActivityColle
     for (size_t g = 0; g < options.command_buffers[d].size(); ++g) {
       const CommandBuffer& buffer = options.command_buffers[d][g];
       if (buffer.thunks.empty()) continue;
-      std::string why = refusal(dp, buffer, ctx.graph_of);
+      std::string why = sched::command_buffer_refusal(dp, buffer, &ctx.graph_of);
       DeviceGraph graph;
       if (why.empty()) {
         graph.first = *std::min_element(buffer.thunks.begin(), buffer.thunks.end());
