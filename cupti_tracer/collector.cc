@@ -177,13 +177,13 @@ std::vector<uint64_t> ActivityCollector::resolve_externals(const std::vector<con
       }
       auto s = shape.find(info.correlation);
       if (s == shape.end()) continue;  // never seen tagged: its records stay unattributed
-      if (info.graph != 0) {
-        // A graph node: the records of its graph's launches, by name in time
-        // order (a launch of a graph ends before its next one starts).
-        auto g = graphs.find(info.graph);
+      // A graph node: the records of its graph's launches, by name in time
+      // order (a launch of a graph ends before its next one starts). A graph
+      // none of whose records carry a graph id falls back to stream order.
+      if (auto g = info.graph != 0 ? graphs.find(info.graph) : graphs.end(); g != graphs.end()) {
         for (const Expected& want : *s->second) {
-          auto list = g == graphs.end() ? nullptr : &g->second.by_name[want.name];
-          if (list == nullptr || list->second == list->first.size()) {
+          auto list = &g->second.by_name[want.name];
+          if (list->second == list->first.size()) {
             ++stats->graph_missing;
             continue;
           }

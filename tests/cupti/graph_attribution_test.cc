@@ -135,7 +135,26 @@ TEST(CollectorGraphs, UnknownGraphOnAnotherDeviceIsNotTaken) {
   trace::Trace t = run.c.build_trace();
   EXPECT_TRUE(t.events.empty());
   EXPECT_EQ(counter(t, "graph_records_unattributed"), 1);
-  EXPECT_EQ(counter(t, "graph_records_missing"), 8);
+  EXPECT_EQ(counter(t, "graph_records_missing"), 0);
+  EXPECT_EQ(counter(t, "records_order_mismatch"), 8);  // looked for by stream order, not there
+}
+
+// Records of a graph's launches that carry no graph id are found as stream
+// launches' are, in their order on the stream (nodes that ran one after
+// another, here).
+TEST(CollectorGraphs, RecordsWithoutAGraphIdGoByStreamOrder) {
+  GraphRun run(55);
+  for (auto [corr, t0] : {std::pair{20u, 1000ull}, {30u, 2000ull}}) {
+    feed(run.c, kernel(7, corr, t0 + 0, t0 + 10, "k_add"));
+    feed(run.c, kernel(7, corr, t0 + 20, t0 + 30, "k_gemm"));
+    feed(run.c, kernel(7, corr, t0 + 30, t0 + 40, "k_epilogue"));
+    feed(run.c, kernel(7, corr, t0 + 50, t0 + 60, "k_add"));
+  }
+  trace::Trace t = run.c.build_trace();
+  ASSERT_EQ(t.events.size(), 8u);
+  for (const trace::Event& e : t.events) EXPECT_FALSE(t.instruction_of(e).empty());
+  EXPECT_EQ(counter(t, "records_by_stream_order"), 8);
+  EXPECT_EQ(counter(t, "records_in_graphs"), -1);
 }
 
 TEST(CollectorGraphs, CountsStrayAndMissingRecords) {
