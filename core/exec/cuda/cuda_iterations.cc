@@ -71,8 +71,9 @@ Status CudaBackend::run_iterations(DeviceContext& ctx, const IterationPlan& plan
 
 int CudaBackend::effective_warmup(const RunOptions& options) const {
   const int warmup = std::max(0, options.warmup);
-  const bool graphs = std::any_of(devices_.begin(), devices_.end(), [](const DeviceContext& c) { return !c.graphs.empty(); });
-  return graphs && options_.trace ? std::max(kTeachingIterations, warmup) : warmup;
+  // From the options, not from the graphs that could be built: every rank
+  // of a multi-process run must issue as many iterations.
+  return !options.command_buffers.empty() && options_.trace ? std::max(kTeachingIterations, warmup) : warmup;
 }
 
 Status CudaBackend::run_devices(const RunOptions& options, cupti::ActivityCollector* collector,
