@@ -2,7 +2,8 @@
 // the GPU"): the node thunks are stream-captured into one graph, each issued
 // exactly as a stream launch issues it, with the capture's dependencies set
 // before each to the command buffer's DAG edges and the hazards of
-// streamlens' own buffer assignment (graph_edges.h); instantiated once a run. A graph that cannot keep the program's meaning is refused and its
+// streamlens' own buffer assignment (graph_edges.h); instantiated once a
+// run. A graph that cannot keep the program's meaning is refused and its
 // nodes run as stream launches, said in RunOutput::notes and counted.
 
 #include <cuda_runtime.h>
