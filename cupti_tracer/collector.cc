@@ -227,6 +227,11 @@ void ActivityCollector::add_wait_edge(uint64_t from_external, uint64_t to_extern
   waits_.emplace_back(from_external, to_external);
 }
 
+void ActivityCollector::add_wait_edges(const std::vector<std::pair<uint64_t, uint64_t>>& edges) {
+  std::lock_guard<std::mutex> lock(launch_mu_);
+  waits_.insert(waits_.end(), edges.begin(), edges.end());
+}
+
 void ActivityCollector::set_time_origin(uint64_t gpu_ns) {
   std::lock_guard<std::mutex> lock(mu_);
   origin_ = gpu_ns;

@@ -91,6 +91,8 @@ class ActivityCollector : public ActivitySink {
   // `to_external`'s first record could not start before `from_external`'s
   // last record ended (a cross-stream wait).
   void add_wait_edge(uint64_t from_external, uint64_t to_external);
+  // Many at once, e.g. the DAG edges of a graph launch: (from, to) pairs.
+  void add_wait_edges(const std::vector<std::pair<uint64_t, uint64_t>>& edges);
   // GPU timestamp (CUPTI time base) that becomes 0 before normalization.
   void set_time_origin(uint64_t gpu_ns);
 

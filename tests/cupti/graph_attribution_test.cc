@@ -102,8 +102,12 @@ TEST(CollectorGraphs, GivesEachNodeItsRecordsByName) {
   GraphRun run(55);
   run.launch(20, 1000, 55);
   run.launch(30, 2000, 55);
+  run.c.add_wait_edges({{4, 5}});  // iteration 0's DAG edge a -> b
   trace::Trace t = run.c.build_trace();
   EXPECT_EQ(seen(t), kTwoLaunches);
+  ASSERT_EQ(t.dependencies.size(), 1u);
+  EXPECT_EQ(t.instruction_of(t.events[t.dependencies[0].from]), "a");
+  EXPECT_EQ(t.instruction_of(t.events[t.dependencies[0].to]), "b");
   EXPECT_EQ(counter(t, "records_in_graphs"), 8);
   EXPECT_EQ(counter(t, "graph_records_unattributed"), -1);
   EXPECT_EQ(counter(t, "warmup_records"), 4);

@@ -70,7 +70,8 @@ Result<cudaGraph_t> capture(const CommandBuffer& buffer, const GraphEdges& edges
 // The command buffer as one instantiated graph; on failure nothing is left
 // allocated.
 Result<cudaGraphExec_t> build_graph(const CommandBuffer& buffer, DeviceContext& ctx, cudaStream_t stream,
-                                    cupti::ActivityCollector* collector, uint32_t* cupti_id) {
+                                    cupti::ActivityCollector* collector, DeviceGraph* out) {
+  uint32_t* cupti_id = &out->cupti_id;
   // The cuBLASLt fallback workspace and fusions' temporaries are shared:
   // their users keep their program order.
   auto shared_state = [&ctx](const Thunk& t) {
@@ -78,6 +79,12 @@ Result<cudaGraphExec_t> build_graph(const CommandBuffer& buffer, DeviceContext& 
     return ctx.fusions != nullptr && t.instruction != nullptr && ctx.fusions->uses_shared_state(t.instruction);
   };
   const GraphEdges edges = graph_edges(*ctx.program, buffer, shared_state);
+  out->edges.clear();
+  for (size_t k = 0; k < edges.order.size(); ++k) {
+    for (int d : edges.deps[k]) {
+      out->edges.emplace_back(buffer.thunks[edges.order[static_cast<size_t>(d)]], buffer.thunks[edges.order[k]]);
+    }
+  }
   SL_ASSIGN_OR_RETURN(cudaGraph_t graph, capture(buffer, edges, ctx, stream));
   struct Destroy {
     cudaGraph_t g;
@@ -121,7 +128,7 @@ Status CudaBackend::setup_graphs(const RunOptions& options, cupti::ActivityColle
         graph.first = *std::min_element(buffer.thunks.begin(), buffer.thunks.end());
         graph.stream = dp.thunks[graph.first].stream;
         graph.cupti_id = ++synthetic_id;
-        auto exec = build_graph(buffer, ctx, ctx.stream(graph.stream), collector, &graph.cupti_id);
+        auto exec = build_graph(buffer, ctx, ctx.stream(graph.stream), collector, &graph);
         if (exec.is_ok()) {
           graph.exec = *exec;
         } else {

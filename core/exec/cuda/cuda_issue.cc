@@ -1,7 +1,7 @@
 // Issuing one iteration of a device's thunks in program order: events and
 // waits between streams, kernels, GEMMs and collectives, each launch
 // registered with the CUPTI collector under an external correlation id, and
-// the dependency edges the waits imply.
+// the dependency edges the waits (and CUDA graphs' DAGs) imply.
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -88,6 +88,14 @@ Status CudaBackend::issue(DeviceContext& ctx, int iteration, bool keep, bool tag
       if (i == graph->first) {
         SL_CUDA(cudaGraphLaunch(graph->exec, ctx.stream(graph->stream)),
                 fmt::format("the command buffer starting at {}", where(t, ctx)));
+        if (collector != nullptr && keep) {
+          std::vector<std::pair<uint64_t, uint64_t>> edges;
+          edges.reserve(graph->edges.size());
+          for (const auto& [from, to] : graph->edges) {
+            edges.emplace_back(external_id(iteration, dp.device, from), external_id(iteration, dp.device, to));
+          }
+          collector->add_wait_edges(edges);
+        }
       }
       continue;
     }

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/common/status.h"
@@ -30,6 +31,8 @@ struct DeviceGraph {
   uint32_t first = 0;            // its earliest node in program order
   uint32_t cupti_id = 0;         // cupti::LaunchInfo::graph of its nodes
   std::vector<uint32_t> nodes;   // thunk indices
+  // The graph's edges as (from thunk, to thunk): the trace's dependencies.
+  std::vector<std::pair<uint32_t, uint32_t>> edges;
 };
 
 struct DeviceContext {
