@@ -29,7 +29,10 @@ using sched::ThunkKind;
 // exactly those (a node that launched nothing passes its own on).
 Result<cudaGraph_t> capture(const CommandBuffer& buffer, const GraphEdges& edges, DeviceContext& ctx,
                             cudaStream_t stream) {
-  SL_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "capturing a command buffer");
+  // Relaxed: the capture comes before any iteration, so a library may still
+  // initialise itself lazily inside it (module loading, cuBLASLt's first
+  // call); what the thunks put on the stream is asynchronous work only.
+  SL_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed), "capturing a command buffer");
   std::vector<std::vector<cudaGraphNode_t>> ends(edges.order.size());
   Status issued = Status::ok();
   for (size_t k = 0; k < edges.order.size() && issued.is_ok(); ++k) {
