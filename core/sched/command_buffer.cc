@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 namespace sl::sched {
 
@@ -26,28 +28,33 @@ std::string command_buffer_refusal(const DeviceProgram& program, const CommandBu
   }
   const uint32_t first = *std::min_element(buffer.thunks.begin(), buffer.thunks.end());
   const uint32_t last = *std::max_element(buffer.thunks.begin(), buffer.thunks.end());
-  const int stream = thunks[first].stream;
+  std::set<int> streams;
   for (uint32_t i : buffer.thunks) {
     const Thunk& t = thunks[i];
     if (t.kind == ThunkKind::kCollective) {
       return fmt::format("node '{}' is a collective (NCCL is not captured into graphs)", t.attributed_name);
     }
     if (t.kind != ThunkKind::kKernel && t.kind != ThunkKind::kGemm) return fmt::format("thunk {} is not a launch", i);
-    if (t.stream != stream) {
-      return fmt::format("node '{}' is on stream {}, the graph would be launched on stream {}", t.attributed_name,
-                         t.stream, stream);
-    }
+    streams.insert(t.stream);
   }
-  // Launched at its first node, the graph runs ahead of whatever the stream
-  // would have done between its nodes. A record there only fires later.
+  // Launched where its first node is, after every node stream's earlier
+  // work, the graph runs ahead of what those streams would have done between
+  // its nodes; their later work waits for it. A record there only fires
+  // later; a wait is the graph's own ordering only when its event was
+  // recorded there on a node stream.
+  std::map<int, uint32_t> recorded;  // event -> where it was last recorded
   for (uint32_t i = first + 1; i < last; ++i) {
     const Thunk& t = thunks[i];
-    if (node[i] || t.stream != stream || t.kind == ThunkKind::kRecordEvent) continue;
+    if (t.kind == ThunkKind::kRecordEvent) recorded[t.event] = i;
+    if (node[i] || streams.count(t.stream) == 0 || t.kind == ThunkKind::kRecordEvent) continue;
     if (t.kind == ThunkKind::kWaitEvent) {
-      return fmt::format("stream {} waits for event {} between its first and last node", stream, t.event);
+      auto r = recorded.find(t.event);
+      if (r != recorded.end() && streams.count(thunks[r->second].stream) > 0) continue;
+      return fmt::format("stream {} waits for event {}, recorded outside the graph, between its first and last node",
+                         t.stream, t.event);
     }
     return fmt::format("'{}' runs on stream {} between its first and last node but is no node", t.attributed_name,
-                       stream);
+                       t.stream);
   }
   return "";
 }

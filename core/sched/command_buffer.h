@@ -21,13 +21,14 @@ struct CommandBuffer {
   std::vector<std::vector<int>> deps;
 };
 
-// Why `buffer` cannot run as one CUDA graph launched on its first node's
-// stream where that node is in program order, or "" when it can: a node
-// out of range, named twice or by an earlier graph (`taken`, per thunk: >= 0
-// for a node of one; may be null), a collective (NCCL is not captured), a
-// node on another stream than the first, or a wait or a thunk that is no
-// node on that stream between its first and last node (the graph would run
-// ahead of it).
+// Why `buffer` cannot run as one CUDA graph launched where its first node is
+// in program order, on that node's stream, after every node stream's earlier
+// work and before their later work (or "" when it can): a node out of
+// range, named twice or by an earlier graph (`taken`, per thunk: >= 0 for a
+// node of one; may be null), a collective (NCCL is not captured), or, on a
+// node stream between its first and last node, a thunk that is no node or
+// a wait for an event not recorded there on a node stream (the graph would
+// run ahead of it).
 std::string command_buffer_refusal(const DeviceProgram& program, const CommandBuffer& buffer,
                                    const std::vector<int32_t>* taken);
 

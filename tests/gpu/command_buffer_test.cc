@@ -111,6 +111,12 @@ TEST_F(CommandBuffer, TransformerBf16StepAsGraphsGivesTheStreamResults) {
   replay_jax_dump("small", "transformer_train_step_bf16", 1e-2);
 }
 
+// One graph per loop trip, its nodes on three streams of streamlens' own
+// assignment (async fusions): joined before each launch, forked after.
+TEST_F(CommandBuffer, ScanRnnGraphsAcrossStreamsGiveTheStreamResults) {
+  replay_jax_dump("small", "scan_rnn", 1e-5);
+}
+
 // The program: XLA ran the whole step as one graph of 83 thunks.
 TEST_F(CommandBuffer, LargeTransformerBf16StepAsOneGraphGivesTheStreamResults) {
   replay_jax_dump("large", "transformer_train_step_bf16", 1e-2);

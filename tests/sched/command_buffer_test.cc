@@ -58,14 +58,23 @@ TEST(CommandBufferRefusal, ACollectiveNodeIsRefused) {
   EXPECT_TRUE(says(command_buffer_refusal(p, chain({0, 1}), nullptr), "collective"));
 }
 
-TEST(CommandBufferRefusal, NodesOnTwoStreamsAreRefused) {
-  auto p = program({work(0), work(1)});
-  EXPECT_TRUE(says(command_buffer_refusal(p, chain({0, 1}), nullptr), "is on stream 1"));
+TEST(CommandBufferRefusal, NodesOnTwoStreamsJoinedByTheirOwnEventsRunAsAGraph) {
+  // 0 on s0, then s1 waits for it and runs 3, and s0 waits for 3 before 6.
+  auto p = program({work(0), event(ThunkKind::kRecordEvent, 0, 0), event(ThunkKind::kWaitEvent, 1, 0), work(1),
+                    event(ThunkKind::kRecordEvent, 1, 1), event(ThunkKind::kWaitEvent, 0, 1), work(0)});
+  EXPECT_EQ(command_buffer_refusal(p, chain({0, 3, 6}), nullptr), "");
+}
+
+TEST(CommandBufferRefusal, AWaitForAnEventFromOutsideTheGraphIsRefused) {
+  // s2's work 1 is no node; s0 waits for it between the nodes.
+  auto p = program({work(0), work(2), event(ThunkKind::kRecordEvent, 2, 4), event(ThunkKind::kWaitEvent, 0, 4),
+                    work(0)});
+  EXPECT_TRUE(says(command_buffer_refusal(p, chain({0, 4}), nullptr), "waits for event 4, recorded outside"));
 }
 
 TEST(CommandBufferRefusal, AWaitOnItsStreamBetweenNodesIsRefused) {
   auto p = program({work(0), event(ThunkKind::kWaitEvent, 0, 3), work(0)});
-  EXPECT_TRUE(says(command_buffer_refusal(p, chain({0, 2}), nullptr), "waits for event 3"));
+  EXPECT_TRUE(says(command_buffer_refusal(p, chain({0, 2}), nullptr), "waits for event 3, recorded outside"));
 }
 
 TEST(CommandBufferRefusal, OtherWorkOnItsStreamBetweenNodesIsRefused) {

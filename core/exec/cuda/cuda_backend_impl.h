@@ -76,6 +76,8 @@ class CudaBackend : public Backend {
   // Captures RunOptions::command_buffers into CUDA graphs on every local
   // device (cuda_graphs.cc), after memory and fusions are set up.
   Status setup_graphs(const RunOptions& options, cupti::ActivityCollector* collector);
+  // One launch of `graph` on its stream, joined with its other streams.
+  Status launch_graph(const DeviceGraph& graph, DeviceContext& ctx, const std::string& at) const;
   // The graphs' counters and the refused ones' notes.
   void add_graph_results(RunOutput* out) const;
   // What one device's thread issues: warm-up then recorded iterations. The

@@ -28,7 +28,8 @@ using sched::ThunkKind;
 // its predecessors' launches ended with, so its first launch waits for
 // exactly those (a node that launched nothing passes its own on).
 Result<cudaGraph_t> capture(const CommandBuffer& buffer, const GraphEdges& edges, DeviceContext& ctx,
-                            cudaStream_t stream) {
+                            int capture_stream) {
+  cudaStream_t stream = ctx.stream(capture_stream);
   // Relaxed: the capture comes before any iteration, so a library may still
   // initialise itself lazily inside it (module loading, cuBLASLt's first
   // call); what the thunks put on the stream is asynchronous work only.
@@ -36,7 +37,9 @@ Result<cudaGraph_t> capture(const CommandBuffer& buffer, const GraphEdges& edges
   std::vector<std::vector<cudaGraphNode_t>> ends(edges.order.size());
   Status issued = Status::ok();
   for (size_t k = 0; k < edges.order.size() && issued.is_ok(); ++k) {
-    const Thunk& t = ctx.program->thunks[buffer.thunks[edges.order[k]]];
+    // Every node is captured on the graph's stream, whichever its own.
+    Thunk t = ctx.program->thunks[buffer.thunks[edges.order[k]]];
+    t.stream = capture_stream;
     std::vector<cudaGraphNode_t> deps;
     for (int d : edges.deps[k]) {
       const auto& e = ends[static_cast<size_t>(d)];
@@ -72,8 +75,9 @@ Result<cudaGraph_t> capture(const CommandBuffer& buffer, const GraphEdges& edges
 
 // The command buffer as one instantiated graph; on failure nothing is left
 // allocated.
-Result<cudaGraphExec_t> build_graph(const CommandBuffer& buffer, DeviceContext& ctx, cudaStream_t stream,
+Result<cudaGraphExec_t> build_graph(const CommandBuffer& buffer, DeviceContext& ctx,
                                     cupti::ActivityCollector* collector, DeviceGraph* out) {
+  cudaStream_t stream = ctx.stream(out->stream);
   uint32_t* cupti_id = &out->cupti_id;
   // The cuBLASLt fallback workspace and fusions' temporaries are shared:
   // their users keep their program order.
@@ -88,7 +92,7 @@ Result<cudaGraphExec_t> build_graph(const CommandBuffer& buffer, DeviceContext& 
       out->edges.emplace_back(buffer.thunks[edges.order[static_cast<size_t>(d)]], buffer.thunks[edges.order[k]]);
     }
   }
-  SL_ASSIGN_OR_RETURN(cudaGraph_t graph, capture(buffer, edges, ctx, stream));
+  SL_ASSIGN_OR_RETURN(cudaGraph_t graph, capture(buffer, edges, ctx, out->stream));
   struct Destroy {
     cudaGraph_t g;
     ~Destroy() { cudaGraphDestroy(g); }
@@ -109,7 +113,41 @@ Result<cudaGraphExec_t> build_graph(const CommandBuffer& buffer, DeviceContext& 
   return exec;
 }
 
+// The events that order a graph with nodes of several streams against
+// those streams' other work.
+Status create_fork_join_events(DeviceGraph& graph) {
+  if (graph.others.empty()) return Status::ok();
+  graph.join_events.assign(graph.others.size(), nullptr);
+  for (cudaEvent_t& e : graph.join_events) {
+    SL_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "a command buffer's streams");
+  }
+  SL_CUDA(cudaEventCreateWithFlags(&graph.done, cudaEventDisableTiming), "a command buffer's streams");
+  return Status::ok();
+}
+
+void destroy_fork_join_events(DeviceGraph& graph) {
+  for (cudaEvent_t e : graph.join_events) {
+    if (e != nullptr) cudaEventDestroy(e);
+  }
+  if (graph.done != nullptr) cudaEventDestroy(graph.done);
+  graph.join_events.clear();
+  graph.done = nullptr;
+}
+
 }  // namespace
+
+Status CudaBackend::launch_graph(const DeviceGraph& graph, DeviceContext& ctx, const std::string& at) const {
+  cudaStream_t stream = ctx.stream(graph.stream);
+  for (size_t k = 0; k < graph.others.size(); ++k) {
+    SL_CUDA(cudaEventRecord(graph.join_events[k], ctx.stream(graph.others[k])), at);
+    SL_CUDA(cudaStreamWaitEvent(stream, graph.join_events[k], 0), at);
+  }
+  SL_CUDA(cudaGraphLaunch(graph.exec, stream), at);
+  if (graph.others.empty()) return Status::ok();
+  SL_CUDA(cudaEventRecord(graph.done, stream), at);
+  for (int s : graph.others) SL_CUDA(cudaStreamWaitEvent(ctx.stream(s), graph.done, 0), at);
+  return Status::ok();
+}
 
 Status CudaBackend::setup_graphs(const RunOptions& options, cupti::ActivityCollector* collector) {
   graph_stats_ = {};
@@ -131,11 +169,19 @@ Status CudaBackend::setup_graphs(const RunOptions& options, cupti::ActivityColle
         graph.first = *std::min_element(buffer.thunks.begin(), buffer.thunks.end());
         graph.stream = dp.thunks[graph.first].stream;
         graph.cupti_id = ++synthetic_id;
-        auto exec = build_graph(buffer, ctx, ctx.stream(graph.stream), collector, &graph);
+        for (uint32_t i : buffer.thunks) {
+          const int s = dp.thunks[i].stream;
+          if (s != graph.stream && std::find(graph.others.begin(), graph.others.end(), s) == graph.others.end()) {
+            graph.others.push_back(s);
+          }
+        }
+        SL_RETURN_IF_ERROR(create_fork_join_events(graph));
+        auto exec = build_graph(buffer, ctx, collector, &graph);
         if (exec.is_ok()) {
           graph.exec = *exec;
         } else {
           why = "capturing it failed: " + exec.status().message();
+          destroy_fork_join_events(graph);
         }
       }
       if (!why.empty()) {
@@ -174,6 +220,7 @@ void CudaBackend::add_graph_results(RunOutput* out) const {
 void destroy_graphs(DeviceContext& ctx) {
   for (DeviceGraph& g : ctx.graphs) {
     if (g.exec != nullptr) cudaGraphExecDestroy(g.exec);
+    destroy_fork_join_events(g);
   }
   ctx.graphs.clear();
   ctx.graph_of.clear();

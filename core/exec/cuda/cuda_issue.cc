@@ -86,8 +86,7 @@ Status CudaBackend::issue(DeviceContext& ctx, int iteration, bool keep, bool tag
     last_on_stream[t.stream] = ext;
     if (graph != nullptr) {
       if (i == graph->first) {
-        SL_CUDA(cudaGraphLaunch(graph->exec, ctx.stream(graph->stream)),
-                fmt::format("the command buffer starting at {}", where(t, ctx)));
+        SL_RETURN_IF_ERROR(launch_graph(*graph, ctx, fmt::format("the command buffer starting at {}", where(t, ctx))));
         if (collector != nullptr && keep) {
           std::vector<std::pair<uint64_t, uint64_t>> edges;
           edges.reserve(graph->edges.size());

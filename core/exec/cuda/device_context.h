@@ -25,9 +25,14 @@ inline constexpr int64_t kScratchBase = int64_t{1} << 60;
 
 // One command buffer captured as a CUDA graph (cuda_graphs.cc): launched
 // on `stream` where thunk `first` would be issued, its nodes then skipped.
+// Nodes of other streams (`others`): the launch first waits for their work
+// so far (join_events), and their later work waits for the graph (done).
 struct DeviceGraph {
   cudaGraphExec_t exec = nullptr;
-  int stream = 0;                // program stream of every node
+  int stream = 0;                // program stream of its first node
+  std::vector<int> others;       // the other streams of its nodes
+  std::vector<cudaEvent_t> join_events;  // per `others`
+  cudaEvent_t done = nullptr;    // recorded after the launch when `others`
   uint32_t first = 0;            // its earliest node in program order
   uint32_t cupti_id = 0;         // cupti::LaunchInfo::graph of its nodes
   std::vector<uint32_t> nodes;   // thunk indices
