@@ -26,13 +26,13 @@ void ActivityCollector::on_activity(const Activity& activity) {
         using T = std::decay_t<decltype(a)>;
         if constexpr (std::is_same_v<T, KernelActivity>) {
           raw_.push_back({Raw::Kind::kKernel, a.device, a.stream, a.correlation, a.start_ns, a.end_ns, 0,
-                          record_names_.intern(a.name)});
+                          record_names_.intern(a.name), a.graph_id});
         } else if constexpr (std::is_same_v<T, MemcpyActivity>) {
           raw_.push_back({Raw::Kind::kMemcpy, a.device, a.stream, a.correlation, a.start_ns, a.end_ns, a.bytes,
-                          record_names_.intern(memcpy_kind_name(a.copy_kind))});
+                          record_names_.intern(memcpy_kind_name(a.copy_kind)), a.graph_id});
         } else if constexpr (std::is_same_v<T, MemsetActivity>) {
           raw_.push_back({Raw::Kind::kMemset, a.device, a.stream, a.correlation, a.start_ns, a.end_ns, a.bytes,
-                          record_names_.intern("memset")});
+                          record_names_.intern("memset"), a.graph_id});
         } else if constexpr (std::is_same_v<T, ExternalCorrelationActivity>) {
           if (a.external_kind == 3 /* CUSTOM0, see cupti_api.h */) external_of_[a.correlation] = a.external_id;
         } else if constexpr (std::is_same_v<T, OverheadActivity>) {
@@ -74,6 +74,68 @@ void ActivityCollector::map_stream(uint32_t cuda_device, uint32_t cupti_stream, 
   streams_[{cuda_device, cupti_stream}] = program_stream;
 }
 
+void ActivityCollector::map_device(uint32_t cuda_device, int32_t program_device) {
+  std::lock_guard<std::mutex> lock(mu_);
+  devices_[cuda_device] = program_device;
+}
+
+void ActivityCollector::alias_graph(uint32_t record_graph, uint32_t graph) {
+  std::lock_guard<std::mutex> lock(mu_);
+  graph_alias_[record_graph] = graph;
+}
+
+std::unordered_map<uint32_t, ActivityCollector::GraphRecords> ActivityCollector::group_graph_records(
+    const std::vector<const Raw*>& order, const std::map<uint32_t, std::vector<size_t>>& by_record_graph) const {
+  // Registered graphs per program device, in order of first registration.
+  std::map<int32_t, std::vector<uint32_t>> registered;
+  std::unordered_map<uint32_t, bool> known;  // registered graph -> got records
+  for (const auto& [device, issued] : launches_) {
+    for (const Launch& launch : issued) {
+      if (launch.info.graph != 0 && known.emplace(launch.info.graph, false).second) {
+        registered[device].push_back(launch.info.graph);
+      }
+    }
+  }
+  std::map<uint32_t, uint32_t> resolved;  // record graph id -> registered graph
+  // Unresolved record graph ids per program device, by their first record's index (time order).
+  std::map<int32_t, std::map<size_t, uint32_t>> unresolved;
+  for (const auto& [id, records] : by_record_graph) {
+    uint32_t graph = id;
+    if (auto a = graph_alias_.find(id); known.count(graph) == 0 && a != graph_alias_.end()) graph = a->second;
+    if (auto k = known.find(graph); k != known.end()) {
+      resolved[id] = graph;
+      k->second = true;
+      continue;
+    }
+    const uint32_t cuda_device = order[records.front()]->device;
+    auto d = devices_.find(cuda_device);
+    unresolved[d != devices_.end() ? d->second : static_cast<int32_t>(cuda_device)][records.front()] = id;
+  }
+  for (auto& [device, ids] : unresolved) {
+    auto r = registered.find(device);
+    if (r == registered.end()) continue;
+    auto next = r->second.begin();
+    for (const auto& [first, id] : ids) {
+      while (next != r->second.end() && known[*next]) ++next;
+      if (next == r->second.end()) break;
+      resolved[id] = *next;
+      known[*next] = true;
+    }
+  }
+  std::unordered_map<uint32_t, GraphRecords> out;
+  for (const auto& [id, records] : by_record_graph) {
+    auto r = resolved.find(id);
+    if (r == resolved.end()) continue;
+    GraphRecords& g = out[r->second];
+    for (size_t i : records) g.by_name[order[i]->name].first.push_back(i);
+  }
+  // Records of two ids resolved to one graph: back into time order.
+  for (auto& [graph, g] : out) {
+    for (auto& [name, list] : g.by_name) std::sort(list.first.begin(), list.first.end());
+  }
+  return out;
+}
+
 std::vector<uint64_t> ActivityCollector::resolve_externals(const std::vector<const Raw*>& order,
                                                            OrderStats* stats) const {
   std::vector<uint64_t> ext(order.size(), 0);
@@ -84,17 +146,21 @@ std::vector<uint64_t> ActivityCollector::resolve_externals(const std::vector<con
   };
   std::unordered_map<uint64_t, std::vector<Expected>> left;  // tagged launch -> its records, in time order
   std::map<Queue, std::vector<size_t>> untagged;             // records no external id claimed, in time order
+  std::map<uint32_t, std::vector<size_t>> in_graphs;          // per record graph id, in time order
   for (size_t i = 0; i < order.size(); ++i) {
     const Raw* r = order[i];
     const Queue queue{r->device, r->stream};
     if (auto x = external_of_.find(r->correlation); x != external_of_.end()) {
       ext[i] = x->second;
       left[ext[i]].push_back({queue, r->name});
+    } else if (r->graph_id != 0) {
+      in_graphs[r->graph_id].push_back(i);
     } else {
       untagged[queue].push_back(i);
     }
   }
-  if (untagged.empty()) return ext;
+  if (untagged.empty() && in_graphs.empty()) return ext;
+  std::unordered_map<uint32_t, GraphRecords> graphs = group_graph_records(order, in_graphs);
   static const std::vector<Expected> kNothing;
   std::map<Queue, size_t> next;  // first unclaimed record of each queue
   for (const auto& [device, issued] : launches_) {
@@ -111,6 +177,21 @@ std::vector<uint64_t> ActivityCollector::resolve_externals(const std::vector<con
       }
       auto s = shape.find(info.correlation);
       if (s == shape.end()) continue;  // never seen tagged: its records stay unattributed
+      // A graph node: the records of its graph's launches, by name in time
+      // order (a launch of a graph ends before its next one starts). A graph
+      // none of whose records carry a graph id falls back to stream order.
+      if (auto g = info.graph != 0 ? graphs.find(info.graph) : graphs.end(); g != graphs.end()) {
+        for (const Expected& want : *s->second) {
+          auto list = &g->second.by_name[want.name];
+          if (list->second == list->first.size()) {
+            ++stats->graph_missing;
+            continue;
+          }
+          ext[list->first[list->second++]] = id;
+          ++stats->graph_attributed;
+        }
+        continue;
+      }
       // A few records that match nothing are skipped (work a stream ran
       // outside the launches, e.g. a library's occasional setup copy); a
       // record the launch did not produce this time is not searched for far.
@@ -135,12 +216,20 @@ std::vector<uint64_t> ActivityCollector::resolve_externals(const std::vector<con
       }
     }
   }
+  for (const auto& [id, records] : in_graphs) {
+    for (size_t i : records) stats->graph_unclaimed += ext[i] == 0;
+  }
   return ext;
 }
 
 void ActivityCollector::add_wait_edge(uint64_t from_external, uint64_t to_external) {
   std::lock_guard<std::mutex> lock(launch_mu_);
   waits_.emplace_back(from_external, to_external);
+}
+
+void ActivityCollector::add_wait_edges(const std::vector<std::pair<uint64_t, uint64_t>>& edges) {
+  std::lock_guard<std::mutex> lock(launch_mu_);
+  waits_.insert(waits_.end(), edges.begin(), edges.end());
 }
 
 void ActivityCollector::set_time_origin(uint64_t gpu_ns) {
@@ -290,6 +379,16 @@ trace::Trace ActivityCollector::build_trace() const {
   if (by_order.mismatched > 0) {
     t.add_counter("records_order_mismatch", by_order.mismatched,
                   "records skipped, or expected and not found, attributing untagged launches by stream order");
+  }
+  if (by_order.graph_attributed > 0) {
+    t.add_counter("records_in_graphs", by_order.graph_attributed,
+                  "records of CUDA graph launches, given to the graph's nodes by kernel name");
+  }
+  if (by_order.graph_unclaimed > 0 || by_order.graph_missing > 0) {
+    t.add_counter("graph_records_unattributed", by_order.graph_unclaimed,
+                  "records of CUDA graph launches that no graph node claimed (not shown)");
+    t.add_counter("graph_records_missing", by_order.graph_missing,
+                  "records a graph node's stream launch left that its graph launches did not have");
   }
   return t;
 }

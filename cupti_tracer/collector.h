@@ -41,6 +41,13 @@ struct LaunchInfo {
   // the next records on each CUDA stream that match, name for name, what the
   // last tagged launch of the same thunk (device, correlation) left there.
   bool tagged = true;
+  // Nonzero: a node of a CUDA graph launch, this being the CUPTI id of the
+  // executable graph (cuptiGetGraphExecId). All of a launch's records carry
+  // the one correlation of its cudaGraphLaunch, so they are given to its
+  // nodes by name: each node takes, per record its last tagged stream launch
+  // (device, correlation) left, the earliest unclaimed record of that name
+  // the graph ran. Registered untagged, in node order, per launch.
+  uint32_t graph = 0;
 };
 
 struct CollectorOptions {
@@ -73,9 +80,19 @@ class ActivityCollector : public ActivitySink {
   // cost about 0.5 us per launch on the dev VM (collector_bench).
   void reserve_launches(int32_t device, size_t count);
   void map_stream(uint32_t cuda_device, uint32_t cupti_stream, int32_t program_stream);
+  // The program device a CUDA device runs (unmapped: the same number).
+  void map_device(uint32_t cuda_device, int32_t program_device);
+  // Records whose graph id is `record_graph` belong to launches of `graph`
+  // (LaunchInfo::graph): e.g. the id of the graph an executable was
+  // instantiated from. A record graph id neither registered nor aliased is
+  // matched, per device, to a registered graph that got no records, both in
+  // order of first appearance.
+  void alias_graph(uint32_t record_graph, uint32_t graph);
   // `to_external`'s first record could not start before `from_external`'s
   // last record ended (a cross-stream wait).
   void add_wait_edge(uint64_t from_external, uint64_t to_external);
+  // Many at once, e.g. the DAG edges of a graph launch: (from, to) pairs.
+  void add_wait_edges(const std::vector<std::pair<uint64_t, uint64_t>>& edges);
   // GPU timestamp (CUPTI time base) that becomes 0 before normalization.
   void set_time_origin(uint64_t gpu_ns);
 
@@ -91,6 +108,7 @@ class ActivityCollector : public ActivitySink {
     uint32_t device, stream, correlation;
     uint64_t start, end, bytes;
     uint32_t name;  // in record_names_
+    uint32_t graph_id;  // 0: not launched by a graph
   };
   struct Launch {
     uint64_t external_id;
@@ -99,7 +117,18 @@ class ActivityCollector : public ActivitySink {
   };
   struct OrderStats {
     int64_t attributed = 0, mismatched = 0;
+    // Graph launches: records given to a node, records no node claimed,
+    // records a node expected and its launch did not have.
+    int64_t graph_attributed = 0, graph_unclaimed = 0, graph_missing = 0;
   };
+  // Per graph (LaunchInfo::graph), per record name: the records of its
+  // launches in time order, and how many the nodes have claimed.
+  struct GraphRecords {
+    std::unordered_map<uint32_t, std::pair<std::vector<size_t>, size_t>> by_name;
+  };
+  // The graph records of `order` grouped by the graph their id resolves to.
+  std::unordered_map<uint32_t, GraphRecords> group_graph_records(
+      const std::vector<const Raw*>& order, const std::map<uint32_t, std::vector<size_t>>& by_record_graph) const;
 
   // External id of each record (of `order`, parallel), through CUPTI's
   // external correlation or, for untagged launches, stream order. Caller
@@ -112,6 +141,8 @@ class ActivityCollector : public ActivitySink {
   trace::StringTable record_names_;
   std::unordered_map<uint32_t, uint64_t> external_of_;   // correlation -> external id
   std::map<std::pair<uint32_t, uint32_t>, int32_t> streams_;  // (device, cupti stream) -> program stream
+  std::map<uint32_t, int32_t> devices_;                       // CUDA device -> program device
+  std::unordered_map<uint32_t, uint32_t> graph_alias_;        // record graph id -> LaunchInfo::graph
   uint64_t origin_ = 0;
   mutable std::mutex launch_mu_;  // guards the launcher's side below
   std::map<int32_t, std::vector<Launch>> launches_;  // per program device, in issue order

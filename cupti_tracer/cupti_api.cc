@@ -244,6 +244,20 @@ Result<uint32_t> CuptiApi::stream_id(void* cuda_stream) {
   return id;
 }
 
+Result<uint32_t> CuptiApi::graph_id(void* cuda_graph) {
+  uint32_t id = 0;
+  CUptiResult r = cuptiGetGraphId(static_cast<CUgraph>(cuda_graph), &id);
+  if (r != CUPTI_SUCCESS) return runtime_error(cupti_error("cuptiGetGraphId", r));
+  return id;
+}
+
+Result<uint32_t> CuptiApi::graph_exec_id(void* cuda_graph_exec) {
+  uint32_t id = 0;
+  CUptiResult r = cuptiGetGraphExecId(static_cast<CUgraphExec>(cuda_graph_exec), &id);
+  if (r != CUPTI_SUCCESS) return runtime_error(cupti_error("cuptiGetGraphExecId", r));
+  return id;
+}
+
 Status CuptiApi::push_external_id(uint64_t id) {
   SL_CUPTI_CALL(cuptiActivityPushExternalCorrelationId(
       static_cast<CUpti_ExternalCorrelationKind>(kExternalKindStreamlens), id));

@@ -48,6 +48,10 @@ class CuptiApi {
   static Status watch_profiler_api(void (*on_range)(bool on, uint64_t timestamp));
   // CUPTI stream id of a CUDA stream handle (cudaStream_t / CUstream).
   static Result<uint32_t> stream_id(void* cuda_stream);
+  // CUPTI's ids of a CUDA graph (cudaGraph_t) and of an executable graph
+  // (cudaGraphExec_t), as records of their launches carry them (graphId).
+  static Result<uint32_t> graph_id(void* cuda_graph);
+  static Result<uint32_t> graph_exec_id(void* cuda_graph_exec);
   // Tag every CUDA launch of the calling thread until pop with `id`
   // (per-thread stack inside CUPTI).
   static Status push_external_id(uint64_t id);

@@ -17,6 +17,7 @@ KernelActivity decode_kernel(const CUpti_ActivityKernel10& r) {
   k.name = r.name ? r.name : "";
   k.grid[0] = r.gridX; k.grid[1] = r.gridY; k.grid[2] = r.gridZ;
   k.block[0] = r.blockX; k.block[1] = r.blockY; k.block[2] = r.blockZ;
+  k.graph_id = r.graphId;
   return k;
 }
 
@@ -34,6 +35,7 @@ std::optional<Activity> decode_activity(const void* raw) {
       MemcpyActivity m;
       m.device = r.deviceId; m.context = r.contextId; m.stream = r.streamId; m.correlation = r.correlationId;
       m.start_ns = r.start; m.end_ns = r.end; m.bytes = r.bytes; m.copy_kind = r.copyKind;
+      m.graph_id = r.graphId;
       return m;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
@@ -41,6 +43,7 @@ std::optional<Activity> decode_activity(const void* raw) {
       MemsetActivity m;
       m.device = r.deviceId; m.context = r.contextId; m.stream = r.streamId; m.correlation = r.correlationId;
       m.start_ns = r.start; m.end_ns = r.end; m.bytes = r.bytes; m.value = r.value;
+      m.graph_id = r.graphId;
       return m;
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {

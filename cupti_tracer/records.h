@@ -22,6 +22,7 @@ struct KernelActivity {
   std::string_view name;
   int32_t grid[3] = {0, 0, 0};
   int32_t block[3] = {0, 0, 0};
+  uint32_t graph_id = 0;     // CUPTI id of the graph that launched it; 0: not a graph launch
 };
 
 struct MemcpyActivity {
@@ -29,6 +30,7 @@ struct MemcpyActivity {
   uint64_t start_ns = 0, end_ns = 0;
   uint64_t bytes = 0;
   uint8_t copy_kind = 0;     // CUpti_ActivityMemcpyKind
+  uint32_t graph_id = 0;     // as KernelActivity::graph_id
 };
 
 struct MemsetActivity {
@@ -36,6 +38,7 @@ struct MemsetActivity {
   uint64_t start_ns = 0, end_ns = 0;
   uint64_t bytes = 0;
   uint32_t value = 0;
+  uint32_t graph_id = 0;     // as KernelActivity::graph_id
 };
 
 struct SyncActivity {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/common/status.h"
+#include "core/sched/command_buffer.h"
 #include "core/sched/thunk.h"
 #include "core/trace/trace.h"
 #include "sim/device_model.h"
@@ -19,13 +20,8 @@
 
 namespace sl::sim {
 
-// One execution of a graph on one device: its nodes as thunk indices of the
-// device's program, in the order the graph lists them, and per node the
-// nodes (indices into `thunks`) it waits for; edges to later nodes are ignored.
-struct CommandBuffer {
-  std::vector<uint32_t> thunks;
-  std::vector<std::vector<int>> deps;
-};
+// The graph description lives in core (the cuda backend runs graphs too).
+using CommandBuffer = sched::CommandBuffer;
 
 enum class LaunchRole : int8_t {
   kStream,      // launched by the host one by one: DeviceModel::stream_kernel_gap_us after its predecessor

@@ -96,15 +96,24 @@ int cmd_run(const RunArgs& args) {
   Result<app::BackendChoice> choice = app::make_backend(args.backend, args.device, args.allow_tf32);
   if (!choice) return fail(choice.status());
   if (!choice->note.empty()) std::fprintf(stderr, "%s\n", choice->note.c_str());
-  if (args.command_buffers != "auto" && choice->name != "sim") {
-    return fail(usage_error("--command-buffers goes with --backend sim"));
+  if (args.command_buffers != "auto" && choice->name != "sim" && choice->name != "cuda") {
+    return fail(usage_error("--command-buffers goes with --backend sim or cuda"));
   }
   sim::LaunchSetup launch;
+  // cuda: the command buffers the dump shows, each run as one CUDA graph.
+  std::vector<std::vector<sched::CommandBuffer>> cuda_graphs;
   if (choice->name == "sim") {
     Result<CommandBufferInfo> cb = command_buffer_setup(args.program.program, *module, *lowered, args.command_buffers);
     if (!cb) return fail(cb.status());
     if (const std::string line = command_buffer_line(*cb); !line.empty()) std::fprintf(stderr, "%s\n", line.c_str());
     launch = std::move(cb->setup);
+  } else if (choice->name == "cuda") {
+    Result<CommandBufferInfo> cb = command_buffer_setup(args.program.program, *module, *lowered, args.command_buffers);
+    if (!cb) return fail(cb.status());
+    if (cb->setup.command_buffers && !cb->setup.graphs.empty() && cb->graph_nodes > 0) {
+      std::fprintf(stderr, "%s: run as CUDA graphs\n", command_buffer_line(*cb).c_str());
+      cuda_graphs = std::move(cb->setup.graphs);
+    }
   }
   if (!args.kernel_times.empty()) {
     if (choice->name != "sim") return fail(usage_error("--kernel-times goes with --backend sim"));
@@ -144,6 +153,7 @@ int cmd_run(const RunArgs& args) {
   run_options.comm_sms = args.comm_sms;
   run_options.nccl_timeout_s = args.nccl_timeout_s;
   run_options.collect_results = !args.results.empty();
+  run_options.command_buffers = std::move(cuda_graphs);
   ProgressBar progress("running on " + choice->name);
   run_options.progress = [&progress](int64_t done, int64_t total) { progress.update(done, total); };
 
@@ -152,6 +162,7 @@ int cmd_run(const RunArgs& args) {
                       nullptr, [&](int64_t run_id) { interrupt_guard.set_run(run_id); });
   interrupt_guard.set_run(0);
   if (!recorded) return fail(recorded.status());
+  for (const std::string& note : recorded->output.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
   for (const trace::Counter& c : recorded->output.trace.counters) {
     if (c.name == "cupti_dropped_records" && c.value > 0) {
       std::fprintf(stderr, "warning: CUPTI dropped %lld records: the timeline misses some GPU work\n",

@@ -21,7 +21,7 @@ std::string dump_beside(const std::string& module_path) { return xla::thunk_sequ
 
 // The plan's graphs as thunks of one device's program: each launch takes the
 // next thunk of its instruction, in order.
-std::vector<sim::CommandBuffer> graphs_of_device(const xla::LaunchPlan& plan, const sched::DeviceProgram& program,
+std::vector<sched::CommandBuffer> graphs_of_device(const xla::LaunchPlan& plan, const sched::DeviceProgram& program,
                                                  int64_t* unmatched) {
   std::unordered_map<std::string_view, std::deque<uint32_t>> by_name;
   for (size_t i = 0; i < program.thunks.size(); ++i) {
@@ -42,7 +42,7 @@ std::vector<sim::CommandBuffer> graphs_of_device(const xla::LaunchPlan& plan, co
     thunk_of[i] = it->second.front();
     it->second.pop_front();
   }
-  std::vector<sim::CommandBuffer> graphs(static_cast<size_t>(plan.graph_launches));
+  std::vector<sched::CommandBuffer> graphs(static_cast<size_t>(plan.graph_launches));
   std::vector<int> node_of(n, -1);
   // A launch with no thunk (a memset) passes its own predecessors on.
   std::vector<std::vector<int>> passed(n);
@@ -64,12 +64,12 @@ std::vector<sim::CommandBuffer> graphs_of_device(const xla::LaunchPlan& plan, co
       passed[i] = std::move(deps);
       continue;
     }
-    sim::CommandBuffer& g = graphs[static_cast<size_t>(l.graph)];
+    sched::CommandBuffer& g = graphs[static_cast<size_t>(l.graph)];
     node_of[i] = static_cast<int>(g.thunks.size());
     g.thunks.push_back(static_cast<uint32_t>(thunk_of[i]));
     g.deps.push_back(std::move(deps));
   }
-  std::erase_if(graphs, [](const sim::CommandBuffer& g) { return g.thunks.empty(); });
+  std::erase_if(graphs, [](const sched::CommandBuffer& g) { return g.thunks.empty(); });
   return graphs;
 }
 
@@ -161,7 +161,7 @@ Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, c
     info.setup.graphs.push_back(graphs_of_device(plan, lowered.devices[d], &unmatched));
     if (d == 0) {
       info.unmatched_launches = unmatched;
-      for (const sim::CommandBuffer& g : info.setup.graphs.back()) info.graph_nodes += static_cast<int64_t>(g.thunks.size());
+      for (const sched::CommandBuffer& g : info.setup.graphs.back()) info.graph_nodes += static_cast<int64_t>(g.thunks.size());
     }
   }
   return info;
@@ -216,6 +216,14 @@ std::string command_buffer_text(const CommandBufferInfo& info, const sched::Lowe
       if (k == 0) out += fmt::format(" ({})", thunks[graphs[g].thunks[k]].attributed_name);
     }
     out += "\n";
+    // What --backend cuda does with it (core/sched/command_buffer.h).
+    const std::string why = sched::command_buffer_refusal(lowered.devices[d], graphs[g], nullptr);
+    if (why.empty()) {
+      const uint32_t first = *std::min_element(graphs[g].thunks.begin(), graphs[g].thunks.end());
+      out += fmt::format("  cuda: one CUDA graph, launched on stream {} at thunk {}\n", thunks[first].stream, first);
+    } else {
+      out += fmt::format("  cuda: stream launches: {}\n", why);
+    }
   }
   if (graphs.size() > 20) out += fmt::format("... {} more graphs\n", graphs.size() - 20);
   return out;

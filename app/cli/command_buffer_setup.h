@@ -38,7 +38,8 @@ std::unordered_set<std::string> instructions_in_graphs(const std::string& module
 std::string command_buffer_line(const CommandBufferInfo& info);
 
 // For `lower`: the line above, then per graph of `device` (at most 20) its
-// nodes as thunk indices with the nodes each waits for. Empty without a dump.
+// nodes as thunk indices with the nodes each waits for, and whether the cuda
+// backend runs it as one CUDA graph. Empty without a dump.
 std::string command_buffer_text(const CommandBufferInfo& info, const sched::LoweredProgram& lowered, int64_t device);
 
 }  // namespace sl::cli

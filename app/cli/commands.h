@@ -35,7 +35,7 @@ struct RunArgs {
   int nccl_timeout_s = exec::kDefaultNcclTimeoutS;
   std::string kernel_times;            // --kernel-times RUN: trace-driven sim from a linked capture in --db
   std::string host_costs = "capture";  // --host-costs: capture (from --kernel-times' run) or device (the device file)
-  std::string command_buffers = "auto";  // --command-buffers auto|on|off (sim: how XLA launches the kernels)
+  std::string command_buffers = "auto";  // --command-buffers auto|on|off (sim, cuda: how XLA launches the kernels)
 };
 
 struct StoreArgs {

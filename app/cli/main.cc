@@ -77,8 +77,9 @@ int main(int argc, char** argv) {
                   "device file's (device)")
       ->check(CLI::IsMember({"capture", "device"}));
   run->add_option("--command-buffers", run_args.command_buffers,
-                  "sim: run XLA's command buffers (CUDA graphs) as graphs (auto: as the module's "
-                  "thunk_sequence_after_thunk_passes.txt says; on; off: every kernel launched one by one)")
+                  "sim, cuda: run XLA's command buffers as CUDA graphs (auto: as the module's "
+                  "thunk_sequence_after_thunk_passes.txt says; on: that dump must show some; off: every kernel "
+                  "launched one by one on its stream)")
       ->check(CLI::IsMember({"auto", "on", "off"}));
   run->add_option("--comm-sms", run_args.comm_sms,
                   "SMs a GEMM beside an in-flight collective leaves to NCCL (cuda, sim); 0: none")

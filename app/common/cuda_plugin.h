@@ -17,7 +17,7 @@
 namespace sl::app {
 
 // Bumped whenever CudaPlugin or the types it passes change layout.
-constexpr int kCudaPluginAbi = 3;
+constexpr int kCudaPluginAbi = 4;
 
 struct CudaPlugin {
   int abi = kCudaPluginAbi;

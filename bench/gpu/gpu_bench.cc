@@ -9,6 +9,9 @@
 //                           2 GPUs: one tuple all-gather vs one per tensor vs flat
 //   gpu_bench tracer_program FILE [iterations]
 //                           wall time per iteration of a program, tracer off / on
+//   gpu_bench tracer_graph FILE [iterations]
+//                           the same with the program run as one CUDA graph
+//                           (every thunk a node, after the previous one of its stream)
 //   gpu_bench tracer N      N tiny kernels, wall time without / with the tracer
 //   gpu_bench wait N        GPU gap between dependent kernels: same stream vs
 //                           across streams (cudaEventRecord + cudaStreamWaitEvent)
@@ -157,18 +160,20 @@ int bench_allgather(int tensors, int mib, int iterations) {
 // Tracer overhead on a whole program: wall time per iteration, tracer off/on,
 // of the iterations themselves (what the program takes while traced) and of
 // the whole run (building the trace afterwards included). Medians of three.
-int bench_tracer_program(const char* path, int iterations) {
+// `one_graph` (tracer_graph): the program runs as one CUDA graph per device,
+// as XLA runs a step it put in one command buffer.
+int bench_tracer_program(const char* path, int iterations, bool one_graph) {
   auto text = bench::read_text(path);
   if (!text) return fail(text.status().message());
-  auto off = bench::wall_per_iteration(*text, false, iterations, 3);
+  auto off = bench::wall_per_iteration(*text, false, iterations, 3, one_graph);
   if (!off) return fail(off.status().message());
-  auto on = bench::wall_per_iteration(*text, true, iterations, 3);
+  auto on = bench::wall_per_iteration(*text, true, iterations, 3, one_graph);
   if (!on) return fail(on.status().message());
   auto pct = [](double a, double b) { return 100.0 * (b - a) / a; };
-  std::printf("tracer program %s: wall per iteration without %.3f ms, with %.3f ms, overhead %.1f%%; "
+  std::printf("tracer %s %s: wall per iteration without %.3f ms, with %.3f ms, overhead %.1f%%; "
               "whole run per iteration %.3f -> %.3f ms, %.1f%% with building the trace\n",
-              path, off->iterations_ms, on->iterations_ms, pct(off->iterations_ms, on->iterations_ms), off->run_ms,
-              on->run_ms, pct(off->run_ms, on->run_ms));
+              one_graph ? "graph" : "program", path, off->iterations_ms, on->iterations_ms,
+              pct(off->iterations_ms, on->iterations_ms), off->run_ms, on->run_ms, pct(off->run_ms, on->run_ms));
   return 0;
 }
 
@@ -319,7 +324,8 @@ int main(int argc, char** argv) {
   if (mode == "allgather") {
     return bench_allgather(static_cast<int>(arg(2, 64)), static_cast<int>(arg(3, 1)), static_cast<int>(arg(4, 10)));
   }
-  if (mode == "tracer_program" && argc > 2) return bench_tracer_program(argv[2], static_cast<int>(arg(3, 20)));
+  if (mode == "tracer_program" && argc > 2) return bench_tracer_program(argv[2], static_cast<int>(arg(3, 20)), false);
+  if (mode == "tracer_graph" && argc > 2) return bench_tracer_program(argv[2], static_cast<int>(arg(3, 20)), true);
   if (mode == "tracer") return bench_tracer(static_cast<int>(arg(2, 10000)));
   if (mode == "capture" && argc > 2) return summarize_capture(argv[2]);
   if (mode == "wait") return bench_wait(static_cast<int>(arg(2, 2000)));

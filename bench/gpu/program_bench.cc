@@ -21,7 +21,8 @@ double median(std::vector<double> v) {
 }
 
 Result<exec::RunOutput> run_cuda(const std::string& text, const std::string& name,
-                                 const sched::StreamOverrides& overrides, int warmup, int iterations, bool trace) {
+                                 const sched::StreamOverrides& overrides, int warmup, int iterations, bool trace,
+                                 bool one_graph = false) {
   SL_ASSIGN_OR_RETURN(auto module, hlo::parse_program(text, name));
   sched::LowerOptions lower_options;
   lower_options.overrides = overrides;
@@ -32,10 +33,31 @@ Result<exec::RunOutput> run_cuda(const std::string& text, const std::string& nam
   o.seed = 1;
   o.warmup = warmup;
   o.iterations = iterations;
-  return backend->run(lowered, o);
+  if (one_graph) o.command_buffers = one_graph_per_device(lowered);
+  SL_ASSIGN_OR_RETURN(auto out, backend->run(lowered, o));
+  if (!out.notes.empty()) return runtime_error("the program did not run as one graph: " + out.notes.front());
+  return out;
 }
 
 }  // namespace
+
+std::vector<std::vector<sched::CommandBuffer>> one_graph_per_device(const sched::LoweredProgram& program) {
+  std::vector<std::vector<sched::CommandBuffer>> out;
+  for (const sched::DeviceProgram& dp : program.devices) {
+    sched::CommandBuffer g;
+    std::map<int, int> last_on_stream;  // stream -> its latest node
+    for (size_t i = 0; i < dp.thunks.size(); ++i) {
+      const sched::Thunk& t = dp.thunks[i];
+      if (t.kind != sched::ThunkKind::kKernel && t.kind != sched::ThunkKind::kGemm) continue;
+      auto last = last_on_stream.find(t.stream);
+      g.deps.push_back(last == last_on_stream.end() ? std::vector<int>{} : std::vector<int>{last->second});
+      last_on_stream[t.stream] = static_cast<int>(g.thunks.size());
+      g.thunks.push_back(static_cast<uint32_t>(i));
+    }
+    out.push_back({std::move(g)});
+  }
+  return out;
+}
 
 Result<std::string> read_text(const std::string& path) {
   std::ifstream in(path);
@@ -78,10 +100,11 @@ Result<ProgramTiming> time_program(const std::string& text, const std::string& n
   return t;
 }
 
-Result<WallPerIteration> wall_per_iteration(const std::string& text, bool trace, int iterations, int repeats) {
+Result<WallPerIteration> wall_per_iteration(const std::string& text, bool trace, int iterations, int repeats,
+                                            bool one_graph) {
   auto wall = [&](int n) -> Result<WallPerIteration> {
     auto t0 = std::chrono::steady_clock::now();
-    SL_ASSIGN_OR_RETURN(auto out, run_cuda(text, "overhead.hlo", {}, 0, n, trace));
+    SL_ASSIGN_OR_RETURN(auto out, run_cuda(text, "overhead.hlo", {}, 0, n, trace, one_graph));
     return WallPerIteration{
         .iterations_ms = out.iterations_wall_ms,
         .run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()};

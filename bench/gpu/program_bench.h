@@ -4,8 +4,11 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/common/status.h"
+#include "core/sched/command_buffer.h"
+#include "core/sched/lowering.h"
 #include "core/sched/streams.h"
 
 namespace sl::bench {
@@ -32,7 +35,15 @@ struct WallPerIteration {
   double iterations_ms = 0.0;  // the iterations themselves (RunOutput::iterations_wall_ms)
   double run_ms = 0.0;         // the whole run, building the trace afterwards included
 };
-Result<WallPerIteration> wall_per_iteration(const std::string& text, bool trace, int iterations, int repeats);
+// `one_graph`: every thunk of each device runs as a node of one CUDA graph,
+// each after the previous thunk of its stream (RunOptions::command_buffers),
+// the shape of a program XLA put in one command buffer.
+Result<WallPerIteration> wall_per_iteration(const std::string& text, bool trace, int iterations, int repeats,
+                                            bool one_graph = false);
+
+// One command buffer per device holding every kernel and GEMM thunk, each
+// node after the previous node of its stream.
+std::vector<std::vector<sched::CommandBuffer>> one_graph_per_device(const sched::LoweredProgram& program);
 
 // Reads a whole file.
 Result<std::string> read_text(const std::string& path);

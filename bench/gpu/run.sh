@@ -42,6 +42,8 @@ awk 'BEGIN { n = 10000; print "HloModule tiny_kernels\n\nENTRY %main {\n  %a0 = 
 # the median and the range.
 for round in 1 2 3; do
   run "$BENCH" tracer_program "$tiny" 20
+  # The same program as XLA runs a step it put in one command buffer: one CUDA graph.
+  run "$BENCH" tracer_graph "$tiny" 20
   run "$BENCH" tracer 10000
   run python3 "$HERE/torch_ref.py" tracer 10000
 done
@@ -88,6 +90,10 @@ tiny_off = all_nums(r"tracer program \S*tiny_kernels.hlo: wall per iteration wit
 tiny_on = all_nums(r"tracer program \S*tiny_kernels.hlo: wall per iteration without [\d.]+ ms, with ([\d.]+) ms")
 tiny_pct = all_nums(r"tracer program \S*tiny_kernels.hlo: .*?overhead ([-\d.]+)%")
 tiny_run_pct = all_nums(r"tracer program \S*tiny_kernels.hlo: .*, ([-\d.]+)% with building the trace")
+graph_off = all_nums(r"tracer graph \S*tiny_kernels.hlo: wall per iteration without ([\d.]+) ms")
+graph_on = all_nums(r"tracer graph \S*tiny_kernels.hlo: wall per iteration without [\d.]+ ms, with ([\d.]+) ms")
+graph_pct = all_nums(r"tracer graph \S*tiny_kernels.hlo: .*?overhead ([-\d.]+)%")
+graph_run_pct = all_nums(r"tracer graph \S*tiny_kernels.hlo: .*, ([-\d.]+)% with building the trace")
 tr_off = all_nums(r"tracer 10000 tiny kernels .*without [\d.]+ us \(([\d.]+) us/kernel\)")
 tr_on = all_nums(r"tracer 10000 tiny kernels .*, with [\d.]+ us \(([\d.]+) us/kernel\)")
 tr_pct = all_nums(r"tracer 10000 .*overhead ([-\d.]+)%")
@@ -109,6 +115,8 @@ rows = [
   ("(e) tracer overhead, two GEMMs sample", f(trp, " %"), "", "wall per iteration, tracer off vs on"),
   ("(e) tracer overhead, 10k-kernel program", spread(tiny_pct) + f" ({spread(tiny_off, '')} -> {spread(tiny_on, '')} ms/iteration)",
    spread(tp_pct) + " (torch.profiler)", "iterations' wall time; with building the trace: " + spread(tiny_run_pct)),
+  ("(e) tracer overhead, 10k-kernel graph", spread(graph_pct) + f" ({spread(graph_off, '')} -> {spread(graph_on, '')} ms/iteration)",
+   "", "one CUDA graph an iteration; with building the trace: " + spread(graph_run_pct)),
   ("(e) tracer overhead, 10k tiny kernels", spread(tr_pct) + f" ({spread(tr_off, '', 2)} -> {spread(tr_on, '', 2)} us/kernel)",
    spread(tp_pct) + " (torch.profiler)", "bare loop"),
   ("(f) one cross-stream wait", f(wait, " us"), "", ""),

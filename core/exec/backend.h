@@ -10,6 +10,7 @@
 
 #include "core/common/status.h"
 #include "core/exec/literal.h"
+#include "core/sched/command_buffer.h"
 #include "core/sched/lowering.h"
 #include "core/trace/trace.h"
 
@@ -47,6 +48,10 @@ struct RunOptions {
   // cuda: see kDefaultNcclTimeoutS; 0 waits forever.
   int nccl_timeout_s = kDefaultNcclTimeoutS;
   bool collect_results = false;        // fill RunOutput::results (cpu, cuda)
+  // cuda: per program device (index = device), the command buffers whose
+  // nodes run as one CUDA graph each (docs/architecture.md, "Command buffers
+  // on the GPU"); empty: every thunk launched on its stream.
+  std::vector<std::vector<sched::CommandBuffer>> command_buffers;
   // cpu: a while loop running more iterations fails instead of hanging.
   int64_t cpu_max_while_iterations = 10'000'000;
   // Called now and then with work done / total; may be empty.
@@ -68,6 +73,9 @@ struct RunOutput {
   // issue to the devices' completion: what the program itself took, without
   // set-up or building the trace afterwards. Filled by the cuda backend.
   double iterations_wall_ms = 0.0;
+  // What a user should know about how the run went, one line each (e.g. a
+  // command buffer run as stream launches, and why); the CLI prints them.
+  std::vector<std::string> notes;
 };
 
 class Backend {

@@ -1,7 +1,8 @@
 // Command buffers through the streamlens binary, on the captures of JAX
 // programs committed in tests/corpus/captures (H200, 31 steps each): the
 // trace-driven replay of each within 3% of its median step, the what-if
-// command buffers on -> off, and `lower` showing the graphs.
+// command buffers on -> off, `lower` showing the graphs, and the cuda
+// backend taking `--command-buffers`.
 // bench/FIDELITY-real.md says which captures the launch gaps were fitted on.
 
 #include <gtest/gtest.h>
@@ -163,9 +164,23 @@ TEST_F(CommandBuffersCli, OnNeedsADumpWithCommandBuffers) {
   EXPECT_NE(o.err.find("--command-buffers on"), std::string::npos) << o.err;
 }
 
-TEST_F(CommandBuffersCli, CommandBuffersGoWithTheSimulator) {
+TEST_F(CommandBuffersCli, CommandBuffersGoWithTheSimulatorOrCuda) {
   Outcome o = run("run " + module_of("mlp") + " --backend cpu --command-buffers off");
   EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("--backend sim or cuda"), std::string::npos) << o.err;
+}
+
+// The cuda backend takes the flag: without a GPU the run fails for that
+// (3), with one it runs the dump's command buffer as a CUDA graph.
+TEST_F(CommandBuffersCli, CudaRunsTheCommandBuffersAsGraphs) {
+  Outcome o = run("run " + module_of("mlp") + " --backend cuda --command-buffers on");
+  ASSERT_NE(o.exit_code, 2) << o.err;
+  if (o.exit_code == 0) {
+    EXPECT_NE(o.err.find("run as CUDA graphs"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("runs as stream launches"), std::string::npos) << o.err;
+  } else {
+    EXPECT_EQ(o.exit_code, 3) << o.err;
+  }
 }
 
 TEST_F(CommandBuffersCli, LowerShowsTheGraphs) {
@@ -173,6 +188,7 @@ TEST_F(CommandBuffersCli, LowerShowsTheGraphs) {
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("command buffers ("), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("graph 0 (17 nodes)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("cuda: one CUDA graph, launched on stream 0 at thunk 0"), std::string::npos) << o.out;
 }
 
 }  // namespace

@@ -39,10 +39,12 @@ Result<RunOutput> CudaBackend::run(const sched::LoweredProgram& program, const R
 
   SL_RETURN_IF_ERROR(setup(program, options));
   SL_RETURN_IF_ERROR(init_memory(program, options));
+  SL_RETURN_IF_ERROR(setup_graphs(options, collector.get()));
   for (DeviceContext& ctx : devices_) {
     SL_CUDA(cudaSetDevice(ctx.ordinal), "");
     SL_CUDA(cudaDeviceSynchronize(), "initialising parameters");
     if (collector) {
+      collector->map_device(static_cast<uint32_t>(ctx.ordinal), static_cast<int32_t>(ctx.program->device));
       for (auto& [s, cs] : ctx.streams) {
         SL_ASSIGN_OR_RETURN(uint32_t id, cupti::CuptiApi::stream_id(cs));
         collector->map_stream(static_cast<uint32_t>(ctx.ordinal), id, s);
@@ -65,7 +67,7 @@ Result<RunOutput> CudaBackend::run(const sched::LoweredProgram& program, const R
     flush.reset();
     SL_RETURN_IF_ERROR(flushed);
   }
-  const int total = std::max(0, options.warmup) + std::max(1, options.iterations);
+  const int total = effective_warmup(options) + std::max(1, options.iterations);
   for (DeviceContext& ctx : devices_) {
     SL_CUDA(cudaSetDevice(ctx.ordinal), "");
     const cudaError_t synced = cudaDeviceSynchronize();
@@ -86,10 +88,14 @@ Result<RunOutput> CudaBackend::run(const sched::LoweredProgram& program, const R
     SL_RETURN_IF_ERROR(cupti::CuptiApi::flush());
     out.trace = collector->build_trace();
     if (fusions_) fusions_->add_counters(&out.trace);
+    add_graph_results(&out);
     if (!rendezvous_) out.trace.normalize_time();  // ranks keep rank 0's origin
   }
   if (options.collect_results) {
     SL_ASSIGN_OR_RETURN(out.results, read_results(program));
+  }
+  if (!collector) {
+    for (const std::string& note : graph_stats_.notes) out.notes.push_back(note);
   }
   out.device_description = device_description();
   return out;

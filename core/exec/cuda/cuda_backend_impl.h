@@ -36,12 +36,20 @@ constexpr std::chrono::milliseconds kMinFlushInterval{200};
 
 constexpr size_t kFallbackWorkspaceBytes = size_t{32} << 20;
 
+// A traced run with CUDA graphs first launches this many warm-up iterations
+// on streams, tagged: the last shows the collector what each graph node
+// leaves (the first may hold a library's one-time work).
+constexpr int kTeachingIterations = 2;
+
 // Iteration-done events per device, reused in turn (DeviceContext::
 // iteration_done). The host stays fewer iterations than this ahead of the
 // GPU (CUDA's launch queue holds about a thousand launches, and an iteration
 // takes two at least), so an event is not recorded again before it
 // completes; if it were, the watch would only see that progress later.
 constexpr int kIterationDoneEvents = 1024;
+
+// Frees a device's CUDA graphs.
+void destroy_graphs(DeviceContext& ctx);
 
 class CudaBackend : public Backend {
  public:
@@ -61,7 +69,17 @@ class CudaBackend : public Backend {
   // Generated fusion kernels, shared by every local device (generated_fusions.h).
   Status setup_fusions(const sched::LoweredProgram& program);
   Status init_memory(const sched::LoweredProgram& program, const RunOptions& options);
-  Status issue(DeviceContext& ctx, int iteration, bool keep, bool tagged, cupti::ActivityCollector* collector);
+  // `graphs`: launch the device's CUDA graphs (DeviceContext::graphs) in
+  // place of their nodes; false issues every thunk on its stream.
+  Status issue(DeviceContext& ctx, int iteration, bool keep, bool tagged, bool graphs,
+               cupti::ActivityCollector* collector);
+  // Captures RunOptions::command_buffers into CUDA graphs on every local
+  // device (cuda_graphs.cc), after memory and fusions are set up.
+  Status setup_graphs(const RunOptions& options, cupti::ActivityCollector* collector);
+  // One launch of `graph` on its stream, joined with its other streams.
+  Status launch_graph(const DeviceGraph& graph, DeviceContext& ctx, const std::string& at) const;
+  // The graphs' counters and the refused ones' notes.
+  void add_graph_results(RunOutput* out) const;
   // What one device's thread issues: warm-up then recorded iterations. The
   // first `tagged` push external ids (CUPTI's API records are on); after
   // them `tagging_done` runs once (the last device turns API records off).
@@ -74,6 +92,9 @@ class CudaBackend : public Backend {
   };
   Status run_iterations(DeviceContext& ctx, const IterationPlan& plan, cupti::ActivityCollector* collector,
                         BackgroundFlush* flush, const std::function<void(int64_t, int64_t)>& progress);
+  // Warm-up iterations run: traced with graphs, at least
+  // kTeachingIterations.
+  int effective_warmup(const RunOptions& options) const;
   // Every local device's thread running its iterations; the first failure's status.
   Status run_devices(const RunOptions& options, cupti::ActivityCollector* collector, BackgroundFlush* flush,
                      std::vector<std::atomic<int>>& issued);
@@ -114,6 +135,12 @@ class CudaBackend : public Backend {
   Result<std::vector<DeviceResults>> read_results(const sched::LoweredProgram& program);
   std::string device_description() const;
 
+  struct GraphStats {
+    bool requested = false;  // the run was given command buffers
+    int64_t graphs = 0, nodes = 0, fallbacks = 0;
+    std::vector<std::string> notes;
+  };
+  GraphStats graph_stats_;
   CudaOptions options_;
   std::optional<InjectedFault> fail_at_;
   std::optional<InjectedFault> hang_at_;

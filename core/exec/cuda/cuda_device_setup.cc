@@ -210,6 +210,7 @@ void CudaBackend::teardown() {
   for (DeviceContext& ctx : devices_) {
     cudaSetDevice(ctx.ordinal);
     cudaDeviceSynchronize();
+    destroy_graphs(ctx);
     for (auto& [s, cs] : ctx.streams) cudaStreamDestroy(cs);
     for (cudaEvent_t ev : ctx.events) if (ev) cudaEventDestroy(ev);
     for (auto& [s, ev] : ctx.join_events) if (ev) cudaEventDestroy(ev);

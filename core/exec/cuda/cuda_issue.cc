@@ -1,7 +1,7 @@
 // Issuing one iteration of a device's thunks in program order: events and
 // waits between streams, kernels, GEMMs and collectives, each launch
 // registered with the CUPTI collector under an external correlation id, and
-// the dependency edges the waits imply.
+// the dependency edges the waits (and CUDA graphs' DAGs) imply.
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -40,7 +40,7 @@ trace::EventKind kind_of(const Thunk& t) {
 }  // namespace
 
 // Called on the device's own host thread (external correlation ids are per thread).
-Status CudaBackend::issue(DeviceContext& ctx, int iteration, bool keep, bool tagged,
+Status CudaBackend::issue(DeviceContext& ctx, int iteration, bool keep, bool tagged, bool graphs,
                           cupti::ActivityCollector* collector) {
   SL_CUDA(cudaSetDevice(ctx.ordinal), "");
   const sched::DeviceProgram& dp = *ctx.program;
@@ -65,6 +65,10 @@ Status CudaBackend::issue(DeviceContext& ctx, int iteration, bool keep, bool tag
     }
     SL_RETURN_IF_ERROR(check_injected_fault(t, i, ctx));
     const uint64_t ext = external_id(iteration, dp.device, i);
+    // A graph node: its graph is launched where its first node is, and the
+    // node's records are found among the launch's (LaunchInfo::graph).
+    const int32_t g = graphs && !ctx.graph_of.empty() ? ctx.graph_of[i] : -1;
+    const DeviceGraph* graph = g >= 0 ? &ctx.graphs[static_cast<size_t>(g)] : nullptr;
     if (collector != nullptr) {
       // A fusion run op by op is named so in the trace ("NAME [op-by-op]").
       const std::string* renamed = ctx.fusions != nullptr ? ctx.fusions->trace_name(t.instruction) : nullptr;
@@ -73,11 +77,27 @@ Status CudaBackend::issue(DeviceContext& ctx, int iteration, bool keep, bool tag
                                        .instruction = renamed != nullptr ? std::string_view(*renamed) : t.attributed_name,
                                        .flops = t.flops,
                                        .bytes = t.bytes_accessed, .iteration = iteration, .keep = keep,
-                                       .correlation = static_cast<int64_t>(i) + 1, .tagged = tagged});
+                                       .correlation = static_cast<int64_t>(i) + 1,
+                                       .tagged = tagged && graph == nullptr,
+                                       .graph = graph != nullptr ? graph->cupti_id : 0});
       for (uint64_t from : pending_waits[t.stream]) collector->add_wait_edge(from, ext);
     }
     pending_waits[t.stream].clear();
     last_on_stream[t.stream] = ext;
+    if (graph != nullptr) {
+      if (i == graph->first) {
+        SL_RETURN_IF_ERROR(launch_graph(*graph, ctx, fmt::format("the command buffer starting at {}", where(t, ctx))));
+        if (collector != nullptr && keep) {
+          std::vector<std::pair<uint64_t, uint64_t>> edges;
+          edges.reserve(graph->edges.size());
+          for (const auto& [from, to] : graph->edges) {
+            edges.emplace_back(external_id(iteration, dp.device, from), external_id(iteration, dp.device, to));
+          }
+          collector->add_wait_edges(edges);
+        }
+      }
+      continue;
+    }
     cupti::ExternalIdScope scope(ext, collector != nullptr && tagged);
     SL_RETURN_IF_ERROR(scope.status());
     switch (t.kind) {

@@ -42,7 +42,10 @@ Status CudaBackend::run_iterations(DeviceContext& ctx, const IterationPlan& plan
         if (s != sched::kMainStream) SL_CUDA(cudaStreamWaitEvent(cs, ctx.boundary_event, 0), at);
       }
     }
-    SL_RETURN_IF_ERROR(issue(ctx, keep ? it - warmup : -1 - it, keep, it < plan.tagged, collector));
+    // Traced, the first (dropped, tagged) iterations launch every thunk on
+    // its stream: they show the collector what each graph node leaves.
+    const bool graphs = !ctx.graphs.empty() && (collector == nullptr || it >= kTeachingIterations);
+    SL_RETURN_IF_ERROR(issue(ctx, keep ? it - warmup : -1 - it, keep, it < plan.tagged, graphs, collector));
     if (it + 1 == plan.tagged && plan.tagging_done) plan.tagging_done();
     for (auto& [s, cs] : ctx.streams) {
       if (s == sched::kMainStream) continue;
@@ -66,9 +69,16 @@ Status CudaBackend::run_iterations(DeviceContext& ctx, const IterationPlan& plan
   return Status::ok();
 }
 
+int CudaBackend::effective_warmup(const RunOptions& options) const {
+  const int warmup = std::max(0, options.warmup);
+  // From the options, not from the graphs that could be built: every rank
+  // of a multi-process run must issue as many iterations.
+  return !options.command_buffers.empty() && options_.trace ? std::max(kTeachingIterations, warmup) : warmup;
+}
+
 Status CudaBackend::run_devices(const RunOptions& options, cupti::ActivityCollector* collector,
                                 BackgroundFlush* flush, std::vector<std::atomic<int>>& issued) {
-  const int warmup = std::max(0, options.warmup);
+  const int warmup = effective_warmup(options);
   const int iterations = std::max(1, options.iterations);
   std::vector<Status> statuses(devices_.size());
   // Tagging every launch costs the launching threads CUPTI's API records

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/common/status.h"
@@ -21,6 +22,23 @@ class GeneratedFusions;
 // Offsets from here on are in DeviceContext::scratch, not the arena: the
 // temporaries of fusions run as several kernels or op by op.
 inline constexpr int64_t kScratchBase = int64_t{1} << 60;
+
+// One command buffer captured as a CUDA graph (cuda_graphs.cc): launched
+// on `stream` where thunk `first` would be issued, its nodes then skipped.
+// Nodes of other streams (`others`): the launch first waits for their work
+// so far (join_events), and their later work waits for the graph (done).
+struct DeviceGraph {
+  cudaGraphExec_t exec = nullptr;
+  int stream = 0;                // program stream of its first node
+  std::vector<int> others;       // the other streams of its nodes
+  std::vector<cudaEvent_t> join_events;  // per `others`
+  cudaEvent_t done = nullptr;    // recorded after the launch when `others`
+  uint32_t first = 0;            // its earliest node in program order
+  uint32_t cupti_id = 0;         // cupti::LaunchInfo::graph of its nodes
+  std::vector<uint32_t> nodes;   // thunk indices
+  // The graph's edges as (from thunk, to thunk): the trace's dependencies.
+  std::vector<std::pair<uint32_t, uint32_t>> edges;
+};
 
 struct DeviceContext {
   int ordinal = 0;                 // CUDA device
@@ -46,6 +64,10 @@ struct DeviceContext {
   bool exact_f32_gemms = false;  // none does unless allow_tf32 (else: where XLA would)
   int sm_count = 0;                     // of the device
   int comm_sms = 0;                     // left to NCCL by GEMMs beside a collective
+  std::vector<DeviceGraph> graphs;      // the command buffers run as CUDA graphs
+  // Per thunk: the index in `graphs` of the graph it is a node of, -1 for
+  // none; empty when there are no graphs.
+  std::vector<int32_t> graph_of;
 
   char* at(const sched::BufferSlice& s) const {
     if (s.offset < 0) return nullptr;

@@ -136,6 +136,14 @@ Status GeneratedFusions::launch(const sched::Thunk& t, DeviceContext& ctx) const
   return Status::ok();
 }
 
+bool GeneratedFusions::uses_shared_state(const hlo::Instruction* fusion) const {
+  auto it = entries_.find(fusion);
+  if (it == entries_.end()) return false;
+  const Entry& e = it->second;
+  if (e.plan.path == codegen::FusionPath::kOpByOp || !e.temp_offsets.empty()) return true;
+  return std::any_of(e.plan.steps.begin(), e.plan.steps.end(), [](const codegen::FusionStep& s) { return s.is_gemm; });
+}
+
 Status GeneratedFusions::launch_steps(const Entry& e, const sched::Thunk& t, DeviceContext& ctx) const {
   auto pointer = [&](const codegen::BufferRef& r) -> void* {
     switch (r.kind) {

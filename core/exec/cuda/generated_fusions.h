@@ -54,6 +54,11 @@ class GeneratedFusions {
   // The name a fusion's kernels carry in the trace when it is not the
   // instruction's own ("fusion.3 [op-by-op]"), else null.
   const std::string* trace_name(const hlo::Instruction* fusion) const;
+  // Whether running `fusion` uses device state that other thunks share or
+  // its own earlier runs left: the fallback GEMM workspace (a cuBLASLt step,
+  // op by op) or its temporaries in the scratch. Such fusions must not run
+  // beside each other in a CUDA graph (graph_edges.h).
+  bool uses_shared_state(const hlo::Instruction* fusion) const;
   const CodegenStats& stats() const { return stats_; }
   void add_counters(trace::Trace* trace) const;
 
