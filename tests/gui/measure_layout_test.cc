@@ -86,9 +86,10 @@ TEST(Labels, LinkedRunsAreLabelledByInstruction) {
   trace::Trace t;
   add_event(t, 0, 0, EventKind::kGemm, "nvjet_hsh_128x256", "dot.3", 0, 100);
   add_event(t, 0, 0, EventKind::kOther, "stream_executor::gpu::DelayKernel", "", 200, 300);
-  EXPECT_EQ(label_text(t, t.events[0], true), "dot.3");
-  EXPECT_EQ(label_text(t, t.events[0], false), "nvjet_hsh_128x256");
-  EXPECT_EQ(label_text(t, t.events[1], true), "stream_executor::gpu::DelayKernel");  // no instruction: its name
+  const trace::CompactTrace c = trace::compact_trace(t);
+  EXPECT_EQ(label_text(c, c.events[0], true), "dot.3");
+  EXPECT_EQ(label_text(c, c.events[0], false), "nvjet_hsh_128x256");
+  EXPECT_EQ(label_text(c, c.events[1], true), "stream_executor::gpu::DelayKernel");  // no instruction: its name
 }
 
 // The reproduction: a block of a capture drawn as memset although

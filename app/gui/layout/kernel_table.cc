@@ -19,11 +19,11 @@ size_t dominant(const std::array<int64_t, kKinds>& by_kind, size_t fallback) {
   return best;
 }
 
-bool in_range(const trace::Event& e, int64_t t0, int64_t t1) { return e.start_ns >= t0 && e.start_ns < t1; }
+bool in_range(const trace::EventRef& e, int64_t t0, int64_t t1) { return e.start_ns >= t0 && e.start_ns < t1; }
 
 }  // namespace
 
-std::vector<KernelRow> kernel_table(const trace::Trace& trace, int64_t t0, int64_t t1) {
+std::vector<KernelRow> kernel_table(const trace::CompactTrace& trace, int64_t t0, int64_t t1) {
   struct Acc {
     KernelRow row;
     std::vector<int64_t> durations;
@@ -32,7 +32,7 @@ std::vector<KernelRow> kernel_table(const trace::Trace& trace, int64_t t0, int64
   std::unordered_map<uint32_t, Acc> by_name;
   // Counted first so each name's durations (kept for the median) are
   // allocated once at their size: growing them doubled the peak.
-  for (const trace::Event& e : trace.events) {
+  for (const trace::EventRef& e : trace.events) {
     if (in_range(e, t0, t1)) ++by_name[e.name].row.count;
   }
   for (auto& [id, a] : by_name) {
@@ -41,7 +41,7 @@ std::vector<KernelRow> kernel_table(const trace::Trace& trace, int64_t t0, int64
   }
   int64_t all = 0;
   for (size_t i = 0; i < trace.events.size(); ++i) {
-    const trace::Event& e = trace.events[i];
+    const trace::EventRef& e = trace.events[i];
     if (!in_range(e, t0, t1)) continue;
     Acc& a = by_name.find(e.name)->second;
     const int64_t d = std::max<int64_t>(0, e.duration_ns());
@@ -101,12 +101,12 @@ void sort_kernel_rows(std::vector<KernelRow>& rows, KernelColumn column, bool as
   });
 }
 
-std::vector<uint32_t> longest_events(const trace::Trace& trace, size_t n, int64_t t0, int64_t t1) {
+std::vector<uint32_t> longest_events(const trace::CompactTrace& trace, size_t n, int64_t t0, int64_t t1) {
   if (n == 0) return {};
   // Longer first; among equals the earlier start, then the lower index.
   auto longer = [&](uint32_t a, uint32_t b) {
-    const trace::Event& x = trace.events[a];
-    const trace::Event& y = trace.events[b];
+    const trace::EventRef& x = trace.events[a];
+    const trace::EventRef& y = trace.events[b];
     if (x.duration_ns() != y.duration_ns()) return x.duration_ns() > y.duration_ns();
     if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
     return a < b;
@@ -133,7 +133,7 @@ std::vector<uint32_t> longest_events(const trace::Trace& trace, size_t n, int64_
   return out;
 }
 
-RangeStats range_stats(const trace::Trace& trace, int64_t t0, int64_t t1, size_t longest_n) {
+RangeStats range_stats(const trace::CompactTrace& trace, int64_t t0, int64_t t1, size_t longest_n) {
   RangeStats r;
   r.t0 = std::min(t0, t1);
   r.t1 = std::max(t0, t1);
@@ -146,9 +146,9 @@ RangeStats range_stats(const trace::Trace& trace, int64_t t0, int64_t t1, size_t
   return r;
 }
 
-std::vector<StepSpan> step_spans(const trace::Trace& trace) {
+std::vector<StepSpan> step_spans(const trace::CompactTrace& trace) {
   std::map<int32_t, StepSpan> steps;
-  for (const trace::Event& e : trace.events) {
+  for (const trace::EventRef& e : trace.events) {
     if (e.iteration < 0) continue;
     auto [it, inserted] = steps.try_emplace(e.iteration, StepSpan{e.iteration, e.start_ns, e.end_ns});
     it->second.start_ns = std::min(it->second.start_ns, e.start_ns);
@@ -161,7 +161,7 @@ std::vector<StepSpan> step_spans(const trace::Trace& trace) {
   return out;
 }
 
-Overview overview(const trace::Trace& trace, int64_t begin_ns, int64_t end_ns, size_t bins) {
+Overview overview(const trace::CompactTrace& trace, int64_t begin_ns, int64_t end_ns, size_t bins) {
   Overview o;
   o.begin_ns = begin_ns;
   o.end_ns = std::max(end_ns, begin_ns + 1);
@@ -173,7 +173,7 @@ Overview overview(const trace::Trace& trace, int64_t begin_ns, int64_t end_ns, s
     const double b = static_cast<double>(t - o.begin_ns) / bin_ns;
     return static_cast<size_t>(std::clamp(b, 0.0, static_cast<double>(bins - 1)));
   };
-  for (const trace::Event& e : trace.events) {
+  for (const trace::EventRef& e : trace.events) {
     const int64_t s = std::max(e.start_ns, o.begin_ns), t = std::min(e.end_ns, o.end_ns);
     if (t <= s) continue;
     // An event spread over the bins it covers, each getting its own part.

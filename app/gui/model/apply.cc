@@ -39,7 +39,7 @@ Result<std::shared_ptr<LoadedRun>> load_run(const Services& services, const std:
   auto run = std::make_shared<LoadedRun>();
   SL_ASSIGN_OR_RETURN(run->info, store->run_info(run_id));
   progress.total = run->info.event_count;
-  SL_ASSIGN_OR_RETURN(run->trace, store->load_trace(run_id));
+  SL_ASSIGN_OR_RETURN(run->trace, store->load_compact(run_id));
   // Imported and captured runs have no program: they can be viewed, not rerun.
   Result<std::string> text = store->program_text(run_id);
   if (text) run->program_text = std::move(text).value();
@@ -63,6 +63,24 @@ Result<std::shared_ptr<LoadedRun>> load_run(const Services& services, const std:
 }
 
 }  // namespace
+
+std::optional<trace::TraceStore::EventExtras> event_extras(const AppState& state, const LoadedRun& run, uint32_t e) {
+  if (!state.store || e >= run.trace.events.size()) return std::nullopt;
+  for (const auto& c : run.extras_cache) {
+    if (c.event == e) return c.extras;
+  }
+  const trace::EventRef ev = run.trace.events[e];
+  const uint32_t seq = run.trace.events.seq(e);
+  std::optional<trace::TraceStore::EventExtras> extras;
+  if (seq != trace::EventColumns::kNoSeq) {
+    Result<trace::TraceStore::EventExtras> read = state.store->load_event_extras(run.info.id, ev.device, ev.stream, seq);
+    if (read) extras = *read;
+  }
+  constexpr size_t kCached = 4;
+  if (run.extras_cache.size() >= kCached) run.extras_cache.erase(run.extras_cache.begin());
+  run.extras_cache.push_back({e, extras});
+  return extras;
+}
 
 namespace apply_detail {
 
@@ -116,13 +134,17 @@ void fit_all(AppState& s) {
   s.viewport = fit_range(e.start_ns, e.end_ns);
 }
 
+// core's comparison needs whole events (it groups launches by correlation):
+// both runs are read again for it and dropped once it is made.
 void update_comparison(AppState& s) {
-  if (s.current && s.baseline) {
-    s.comparison = std::make_shared<Comparison>(
-        compare_for_view(s.baseline->info, s.baseline->trace, s.current->info, s.current->trace));
-  } else {
-    s.comparison.reset();
-  }
+  s.comparison.reset();
+  if (!s.current || !s.baseline) return;
+  if (!s.store) return fail(s, "no database is open to compare runs from");
+  Result<trace::Trace> base = s.store->load_trace(s.baseline->info.id);
+  if (!base) return fail(s, base.status().message());
+  Result<trace::Trace> current = s.store->load_trace(s.current->info.id);
+  if (!current) return fail(s, current.status().message());
+  s.comparison = std::make_shared<Comparison>(compare_for_view(s.baseline->info, *base, s.current->info, *current));
 }
 
 std::string to_lower(std::string text) {
@@ -135,7 +157,7 @@ void run_search(AppState& s) {
   s.search_cursor = -1;
   s.search_by_duration = false;
   if (!s.current || s.search_text.empty()) return;
-  const trace::Trace& t = s.current->trace;
+  const trace::CompactTrace& t = s.current->trace;
   // Match the interned strings once, then the events by id: O(strings + events).
   const std::string needle = to_lower(s.search_text);
   std::vector<uint8_t> match(t.strings.size(), 0);
@@ -320,7 +342,7 @@ void poll_job(AppState& s) {
 
 void select_instruction(AppState& s, const std::string& name) {
   if (!s.current) return fail(s, "open a run first");
-  const trace::Trace& t = s.current->trace;
+  const trace::CompactTrace& t = s.current->trace;
   // The string's id, looked up once: comparing ids keeps 10M events at a few ms.
   uint32_t id = 0;
   while (id < t.strings.size() && t.strings.get(id) != name) ++id;
@@ -341,7 +363,7 @@ void search_longest(AppState& s) {
     if (!s.search_text.empty()) fail(s, "no match for '" + s.search_text + "'");
     return;
   }
-  const trace::Trace& t = s.current->trace;
+  const trace::CompactTrace& t = s.current->trace;
   std::stable_sort(s.search_hits.begin(), s.search_hits.end(), [&](uint32_t a, uint32_t b) {
     return t.events[a].duration_ns() > t.events[b].duration_ns();
   });
