@@ -43,6 +43,7 @@ class EventColumns {
   // The store's sequence number of event i (what its dependencies and
   // load_event_extras name); kNoSeq when it does not fit 32 bits.
   uint32_t seq(size_t i) const { return seq_[i]; }
+  const std::vector<uint32_t>& seqs() const { return seq_; }
 
   void reserve(size_t n);
   // At most 2^24 tracks (a store's tracks are far fewer: each holds chunks).

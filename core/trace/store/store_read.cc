@@ -186,9 +186,8 @@ Status SqliteTraceStore::resolve_strings(Trace* trace) {
   return Status::ok();
 }
 
-Status SqliteTraceStore::read_dependencies(int64_t run_id, const std::vector<int64_t>& seqs,
-                                           std::vector<Dependency>* out, int64_t* dangling) {
-  SeqIndex index(seqs);
+Status SqliteTraceStore::read_dependencies(int64_t run_id, const SeqIndex& index, std::vector<Dependency>* out,
+                                           int64_t* dangling) {
   SL_ASSIGN_OR_RETURN(Statement deps, db_.prepare(
       "SELECT from_seq, to_seq FROM dependencies WHERE run_id = ? ORDER BY from_seq, to_seq"));
   deps.bind(1, run_id);
@@ -207,7 +206,7 @@ Status SqliteTraceStore::read_dependencies(int64_t run_id, const std::vector<int
 
 Status SqliteTraceStore::read_dependencies(int64_t run_id, const std::vector<int64_t>& seqs, Trace* trace) {
   int64_t dangling = 0;
-  Status status = read_dependencies(run_id, seqs, &trace->dependencies, &dangling);
+  Status status = read_dependencies(run_id, SeqIndex(seqs), &trace->dependencies, &dangling);
   if (dangling > 0) {
     trace->add_counter("store_dangling_dependency", dangling, "dependency edges naming an event that is not stored");
   }

@@ -18,7 +18,8 @@ namespace {
 
 // Timeline order (device, stream, start, seq), as sort_timeline; sorts only
 // when a track's appends overlap in time or version 1 rows follow chunks.
-void sort_compact(EventColumns* events, std::vector<int64_t>* seqs) {
+// Seqs beyond 32 bits (damaged files only) sort last among equal starts.
+void sort_compact(EventColumns* events) {
   const size_t n = events->size();
   auto before = [&](size_t a, size_t b) {
     const EventRef x = (*events)[a];
@@ -26,7 +27,7 @@ void sort_compact(EventColumns* events, std::vector<int64_t>* seqs) {
     if (x.device != y.device) return x.device < y.device;
     if (x.stream != y.stream) return x.stream < y.stream;
     if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
-    return (*seqs)[a] < (*seqs)[b];
+    return events->seq(a) < events->seq(b);
   };
   size_t i = 1;
   while (i < n && !before(i, i - 1)) ++i;
@@ -35,14 +36,11 @@ void sort_compact(EventColumns* events, std::vector<int64_t>* seqs) {
   std::iota(order.begin(), order.end(), 0u);
   std::sort(order.begin(), order.end(), before);
   events->permute(order);
-  std::vector<int64_t> sorted(n);
-  for (size_t k = 0; k < n; ++k) sorted[k] = (*seqs)[order[k]];
-  seqs->swap(sorted);
 }
 
 }  // namespace
 
-Status SqliteTraceStore::read_compact_events(int64_t run_id, CompactTrace* trace, std::vector<int64_t>* seqs) {
+Status SqliteTraceStore::read_compact_events(int64_t run_id, CompactTrace* trace) {
   EventColumns& events = trace->events;
   if (db_.table_exists("event_chunks")) {
     SL_ASSIGN_OR_RETURN(Statement stmt, db_.prepare(
@@ -53,13 +51,10 @@ Status SqliteTraceStore::read_compact_events(int64_t run_id, CompactTrace* trace
     while (stmt.step(&status)) {
       const size_t before = events.size();
       const bool ok = for_each_chunk_event(stmt.column_blob(3), stmt.column_int32(0), stmt.column_int32(1),
-                                           stmt.column_int(2), [&](const Event& e, int64_t seq) {
-                                             events.push_back(e, seq);
-                                             seqs->push_back(seq);
-                                           });
+                                           stmt.column_int(2),
+                                           [&](const Event& e, int64_t seq) { events.push_back(e, seq); });
       if (!ok) {
         events.truncate(before);
-        seqs->resize(before);
         trace->add_counter("store_corrupt_chunk", 1, "stored event chunks that could not be decoded (events lost)");
       }
     }
@@ -69,10 +64,7 @@ Status SqliteTraceStore::read_compact_events(int64_t run_id, CompactTrace* trace
   std::vector<Event> legacy;
   std::vector<int64_t> legacy_seqs;
   SL_RETURN_IF_ERROR(read_legacy_rows(run_id, &legacy, &legacy_seqs));
-  for (size_t i = 0; i < legacy.size(); ++i) {
-    events.push_back(legacy[i], legacy_seqs[i]);
-    seqs->push_back(legacy_seqs[i]);
-  }
+  for (size_t i = 0; i < legacy.size(); ++i) events.push_back(legacy[i], legacy_seqs[i]);
   return Status::ok();
 }
 
@@ -110,20 +102,24 @@ Result<CompactTrace> SqliteTraceStore::load_compact(int64_t run_id) {
 
   SL_ASSIGN_OR_RETURN(RunInfo info, run_info(run_id));
   CompactTrace trace;
-  std::vector<int64_t> seqs;
   SL_ASSIGN_OR_RETURN(const size_t expected, stored_event_bound(run_id, info.event_count));
+  // Fresh memory is most of a load's cost (the kernel zeroes every page):
+  // the columns are all of it, and the chunks pass through a small page
+  // cache instead of the connection's 64 MB (one scan reuses no page).
   trace.events.reserve(expected);
-  seqs.reserve(expected);
   trace.events.for_each_column([](void* data, size_t bytes) { advise_huge_pages(data, bytes); });
-  advise_huge_pages(seqs.data(), seqs.capacity() * sizeof(int64_t));
-  SL_RETURN_IF_ERROR(read_compact_events(run_id, &trace, &seqs));
+  SL_RETURN_IF_ERROR(db_.exec("PRAGMA cache_size = -2048"));
+  Status read = read_compact_events(run_id, &trace);
+  SL_RETURN_IF_ERROR(db_.exec(kCacheSizePragma));
+  SL_RETURN_IF_ERROR(read);
   if (trace.events.size() >= SeqIndex::kNone) {
     return invalid_input(fmt::format("{}: run {} holds more than 2^32 events", db_.path(), run_id));
   }
-  sort_compact(&trace.events, &seqs);
+  sort_compact(&trace.events);
   SL_RETURN_IF_ERROR(resolve_compact_strings(&trace));
   int64_t dangling = 0;
-  SL_RETURN_IF_ERROR(read_dependencies(run_id, seqs, &trace.dependencies, &dangling));
+  SL_RETURN_IF_ERROR(read_dependencies(run_id, SeqIndex(trace.events.seqs(), EventColumns::kNoSeq),
+                                       &trace.dependencies, &dangling));
   if (dangling > 0) {
     trace.add_counter("store_dangling_dependency", dangling, "dependency edges naming an event that is not stored");
   }
