@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <map>
 #include <queue>
 #include <unordered_map>
@@ -19,6 +20,13 @@ size_t dominant(const std::array<int64_t, kKinds>& by_kind, size_t fallback) {
   return best;
 }
 
+template <typename T>
+int64_t lower_median(std::vector<T>& values) {
+  auto mid = values.begin() + static_cast<std::ptrdiff_t>((values.size() - 1) / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  return static_cast<int64_t>(*mid);
+}
+
 bool in_range(const trace::EventRef& e, int64_t t0, int64_t t1) { return e.start_ns >= t0 && e.start_ns < t1; }
 
 }  // namespace
@@ -26,18 +34,28 @@ bool in_range(const trace::EventRef& e, int64_t t0, int64_t t1) { return e.start
 std::vector<KernelRow> kernel_table(const trace::CompactTrace& trace, int64_t t0, int64_t t1) {
   struct Acc {
     KernelRow row;
-    std::vector<int64_t> durations;
+    // Kept for the median: 32 bits each unless a duration of this name needs more.
+    std::vector<uint32_t> narrow;
+    std::vector<int64_t> wide;
     std::array<int64_t, kKinds> by_kind{};
   };
   std::unordered_map<uint32_t, Acc> by_name;
-  // Counted first so each name's durations (kept for the median) are
-  // allocated once at their size: growing them doubled the peak.
+  // Counted first so each name's durations are allocated once at their
+  // size (growing them doubled the peak), and their width known.
   for (const trace::EventRef& e : trace.events) {
-    if (in_range(e, t0, t1)) ++by_name[e.name].row.count;
+    if (!in_range(e, t0, t1)) continue;
+    Acc& a = by_name[e.name];
+    ++a.row.count;
+    a.row.max_ns = std::max(a.row.max_ns, e.duration_ns());
   }
   for (auto& [id, a] : by_name) {
-    a.durations.reserve(static_cast<size_t>(a.row.count));
+    if (a.row.max_ns <= static_cast<int64_t>(UINT32_MAX)) {
+      a.narrow.reserve(static_cast<size_t>(a.row.count));
+    } else {
+      a.wide.reserve(static_cast<size_t>(a.row.count));
+    }
     a.row.count = 0;
+    a.row.max_ns = 0;
   }
   int64_t all = 0;
   for (size_t i = 0; i < trace.events.size(); ++i) {
@@ -58,7 +76,11 @@ std::vector<KernelRow> kernel_table(const trace::CompactTrace& trace, int64_t t0
       a.row.longest_event = static_cast<int64_t>(i);
     }
     a.by_kind[static_cast<size_t>(e.kind)] += d;
-    a.durations.push_back(d);
+    if (a.wide.capacity() > 0) {
+      a.wide.push_back(d);
+    } else {
+      a.narrow.push_back(static_cast<uint32_t>(d));
+    }
     all = trace::saturating_add(all, d);
   }
   std::vector<KernelRow> rows;
@@ -66,9 +88,7 @@ std::vector<KernelRow> kernel_table(const trace::CompactTrace& trace, int64_t t0
   for (auto& [id, a] : by_name) {
     KernelRow r = std::move(a.row);
     r.mean_ns = static_cast<double>(r.total_ns) / static_cast<double>(r.count);
-    auto mid = a.durations.begin() + static_cast<std::ptrdiff_t>((a.durations.size() - 1) / 2);
-    std::nth_element(a.durations.begin(), mid, a.durations.end());
-    r.median_ns = *mid;
+    r.median_ns = a.wide.empty() ? lower_median(a.narrow) : lower_median(a.wide);
     r.share = all > 0 ? static_cast<double>(r.total_ns) / static_cast<double>(all) : 0.0;
     r.kind = static_cast<trace::EventKind>(dominant(a.by_kind, static_cast<size_t>(r.kind)));
     rows.push_back(std::move(r));
