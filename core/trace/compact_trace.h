@@ -48,17 +48,6 @@ class EventColumns {
   void reserve(size_t n);
   // At most 2^24 tracks (a store's tracks are far fewer: each holds chunks).
   void push_back(const Event& e, int64_t seq);
-  // Calls f(data, bytes) for each column's reserved memory (for memory advice).
-  template <typename F>
-  void for_each_column(F&& f) {
-    f(start_.data(), start_.capacity() * sizeof(int64_t));
-    f(end_.data(), end_.capacity() * sizeof(int64_t));
-    f(name_.data(), name_.capacity() * sizeof(uint32_t));
-    f(instruction_.data(), instruction_.capacity() * sizeof(uint32_t));
-    f(seq_.data(), seq_.capacity() * sizeof(uint32_t));
-    f(iteration_.data(), iteration_.capacity() * sizeof(int32_t));
-    f(track_flags_.data(), track_flags_.capacity() * sizeof(uint32_t));
-  }
   // Drops events from position n on (a chunk that failed to decode).
   void truncate(size_t n);
   // Event names and instructions are rewritten when strings are remapped.
