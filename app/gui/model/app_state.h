@@ -50,6 +50,10 @@ struct LoadedRun {
   // Declared last: destroying it waits for the worker, which reads `trace`.
   std::future<std::pair<TraceStats, double>> pending_stats;
   bool stats_pending() const { return pending_stats.valid(); }
+  // The comparison the loader made for (baseline id, current id), until
+  // update_comparison takes it.
+  std::shared_ptr<Comparison> comparison;
+  std::pair<int64_t, int64_t> compared{0, 0};
   // event_extras' last answers (UI thread only): Details and the tooltip ask every frame.
   struct CachedExtras {
     uint32_t event = 0;

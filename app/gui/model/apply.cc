@@ -28,9 +28,27 @@ double thread_cpu_ms() {
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
 }
 
+// The comparison of the run being loaded with `other` (the current run when
+// loading a baseline, the baseline when loading a current run), made on the
+// loader: core's comparison needs whole events (it groups launches by
+// correlation, which the compact trace leaves in the store), read here and
+// dropped at once. A failure leaves it to update_comparison.
+void precompare(trace::TraceStore& store, LoadedRun& run, const trace::RunInfo& other, bool baseline) {
+  Result<trace::Trace> mine = store.load_trace(run.info.id);
+  if (!mine) return;
+  Result<trace::Trace> theirs = store.load_trace(other.id);
+  if (!theirs) return;
+  const trace::RunInfo& base_info = baseline ? run.info : other;
+  const trace::RunInfo& current_info = baseline ? other : run.info;
+  run.comparison = std::make_shared<Comparison>(
+      compare_for_view(base_info, baseline ? *mine : *theirs, current_info, baseline ? *theirs : *mine));
+  run.compared = {base_info.id, current_info.id};
+}
+
 // Runs on a worker thread with its own connection (SQLite connections are
 // not shared across threads here); touches nothing but its arguments.
 Result<std::shared_ptr<LoadedRun>> load_run(const Services& services, const std::string& db_path, int64_t run_id,
+                                            const std::optional<trace::RunInfo>& compare_with, bool baseline,
                                             JobProgress& progress) {
   auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = thread_cpu_ms();
@@ -58,6 +76,7 @@ Result<std::shared_ptr<LoadedRun>> load_run(const Services& services, const std:
   run->read_cpu_ms = cpu1 - cpu0;
   run->index_cpu_ms = cpu2 - cpu1;
   run->load_cpu_ms = cpu2 - cpu0;
+  if (compare_with) precompare(*store, *run, *compare_with, baseline);
   progress.phase = JobProgress::kDone;
   return run;
 }
@@ -102,9 +121,13 @@ void start_load(AppState& s, int64_t run_id, bool baseline) {
   s.load.baseline = baseline;
   s.load.progress = std::make_shared<JobProgress>();
   s.load.started = std::chrono::steady_clock::now();
-  s.load.result = std::async(std::launch::async, [services = s.services, path = s.db_path, run_id,
+  // The run it will be compared with once installed, if any.
+  std::optional<trace::RunInfo> other;
+  if (baseline && s.current) other = s.current->info;
+  if (!baseline && s.baseline) other = s.baseline->info;
+  s.load.result = std::async(std::launch::async, [services = s.services, path = s.db_path, run_id, other, baseline,
                                                   progress = s.load.progress] {
-    return load_run(services, path, run_id, *progress);
+    return load_run(services, path, run_id, other, baseline, *progress);
   });
   info(s, fmt::format("loading run {}...", run_id));
 }
@@ -134,11 +157,17 @@ void fit_all(AppState& s) {
   s.viewport = fit_range(e.start_ns, e.end_ns);
 }
 
-// core's comparison needs whole events (it groups launches by correlation):
-// both runs are read again for it and dropped once it is made.
+// The loader's comparison when it made one for this pair (precompare), else
+// one made here the same way: both runs read whole again, then dropped.
 void update_comparison(AppState& s) {
   s.comparison.reset();
   if (!s.current || !s.baseline) return;
+  const std::pair<int64_t, int64_t> pair{s.baseline->info.id, s.current->info.id};
+  for (LoadedRun* run : {s.baseline.get(), s.current.get()}) {
+    if (run->comparison && run->compared == pair) s.comparison = run->comparison;
+    run->comparison.reset();
+  }
+  if (s.comparison) return;
   if (!s.store) return fail(s, "no database is open to compare runs from");
   Result<trace::Trace> base = s.store->load_trace(s.baseline->info.id);
   if (!base) return fail(s, base.status().message());
