@@ -1,8 +1,8 @@
 #include "core/trace/store/event_chunk.h"
 
-#include "core/trace/store/chunk_decoder.h"
-
 #include <cstdint>
+
+#include "core/trace/store/chunk_decoder.h"
 
 namespace sl::trace::store {
 namespace {
