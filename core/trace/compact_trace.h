@@ -44,9 +44,11 @@ class EventColumns {
   // load_event_extras name); kNoSeq when it does not fit 32 bits.
   uint32_t seq(size_t i) const { return seq_[i]; }
   const std::vector<uint32_t>& seqs() const { return seq_; }
+  static constexpr size_t kMaxTracks = size_t{1} << 24;
+  size_t track_count() const { return tracks_.size(); }  // beyond kMaxTracks, track ids wrap
 
   void reserve(size_t n);
-  // At most 2^24 tracks (a store's tracks are far fewer: each holds chunks).
+  // At most kMaxTracks tracks (a store's are far fewer: each holds chunks).
   void push_back(const Event& e, int64_t seq);
   // Drops events from position n on (a chunk that failed to decode).
   void truncate(size_t n);

@@ -115,6 +115,9 @@ Result<CompactTrace> SqliteTraceStore::load_compact(int64_t run_id) {
   if (trace.events.size() >= SeqIndex::kNone) {
     return invalid_input(fmt::format("{}: run {} holds more than 2^32 events", db_.path(), run_id));
   }
+  if (trace.events.track_count() > EventColumns::kMaxTracks) {
+    return invalid_input(fmt::format("{}: run {} has more than 2^24 (device, stream) tracks", db_.path(), run_id));
+  }
   sort_compact(&trace.events);
   SL_RETURN_IF_ERROR(resolve_compact_strings(&trace));
   int64_t dangling = 0;
