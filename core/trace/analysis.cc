@@ -1,5 +1,7 @@
 #include "core/trace/analysis.h"
 
+#include "core/trace/compact_trace.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -161,42 +163,16 @@ CriticalPath critical_path(const Trace& trace) {
   });
 }
 
-CriticalPath walk_critical_path(const std::vector<Event>& ev,
-                                const std::function<void(uint32_t, const std::function<void(uint32_t)>&)>& predecessors) {
-  CriticalPath path;
-  if (ev.empty()) return path;
-  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
-  uint32_t cur = 0;
-  for (uint32_t i = 1; i < ev.size(); ++i) {
-    if (ev[i].end_ns > ev[cur].end_ns) cur = i;
-  }
-  std::vector<bool> seen(ev.size(), false);
-  while (cur != kNone && !seen[cur]) {
-    seen[cur] = true;
-    path.events.push_back(cur);
-    path.busy_ns = saturating_add(path.busy_ns, ev[cur].duration_ns());
-    uint32_t best = kNone;
-    predecessors(cur, [&](uint32_t p) {
-      // A predecessor must not end after the event it precedes ends (guards
-      // against cycles in malformed edge lists).
-      if (p >= ev.size() || seen[p] || ev[p].end_ns > ev[cur].end_ns) return;
-      if (best == kNone || ev[p].end_ns > ev[best].end_ns) best = p;
-    });
-    cur = best;
-  }
-  std::reverse(path.events.begin(), path.events.end());
-  path.start_ns = ev[path.events.front()].start_ns;
-  path.end_ns = ev[path.events.back()].end_ns;
-  return path;
-}
+namespace {
 
-std::vector<KernelStats> kernel_statistics(const Trace& trace) {
+template <typename AnyTrace>
+std::vector<KernelStats> kernel_statistics_of(const AnyTrace& trace) {
   struct Acc {
     KernelStats stats;
     double m2 = 0.0;  // Welford: sum of squared deviations from the running mean
   };
   std::unordered_map<uint32_t, Acc> by_name;
-  for (const Event& e : trace.events) {
+  for (const auto& e : trace.events) {
     auto [it, inserted] = by_name.try_emplace(e.name);
     KernelStats& s = it->second.stats;
     int64_t d = e.duration_ns();
@@ -227,5 +203,10 @@ std::vector<KernelStats> kernel_statistics(const Trace& trace) {
   });
   return out;
 }
+
+}  // namespace
+
+std::vector<KernelStats> kernel_statistics(const Trace& trace) { return kernel_statistics_of(trace); }
+std::vector<KernelStats> kernel_statistics(const CompactTrace& trace) { return kernel_statistics_of(trace); }
 
 }  // namespace sl::trace

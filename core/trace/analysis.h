@@ -3,8 +3,10 @@
 // compute/communication overlap, critical path, per-kernel statistics.
 // Used by `show`, `compare`, the GUI's statistics panel and calibration.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +14,8 @@
 #include "core/trace/trace.h"
 
 namespace sl::trace {
+
+struct CompactTrace;  // compact_trace.h
 
 // Length of the union of half-open intervals [start, end); empty or
 // inverted intervals count nothing. The vector is sorted in place.
@@ -67,10 +71,39 @@ CriticalPath critical_path(const Trace& trace);
 // predecessor structures (the GUI's compact track index): from the event
 // that ends last, step to the candidate ending latest (the first on ties)
 // among those `predecessors(cur, consider)` passes to `consider`, skipping
-// any seen or ending after `cur`.
-CriticalPath walk_critical_path(const std::vector<Event>& events,
+// any seen or ending after `cur`. `Events` is std::vector<Event> or a
+// compact trace's EventColumns (anything with size() and operator[] giving
+// start_ns, end_ns and duration_ns()).
+template <typename Events>
+CriticalPath walk_critical_path(const Events& ev,
                                 const std::function<void(uint32_t cur, const std::function<void(uint32_t)>& consider)>&
-                                    predecessors);
+                                    predecessors) {
+  CriticalPath path;
+  if (ev.empty()) return path;
+  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+  uint32_t cur = 0;
+  for (uint32_t i = 1; i < ev.size(); ++i) {
+    if (ev[i].end_ns > ev[cur].end_ns) cur = i;
+  }
+  std::vector<bool> seen(ev.size(), false);
+  while (cur != kNone && !seen[cur]) {
+    seen[cur] = true;
+    path.events.push_back(cur);
+    path.busy_ns = saturating_add(path.busy_ns, ev[cur].duration_ns());
+    uint32_t best = kNone;
+    predecessors(cur, [&](uint32_t p) {
+      // A predecessor must not end after the event it precedes ends (guards
+      // against cycles in malformed edge lists).
+      if (p >= ev.size() || seen[p] || ev[p].end_ns > ev[cur].end_ns) return;
+      if (best == kNone || ev[p].end_ns > ev[best].end_ns) best = p;
+    });
+    cur = best;
+  }
+  std::reverse(path.events.begin(), path.events.end());
+  path.start_ns = ev[path.events.front()].start_ns;
+  path.end_ns = ev[path.events.back()].end_ns;
+  return path;
+}
 
 struct KernelStats {
   std::string name;
@@ -84,5 +117,6 @@ struct KernelStats {
 };
 // Per event name, sorted by total time (largest first), then name.
 std::vector<KernelStats> kernel_statistics(const Trace& trace);
+std::vector<KernelStats> kernel_statistics(const CompactTrace& trace);  // the same over a compact trace
 
 }  // namespace sl::trace

@@ -14,6 +14,7 @@
 #include "core/trace/store/trace_store.h"
 #include "core/trace/trace.h"
 #include "tests/common/test_support.h"
+#include "tests/gui/compact_shims.h"
 
 namespace sl::gui::testing {
 

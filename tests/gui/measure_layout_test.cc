@@ -86,9 +86,10 @@ TEST(Labels, LinkedRunsAreLabelledByInstruction) {
   trace::Trace t;
   add_event(t, 0, 0, EventKind::kGemm, "nvjet_hsh_128x256", "dot.3", 0, 100);
   add_event(t, 0, 0, EventKind::kOther, "stream_executor::gpu::DelayKernel", "", 200, 300);
-  EXPECT_EQ(label_text(t, t.events[0], true), "dot.3");
-  EXPECT_EQ(label_text(t, t.events[0], false), "nvjet_hsh_128x256");
-  EXPECT_EQ(label_text(t, t.events[1], true), "stream_executor::gpu::DelayKernel");  // no instruction: its name
+  const trace::CompactTrace c = trace::compact_trace(t);
+  EXPECT_EQ(label_text(c, c.events[0], true), "dot.3");
+  EXPECT_EQ(label_text(c, c.events[0], false), "nvjet_hsh_128x256");
+  EXPECT_EQ(label_text(c, c.events[1], true), "stream_executor::gpu::DelayKernel");  // no instruction: its name
 }
 
 // The reproduction: a block of a capture drawn as memset although
@@ -185,6 +186,26 @@ TEST(KernelTable, RowsCarryCountTotalShareMedianMinMaxAndLongestCall) {
   EXPECT_EQ(rows[1].median_ns, 50);  // lower median of an even count
   EXPECT_EQ(rows[1].kind, EventKind::kCopy);
   EXPECT_EQ(rows[1].longest_event, 4);
+}
+
+// Durations are kept in 32 bits for the median unless a name has a longer
+// one (over 4.29 s): both widths give the exact lower median.
+TEST(KernelTable, MediansOfLongAndShortDurationsAreExact) {
+  trace::Trace t;
+  const int64_t s = 1000000000;  // 1 s
+  add_event(t, 0, 0, EventKind::kGemm, "long", "", 0, 5 * s);
+  add_event(t, 0, 0, EventKind::kGemm, "long", "", 5 * s, 7 * s);
+  add_event(t, 0, 0, EventKind::kGemm, "long", "", 7 * s, 13 * s);
+  add_event(t, 0, 1, EventKind::kGemm, "short", "", 0, 4 * s);
+  add_event(t, 0, 1, EventKind::kGemm, "short", "", 4 * s, 4 * s + 7);
+  std::vector<KernelRow> rows = kernel_table(t);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].name, "long");
+  EXPECT_EQ(rows[0].median_ns, 5 * s);
+  EXPECT_EQ(rows[0].max_ns, 6 * s);
+  EXPECT_EQ(rows[1].name, "short");
+  EXPECT_EQ(rows[1].median_ns, 7);
+  EXPECT_EQ(rows[1].max_ns, 4 * s);
 }
 
 TEST(KernelTable, SortsByEveryColumnBothWays) {

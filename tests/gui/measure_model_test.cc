@@ -27,7 +27,7 @@ class MeasureModelTest : public ::testing::Test {
     wait_for_job(state_);
     ASSERT_TRUE(state_.has_run()) << state_.message.text;
   }
-  const trace::Trace& trace() const { return state_.current->trace; }
+  const trace::CompactTrace& trace() const { return state_.current->trace; }
   std::string selected_name() const {
     return trace().name_of(trace().events[static_cast<size_t>(state_.selected)]);
   }

@@ -225,6 +225,23 @@ TEST_F(ModelTest, CompareFlagsChangedInstructions) {
   ASSERT_TRUE(state_.comparing()) << state_.message.text;
   EXPECT_EQ(state_.comparison->changed_count, 1);
   EXPECT_EQ(state_.comparison->current_changed[2], 1);
+  // Made on the loader from the whole traces, taken over by the state.
+  EXPECT_EQ(state_.baseline->comparison, nullptr);
+  EXPECT_EQ(state_.current->comparison, nullptr);
+  auto store = trace::TraceStore::open(db_, trace::TraceStore::Mode::kReadOnly);
+  ASSERT_TRUE(store.is_ok());
+  auto base = (*store)->load_trace(run_);
+  auto current = (*store)->load_trace(second);
+  ASSERT_TRUE(base.is_ok() && current.is_ok());
+  const Comparison direct = compare_for_view(state_.baseline->info, *base, state_.current->info, *current);
+  EXPECT_EQ(state_.comparison->base_event, direct.base_event);
+  EXPECT_EQ(state_.comparison->current_event, direct.current_event);
+  EXPECT_EQ(state_.comparison->changed, direct.changed);
+  // Opening another current run while comparing compares it with the baseline too.
+  apply(state_, OpenRun{second});
+  wait_for_job(state_);
+  ASSERT_TRUE(state_.comparing()) << state_.message.text;
+  EXPECT_EQ(state_.comparison->changed_count, 1);
   apply(state_, CloseCompare{});
   EXPECT_FALSE(state_.comparing());
 }

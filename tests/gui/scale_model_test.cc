@@ -58,7 +58,8 @@ trace::Trace random_trace(size_t n, bool shuffle, uint64_t seed = 7) {
 }
 
 // Positions of track `t` in the naive order: its events sorted by (start, index).
-std::vector<uint32_t> naive_order(const trace::Trace& trace, const Track& t) {
+template <typename AnyTrace>
+std::vector<uint32_t> naive_order(const AnyTrace& trace, const Track& t) {
   std::vector<uint32_t> out;
   for (uint32_t i = 0; i < trace.events.size(); ++i) {
     if (trace.events[i].device == t.device && trace.events[i].stream == t.stream) out.push_back(i);
@@ -68,7 +69,8 @@ std::vector<uint32_t> naive_order(const trace::Trace& trace, const Track& t) {
   return out;
 }
 
-void expect_index_matches_naive(const trace::Trace& trace, const TraceIndex& idx) {
+template <typename AnyTrace>
+void expect_index_matches_naive(const AnyTrace& trace, const TraceIndex& idx) {
   size_t total = 0;
   for (uint32_t t = 0; t < idx.tracks.size(); ++t) {
     const Track& track = idx.tracks[t];
@@ -77,7 +79,7 @@ void expect_index_matches_naive(const trace::Trace& trace, const TraceIndex& idx
     total += order.size();
     int64_t max_end = INT64_MIN;
     for (size_t p = 0; p < order.size(); ++p) {
-      const trace::Event& e = trace.events[order[p]];
+      const auto& e = trace.events[order[p]];
       ASSERT_EQ(track.event(p), order[p]) << "track " << t << " position " << p;
       EXPECT_EQ(idx.track_of(order[p]), t);
       EXPECT_EQ(idx.pos_of(order[p]), p);
@@ -94,7 +96,7 @@ void expect_index_matches_naive(const trace::Trace& trace, const TraceIndex& idx
       int64_t fast[kKinds], naive[kKinds] = {};
       kind_time(trace, track, a, b, fast);
       for (size_t p = a; p < b; ++p) {
-        const trace::Event& e = trace.events[order[p]];
+        const auto& e = trace.events[order[p]];
         naive[static_cast<size_t>(e.kind)] += std::max<int64_t>(0, e.end_ns - e.start_ns);
       }
       for (size_t kk = 0; kk < kKinds; ++kk) EXPECT_EQ(fast[kk], naive[kk]) << "positions " << a << ".." << b;
@@ -115,7 +117,7 @@ void expect_index_matches_naive(const trace::Trace& trace, const TraceIndex& idx
       int64_t t0 = static_cast<int64_t>(rng() % 400000), t1 = t0 + static_cast<int64_t>(rng() % 20000);
       PosRange r = visible_range(trace, track, t0, t1);
       for (size_t p = 0; p < order.size(); ++p) {
-        const trace::Event& e = trace.events[order[p]];
+        const auto& e = trace.events[order[p]];
         if (e.start_ns <= t1 && std::max(e.start_ns, e.end_ns) >= t0) {
           EXPECT_TRUE(p >= r.first && p < r.last) << "event " << order[p] << " missing from " << t0 << ".." << t1;
         }
@@ -123,7 +125,7 @@ void expect_index_matches_naive(const trace::Trace& trace, const TraceIndex& idx
       // A hit inside an event returns an event that covers the time.
       int64_t h = hit_test(trace, track, t0, 0);
       if (h >= 0) {
-        const trace::Event& e = trace.events[static_cast<size_t>(h)];
+        const auto& e = trace.events[static_cast<size_t>(h)];
         EXPECT_TRUE(e.start_ns <= t0 && std::max(e.start_ns, e.end_ns) >= t0);
       }
     }
@@ -273,7 +275,8 @@ TEST(ScaleStats, IndexedAnalysisEqualsCore) {
 }
 
 // Loaded through the model from a store: grouped, so no per-event tables,
-// and every field of every event as saved.
+// and every field of every event as saved: bytes, flops and correlation
+// read from the store on demand (event_extras), the rest held.
 TEST(ScaleModel, LoadedRunKeepsEveryFieldAndIndexesAsSpans) {
   ScratchDir dir;
   const std::string db = dir.file("scale.db");
@@ -285,14 +288,14 @@ TEST(ScaleModel, LoadedRunKeepsEveryFieldAndIndexesAsSpans) {
   apply(state, OpenRun{run});
   wait_for_job(state);
   ASSERT_TRUE(state.has_run()) << state.message.text;
-  const trace::Trace& loaded = state.current->trace;
+  const trace::CompactTrace& loaded = state.current->trace;
   ASSERT_EQ(loaded.events.size(), saved.events.size());
   EXPECT_TRUE(state.current->index.track_table_.empty());
   // The store returns (device, stream, start) order; saved is already in it
   // except for equal starts, which keep their order.
   for (size_t i = 0; i < saved.events.size(); ++i) {
     const trace::Event& a = saved.events[i];
-    const trace::Event& b = loaded.events[i];
+    const trace::EventRef b = loaded.events[i];
     ASSERT_EQ(a.device, b.device) << i;
     EXPECT_EQ(a.stream, b.stream);
     EXPECT_EQ(a.stream_kind, b.stream_kind);
@@ -301,10 +304,12 @@ TEST(ScaleModel, LoadedRunKeepsEveryFieldAndIndexesAsSpans) {
     EXPECT_EQ(saved.instruction_of(a), loaded.instruction_of(b));
     EXPECT_EQ(a.start_ns, b.start_ns);
     EXPECT_EQ(a.end_ns, b.end_ns);
-    EXPECT_EQ(a.bytes, b.bytes);
-    EXPECT_EQ(a.flops, b.flops);
-    EXPECT_EQ(a.correlation, b.correlation);
     EXPECT_EQ(a.iteration, b.iteration);
+    const auto extras = event_extras(state, *state.current, static_cast<uint32_t>(i));
+    ASSERT_TRUE(extras.has_value()) << i;
+    EXPECT_EQ(a.bytes, extras->bytes);
+    EXPECT_EQ(a.flops, extras->flops);
+    EXPECT_EQ(a.correlation, extras->correlation);
   }
   ASSERT_EQ(loaded.dependencies.size(), saved.dependencies.size());
   expect_index_matches_naive(loaded, state.current->index);

@@ -16,6 +16,7 @@
 #include "core/trace/store/nsys_import.h"
 #include "core/trace/store/timeline_sort.h"
 #include "core/trace/store/trace_store.h"
+#include "tests/trace/compact_check.h"
 #include "tests/trace/trace_test_util.h"
 
 namespace sl::trace {
@@ -69,7 +70,10 @@ void expect_loads_in_bounded_memory(const std::string& path, size_t expected_eve
     if (!store) _exit(2);
     auto trace = (*store)->load_trace(1);
     if (!trace) _exit(3);
-    _exit(trace->events.size() == expected_events ? 0 : 4);
+    if (trace->events.size() != expected_events) _exit(4);
+    auto compact = (*store)->load_compact(1);
+    if (!compact) _exit(5);
+    _exit(compact->events.size() == expected_events ? 0 : 6);
   }
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
@@ -101,6 +105,33 @@ TEST(StoreHardening, ASequenceNumberNear2To32SizesNothing) {
   ASSERT_TRUE(trace.is_ok()) << trace.status().message();
   ASSERT_EQ(trace->dependencies.size(), 1u);
   EXPECT_EQ(trace->events[trace->dependencies[0].to].start_ns, 5);
+  testing::expect_compact_matches(**store, 1);
+}
+
+// Damage both read paths count alike: a chunk that does not decode, a
+// string the database lacks, an edge to an event that is not stored.
+TEST(StoreHardening, CompactLoadCountsDamageAsLoadTraceDoes) {
+  ScratchDir dir;
+  std::string path = dir.file("damaged.db");
+  Trace t = synthetic_trace(6000);
+  for (uint32_t i = 0; i + 5 < t.events.size(); i += 5) t.dependencies.push_back({i, i + 5});
+  save(path, t);
+  run_sql(path,
+          "UPDATE event_chunks SET data = substr(data, 1, 40) WHERE rowid = (SELECT MIN(rowid) FROM event_chunks);"
+          "DELETE FROM strings WHERE value = 'copy';"
+          "INSERT INTO dependencies (run_id, from_seq, to_seq) VALUES (1, 1, 99999999)");
+  auto store = TraceStore::open(path, TraceStore::Mode::kReadOnly);
+  ASSERT_TRUE(store.is_ok());
+  auto compact = (*store)->load_compact(1);
+  ASSERT_TRUE(compact.is_ok()) << compact.status().message();
+  std::vector<std::string> names;
+  for (const Counter& c : compact->counters) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"store_corrupt_chunk", "store_missing_string",
+                                             "store_dangling_dependency"}));
+  EXPECT_LT(compact->events.size(), t.events.size());
+  testing::expect_compact_matches(**store, 1);
+  auto missing = (*store)->load_event_extras(1, 0, 0, 99999999);
+  EXPECT_EQ(missing.status().code(), ErrorCode::kNotFound);
 }
 
 TEST(StoreHardening, SeqIndexFindsSparseAndDenseSeqs) {
@@ -114,6 +145,16 @@ TEST(StoreHardening, SeqIndexFindsSparseAndDenseSeqs) {
   EXPECT_EQ(sparse.find(-5), 2u);
   EXPECT_EQ(sparse.find(7), 0u);
   EXPECT_EQ(sparse.find(8), store::SeqIndex::kNone);
+  // A compact trace's 32-bit seqs, with one event that has none.
+  store::SeqIndex narrow(std::vector<uint32_t>{2, EventColumns::kNoSeq, 0}, EventColumns::kNoSeq);
+  EXPECT_EQ(narrow.find(0), 2u);
+  EXPECT_EQ(narrow.find(2), 0u);
+  EXPECT_EQ(narrow.find(1), store::SeqIndex::kNone);
+  EXPECT_EQ(narrow.find(EventColumns::kNoSeq), store::SeqIndex::kNone);
+  store::SeqIndex narrow_sparse(std::vector<uint32_t>{4294967000u, 3}, EventColumns::kNoSeq);
+  EXPECT_EQ(narrow_sparse.find(4294967000), 0u);
+  EXPECT_EQ(narrow_sparse.find(3), 1u);
+  EXPECT_EQ(narrow_sparse.find(4), store::SeqIndex::kNone);
 }
 
 TEST(StoreHardening, SortTimelineOrdersByTrackStartThenSeq) {

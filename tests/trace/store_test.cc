@@ -13,12 +13,14 @@
 
 #include "core/trace/store/schema.h"
 #include "core/trace/store/trace_store.h"
+#include "tests/trace/compact_check.h"
 #include "tests/trace/trace_test_util.h"
 
 namespace sl::trace {
 namespace {
 
 using testing::add_event;
+using testing::expect_compact_matches;
 using testing::read_bytes;
 using testing::ScratchDir;
 using testing::synthetic_trace;
@@ -109,6 +111,7 @@ TEST(StoreTest, RoundTripKeepsEveryFieldEdgeCounterAndAssignment) {
   ASSERT_EQ(loaded->counters.size(), 1u);
   EXPECT_EQ(loaded->counters[0].name, "kernels_without_instruction");
   EXPECT_EQ(loaded->counters[0].value, 3);
+  expect_compact_matches(*store, run_id);
 
   auto text = store->program_text(run_id);
   ASSERT_TRUE(text.is_ok());
@@ -285,6 +288,7 @@ TEST(StoreTest, AppendsOverlappingInTimeLoadInTimelineOrder) {
   ASSERT_EQ(t->dependencies.size(), 1u);
   EXPECT_EQ(t->name_of(t->events[t->dependencies[0].from]), "early");
   EXPECT_EQ(t->name_of(t->events[t->dependencies[0].to]), "later");
+  expect_compact_matches(*store, *run);
 }
 
 // Schema version 1 kept one `events` row per event. Such files open read-only
@@ -318,6 +322,7 @@ TEST(StoreTest, SchemaVersion1FilesStayReadableAndUpgradeWhenWritten) {
     EXPECT_EQ(t->events[0].iteration, 1);
     EXPECT_EQ(t->name_of(t->events[1]), "k_b");
     EXPECT_EQ(t->events[1].correlation, 10);
+    expect_compact_matches(*store, run);
   }
   EXPECT_EQ(before, read_bytes(path));
 
@@ -335,6 +340,7 @@ TEST(StoreTest, SchemaVersion1FilesStayReadableAndUpgradeWhenWritten) {
   ASSERT_EQ(t->dependencies.size(), 1u);
   EXPECT_EQ(t->dependencies[0].from, 0u);
   EXPECT_EQ(t->dependencies[0].to, 1u);
+  expect_compact_matches(*store, run);  // version 1 rows and chunks together
   store.reset();
   run_sql(path, "PRAGMA wal_checkpoint(TRUNCATE);");
   sqlite3* db = nullptr;

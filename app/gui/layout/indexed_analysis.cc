@@ -18,8 +18,8 @@ using trace::saturating_sub;
 // time order: a k-way merge of the tracks' start-sorted positions.
 class UnionStream {
  public:
-  using Want = bool (*)(const trace::Event&);
-  UnionStream(const trace::Trace& trace, const TraceIndex& index, const std::vector<uint32_t>& tracks, Want want)
+  using Want = bool (*)(const trace::EventRef&);
+  UnionStream(const trace::CompactTrace& trace, const TraceIndex& index, const std::vector<uint32_t>& tracks, Want want)
       : trace_(trace), index_(index), want_(want) {
     for (uint32_t t : tracks) push_next(t, 0);
   }
@@ -48,7 +48,7 @@ class UnionStream {
   void push_next(uint32_t t, size_t pos) {
     const Track& track = index_.tracks[t];
     for (; pos < track.size(); ++pos) {
-      const trace::Event& e = trace_.events[track.event(pos)];
+      const trace::EventRef& e = trace_.events[track.event(pos)];
       const int64_t start = start_at(trace_, track, pos), end = end_at(trace_, track, pos);
       if (end > start && want_(e)) {
         heap_.push({start, end, t, pos});
@@ -62,13 +62,21 @@ class UnionStream {
     push_next(c.track, c.pos + 1);
     return c;
   }
-  const trace::Trace& trace_;
+  const trace::CompactTrace& trace_;
   const TraceIndex& index_;
   Want want_;
   std::priority_queue<Cursor, std::vector<Cursor>, std::greater<>> heap_;
 };
 
-bool any_event(const trace::Event&) { return true; }
+bool any_event(const trace::EventRef&) { return true; }
+// core/trace/analysis.h's is_compute_event / is_communication_event on a compact event.
+bool is_compute(const trace::EventRef& e) {
+  trace::Event full;
+  full.kind = e.kind;
+  full.stream_kind = e.stream_kind;
+  return trace::is_compute_event(full);
+}
+bool is_communication(const trace::EventRef& e) { return e.kind == trace::EventKind::kCollective; }
 
 // Total length of a stream's intervals and of its intersection with another's.
 int64_t total(UnionStream& u) {
@@ -95,7 +103,7 @@ int64_t intersection(UnionStream& a, UnionStream& b) {
 // The event before `pos` on its stream in core's order, (start, end, index),
 // or kNone: the index orders equal starts by index alone, so only a group of
 // equal starts (nearly always one event) is looked at.
-uint32_t stream_prev(const trace::Trace& trace, const Track& track, size_t pos, uint32_t none) {
+uint32_t stream_prev(const trace::CompactTrace& trace, const Track& track, size_t pos, uint32_t none) {
   const auto& ev = trace.events;
   auto key = [&](size_t p) {
     const uint32_t e = track.event(p);
@@ -122,7 +130,7 @@ uint32_t stream_prev(const trace::Trace& trace, const Track& track, size_t pos, 
 
 }  // namespace
 
-std::vector<trace::StreamBusy> indexed_stream_busy(const trace::Trace& trace, const TraceIndex& index) {
+std::vector<trace::StreamBusy> indexed_stream_busy(const trace::CompactTrace& trace, const TraceIndex& index) {
   std::vector<trace::StreamBusy> out;
   for (uint32_t t = 0; t < index.tracks.size(); ++t) {
     const Track& track = index.tracks[t];
@@ -138,20 +146,20 @@ std::vector<trace::StreamBusy> indexed_stream_busy(const trace::Trace& trace, co
   return out;
 }
 
-trace::OverlapReport indexed_overlap(const trace::Trace& trace, const TraceIndex& index) {
+trace::OverlapReport indexed_overlap(const trace::CompactTrace& trace, const TraceIndex& index) {
   std::map<int32_t, std::vector<uint32_t>> by_device;
   for (uint32_t t = 0; t < index.tracks.size(); ++t) by_device[index.tracks[t].device].push_back(t);
   trace::OverlapReport report;
   for (const auto& [device, tracks] : by_device) {
-    UnionStream compute(trace, index, tracks, trace::is_compute_event);
-    UnionStream comm(trace, index, tracks, trace::is_communication_event);
+    UnionStream compute(trace, index, tracks, is_compute);
+    UnionStream comm(trace, index, tracks, is_communication);
     // Core lists a device only when it has a compute or communication event.
     bool listed = false;
     for (uint32_t t : tracks) {
       const Track& track = index.tracks[t];
       for (size_t p = 0; p < track.size() && !listed; ++p) {
-        const trace::Event& e = trace.events[track.event(p)];
-        listed = trace::is_compute_event(e) || trace::is_communication_event(e);
+        const trace::EventRef& e = trace.events[track.event(p)];
+        listed = is_compute(e) || is_communication(e);
       }
     }
     if (!listed) continue;
@@ -159,8 +167,8 @@ trace::OverlapReport indexed_overlap(const trace::Trace& trace, const TraceIndex
     d.device = device;
     d.compute_ns = total(compute);
     d.communication_ns = total(comm);
-    UnionStream a(trace, index, tracks, trace::is_compute_event);
-    UnionStream b(trace, index, tracks, trace::is_communication_event);
+    UnionStream a(trace, index, tracks, is_compute);
+    UnionStream b(trace, index, tracks, is_communication);
     d.overlap_ns = intersection(a, b);
     d.ratio = d.communication_ns > 0 ? static_cast<double>(d.overlap_ns) / static_cast<double>(d.communication_ns)
                                      : 0.0;
@@ -175,7 +183,7 @@ trace::OverlapReport indexed_overlap(const trace::Trace& trace, const TraceIndex
   return report;
 }
 
-trace::CriticalPath indexed_critical_path(const trace::Trace& trace, const TraceIndex& index) {
+trace::CriticalPath indexed_critical_path(const trace::CompactTrace& trace, const TraceIndex& index) {
   constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
   return trace::walk_critical_path(trace.events, [&](uint32_t cur, const std::function<void(uint32_t)>& consider) {
     // Waits first, in the order they were recorded, then the previous event

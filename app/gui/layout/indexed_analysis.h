@@ -9,12 +9,12 @@
 
 #include "app/gui/layout/track_index.h"
 #include "core/trace/analysis.h"
-#include "core/trace/trace.h"
+#include "core/trace/compact_trace.h"
 
 namespace sl::gui {
 
-std::vector<trace::StreamBusy> indexed_stream_busy(const trace::Trace& trace, const TraceIndex& index);
-trace::OverlapReport indexed_overlap(const trace::Trace& trace, const TraceIndex& index);
-trace::CriticalPath indexed_critical_path(const trace::Trace& trace, const TraceIndex& index);
+std::vector<trace::StreamBusy> indexed_stream_busy(const trace::CompactTrace& trace, const TraceIndex& index);
+trace::OverlapReport indexed_overlap(const trace::CompactTrace& trace, const TraceIndex& index);
+trace::CriticalPath indexed_critical_path(const trace::CompactTrace& trace, const TraceIndex& index);
 
 }  // namespace sl::gui

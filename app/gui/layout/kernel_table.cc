@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <map>
 #include <queue>
 #include <unordered_map>
@@ -19,29 +20,46 @@ size_t dominant(const std::array<int64_t, kKinds>& by_kind, size_t fallback) {
   return best;
 }
 
-bool in_range(const trace::Event& e, int64_t t0, int64_t t1) { return e.start_ns >= t0 && e.start_ns < t1; }
+template <typename T>
+int64_t lower_median(std::vector<T>& values) {
+  auto mid = values.begin() + static_cast<std::ptrdiff_t>((values.size() - 1) / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  return static_cast<int64_t>(*mid);
+}
+
+bool in_range(const trace::EventRef& e, int64_t t0, int64_t t1) { return e.start_ns >= t0 && e.start_ns < t1; }
 
 }  // namespace
 
-std::vector<KernelRow> kernel_table(const trace::Trace& trace, int64_t t0, int64_t t1) {
+std::vector<KernelRow> kernel_table(const trace::CompactTrace& trace, int64_t t0, int64_t t1) {
   struct Acc {
     KernelRow row;
-    std::vector<int64_t> durations;
+    // Kept for the median: 32 bits each unless a duration of this name needs more.
+    std::vector<uint32_t> narrow;
+    std::vector<int64_t> wide;
     std::array<int64_t, kKinds> by_kind{};
   };
   std::unordered_map<uint32_t, Acc> by_name;
-  // Counted first so each name's durations (kept for the median) are
-  // allocated once at their size: growing them doubled the peak.
-  for (const trace::Event& e : trace.events) {
-    if (in_range(e, t0, t1)) ++by_name[e.name].row.count;
+  // Counted first so each name's durations are allocated once at their
+  // size (growing them doubled the peak), and their width known.
+  for (const trace::EventRef& e : trace.events) {
+    if (!in_range(e, t0, t1)) continue;
+    Acc& a = by_name[e.name];
+    ++a.row.count;
+    a.row.max_ns = std::max(a.row.max_ns, e.duration_ns());
   }
   for (auto& [id, a] : by_name) {
-    a.durations.reserve(static_cast<size_t>(a.row.count));
+    if (a.row.max_ns <= static_cast<int64_t>(UINT32_MAX)) {
+      a.narrow.reserve(static_cast<size_t>(a.row.count));
+    } else {
+      a.wide.reserve(static_cast<size_t>(a.row.count));
+    }
     a.row.count = 0;
+    a.row.max_ns = 0;
   }
   int64_t all = 0;
   for (size_t i = 0; i < trace.events.size(); ++i) {
-    const trace::Event& e = trace.events[i];
+    const trace::EventRef& e = trace.events[i];
     if (!in_range(e, t0, t1)) continue;
     Acc& a = by_name.find(e.name)->second;
     const int64_t d = std::max<int64_t>(0, e.duration_ns());
@@ -58,7 +76,11 @@ std::vector<KernelRow> kernel_table(const trace::Trace& trace, int64_t t0, int64
       a.row.longest_event = static_cast<int64_t>(i);
     }
     a.by_kind[static_cast<size_t>(e.kind)] += d;
-    a.durations.push_back(d);
+    if (a.wide.capacity() > 0) {
+      a.wide.push_back(d);
+    } else {
+      a.narrow.push_back(static_cast<uint32_t>(d));
+    }
     all = trace::saturating_add(all, d);
   }
   std::vector<KernelRow> rows;
@@ -66,9 +88,7 @@ std::vector<KernelRow> kernel_table(const trace::Trace& trace, int64_t t0, int64
   for (auto& [id, a] : by_name) {
     KernelRow r = std::move(a.row);
     r.mean_ns = static_cast<double>(r.total_ns) / static_cast<double>(r.count);
-    auto mid = a.durations.begin() + static_cast<std::ptrdiff_t>((a.durations.size() - 1) / 2);
-    std::nth_element(a.durations.begin(), mid, a.durations.end());
-    r.median_ns = *mid;
+    r.median_ns = a.wide.empty() ? lower_median(a.narrow) : lower_median(a.wide);
     r.share = all > 0 ? static_cast<double>(r.total_ns) / static_cast<double>(all) : 0.0;
     r.kind = static_cast<trace::EventKind>(dominant(a.by_kind, static_cast<size_t>(r.kind)));
     rows.push_back(std::move(r));
@@ -101,12 +121,12 @@ void sort_kernel_rows(std::vector<KernelRow>& rows, KernelColumn column, bool as
   });
 }
 
-std::vector<uint32_t> longest_events(const trace::Trace& trace, size_t n, int64_t t0, int64_t t1) {
+std::vector<uint32_t> longest_events(const trace::CompactTrace& trace, size_t n, int64_t t0, int64_t t1) {
   if (n == 0) return {};
   // Longer first; among equals the earlier start, then the lower index.
   auto longer = [&](uint32_t a, uint32_t b) {
-    const trace::Event& x = trace.events[a];
-    const trace::Event& y = trace.events[b];
+    const trace::EventRef& x = trace.events[a];
+    const trace::EventRef& y = trace.events[b];
     if (x.duration_ns() != y.duration_ns()) return x.duration_ns() > y.duration_ns();
     if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
     return a < b;
@@ -133,7 +153,7 @@ std::vector<uint32_t> longest_events(const trace::Trace& trace, size_t n, int64_
   return out;
 }
 
-RangeStats range_stats(const trace::Trace& trace, int64_t t0, int64_t t1, size_t longest_n) {
+RangeStats range_stats(const trace::CompactTrace& trace, int64_t t0, int64_t t1, size_t longest_n) {
   RangeStats r;
   r.t0 = std::min(t0, t1);
   r.t1 = std::max(t0, t1);
@@ -146,9 +166,9 @@ RangeStats range_stats(const trace::Trace& trace, int64_t t0, int64_t t1, size_t
   return r;
 }
 
-std::vector<StepSpan> step_spans(const trace::Trace& trace) {
+std::vector<StepSpan> step_spans(const trace::CompactTrace& trace) {
   std::map<int32_t, StepSpan> steps;
-  for (const trace::Event& e : trace.events) {
+  for (const trace::EventRef& e : trace.events) {
     if (e.iteration < 0) continue;
     auto [it, inserted] = steps.try_emplace(e.iteration, StepSpan{e.iteration, e.start_ns, e.end_ns});
     it->second.start_ns = std::min(it->second.start_ns, e.start_ns);
@@ -161,7 +181,7 @@ std::vector<StepSpan> step_spans(const trace::Trace& trace) {
   return out;
 }
 
-Overview overview(const trace::Trace& trace, int64_t begin_ns, int64_t end_ns, size_t bins) {
+Overview overview(const trace::CompactTrace& trace, int64_t begin_ns, int64_t end_ns, size_t bins) {
   Overview o;
   o.begin_ns = begin_ns;
   o.end_ns = std::max(end_ns, begin_ns + 1);
@@ -173,7 +193,7 @@ Overview overview(const trace::Trace& trace, int64_t begin_ns, int64_t end_ns, s
     const double b = static_cast<double>(t - o.begin_ns) / bin_ns;
     return static_cast<size_t>(std::clamp(b, 0.0, static_cast<double>(bins - 1)));
   };
-  for (const trace::Event& e : trace.events) {
+  for (const trace::EventRef& e : trace.events) {
     const int64_t s = std::max(e.start_ns, o.begin_ns), t = std::min(e.end_ns, o.end_ns);
     if (t <= s) continue;
     // An event spread over the bins it covers, each getting its own part.

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/trace/trace.h"
+#include "core/trace/compact_trace.h"
 
 namespace sl::gui {
 
@@ -30,11 +30,11 @@ enum class KernelColumn { kName, kCount, kTotal, kShare, kMean, kMedian, kMin, k
 
 // Events whose start lies in [t0, t1) (the whole trace by default), per name,
 // sorted by total time, largest first.
-std::vector<KernelRow> kernel_table(const trace::Trace& trace, int64_t t0 = INT64_MIN, int64_t t1 = INT64_MAX);
+std::vector<KernelRow> kernel_table(const trace::CompactTrace& trace, int64_t t0 = INT64_MIN, int64_t t1 = INT64_MAX);
 void sort_kernel_rows(std::vector<KernelRow>& rows, KernelColumn column, bool ascending);
 
 // The `n` longest events starting in [t0, t1), longest first (ties: earlier first).
-std::vector<uint32_t> longest_events(const trace::Trace& trace, size_t n, int64_t t0 = INT64_MIN,
+std::vector<uint32_t> longest_events(const trace::CompactTrace& trace, size_t n, int64_t t0 = INT64_MIN,
                                      int64_t t1 = INT64_MAX);
 
 // A time range's statistics (a shift-drag in the timeline measures it).
@@ -45,7 +45,7 @@ struct RangeStats {
   std::vector<KernelRow> kernels;
   std::vector<uint32_t> longest;
 };
-RangeStats range_stats(const trace::Trace& trace, int64_t t0, int64_t t1, size_t longest_n = 50);
+RangeStats range_stats(const trace::CompactTrace& trace, int64_t t0, int64_t t1, size_t longest_n = 50);
 
 // The span of each step (Event::iteration >= 0) when the trace has two or
 // more: linked captures number their steps, --iterations runs their passes.
@@ -53,7 +53,7 @@ struct StepSpan {
   int32_t step = 0;
   int64_t start_ns = 0, end_ns = 0;
 };
-std::vector<StepSpan> step_spans(const trace::Trace& trace);
+std::vector<StepSpan> step_spans(const trace::CompactTrace& trace);
 
 // The whole run cut into `bins` equal time bins: busy time summed over all
 // tracks and the kind with the most time in each, for the overview strip.
@@ -66,6 +66,6 @@ struct Overview {
   int64_t max_busy_ns = 0;
   std::vector<OverviewBin> bins;
 };
-Overview overview(const trace::Trace& trace, int64_t begin_ns, int64_t end_ns, size_t bins = 1024);
+Overview overview(const trace::CompactTrace& trace, int64_t begin_ns, int64_t end_ns, size_t bins = 1024);
 
 }  // namespace sl::gui

@@ -7,9 +7,9 @@
 
 namespace sl::gui {
 
-TraceStats compute_stats(const trace::Trace& trace) { return compute_stats(trace, build_index(trace)); }
+TraceStats compute_stats(const trace::CompactTrace& trace) { return compute_stats(trace, build_index(trace)); }
 
-TraceStats compute_stats(const trace::Trace& trace, const TraceIndex& index) {
+TraceStats compute_stats(const trace::CompactTrace& trace, const TraceIndex& index) {
   TraceStats stats;
   stats.events = static_cast<int64_t>(trace.events.size());
   stats.makespan_ns = trace.makespan_ns();
@@ -22,7 +22,7 @@ TraceStats compute_stats(const trace::Trace& trace, const TraceIndex& index) {
   stats.longest = longest_events(trace, kLongestEvents);
   stats.steps = step_spans(trace);
   int64_t begin = INT64_MAX, end = INT64_MIN;
-  for (const trace::Event& e : trace.events) {
+  for (const trace::EventRef& e : trace.events) {
     begin = std::min(begin, e.start_ns);
     end = std::max(end, e.end_ns);
   }

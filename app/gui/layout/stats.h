@@ -10,7 +10,7 @@
 #include "app/gui/layout/kernel_table.h"
 #include "app/gui/layout/track_index.h"
 #include "core/trace/analysis.h"
-#include "core/trace/trace.h"
+#include "core/trace/compact_trace.h"
 
 namespace sl::gui {
 
@@ -34,7 +34,7 @@ constexpr size_t kLongestEvents = 200;
 
 // Busy time, overlap and the critical path come from the index (no copies of
 // the events: indexed_analysis.h); the overload without one builds it.
-TraceStats compute_stats(const trace::Trace& trace, const TraceIndex& index);
-TraceStats compute_stats(const trace::Trace& trace);
+TraceStats compute_stats(const trace::CompactTrace& trace, const TraceIndex& index);
+TraceStats compute_stats(const trace::CompactTrace& trace);
 
 }  // namespace sl::gui

@@ -30,7 +30,7 @@ std::string shorten_middle(const std::string& text, size_t keep) {
   return text.substr(0, head) + ".." + text.substr(tail_from);
 }
 
-const std::string& label_text(const trace::Trace& trace, const trace::Event& e, bool prefer_instruction) {
+const std::string& label_text(const trace::CompactTrace& trace, const trace::EventRef& e, bool prefer_instruction) {
   if (prefer_instruction && e.instruction != 0) return trace.instruction_of(e);
   return trace.name_of(e);
 }
@@ -40,7 +40,7 @@ namespace {
 // The kind with the most busy time among the block's events [p, q) and the
 // block's busy fraction, exact from the track's per-kind prefix sums:
 // O(kKindChunk) per block, however many events it holds.
-void weigh_block(const trace::Trace& trace, const Track& track, size_t p, size_t q, int64_t span_ns, DrawRect* r,
+void weigh_block(const trace::CompactTrace& trace, const Track& track, size_t p, size_t q, int64_t span_ns, DrawRect* r,
                  size_t* weighed) {
   int64_t by_kind[kKinds] = {};
   kind_time(trace, track, p, q, by_kind);
@@ -57,7 +57,7 @@ void weigh_block(const trace::Trace& trace, const Track& track, size_t p, size_t
 
 }  // namespace
 
-TrackDraw layout_track(const trace::Trace& trace, const TraceIndex& index, uint32_t track_id, const Viewport& view,
+TrackDraw layout_track(const trace::CompactTrace& trace, const TraceIndex& index, uint32_t track_id, const Viewport& view,
                        const LayoutOptions& options) {
   TrackDraw out;
   out.track = track_id;
@@ -138,7 +138,7 @@ TrackDraw layout_track(const trace::Trace& trace, const TraceIndex& index, uint3
   return out;
 }
 
-std::vector<TrackDraw> layout_timeline(const trace::Trace& trace, const TraceIndex& index, const Viewport& view,
+std::vector<TrackDraw> layout_timeline(const trace::CompactTrace& trace, const TraceIndex& index, const Viewport& view,
                                        const LayoutOptions& options) {
   std::vector<TrackDraw> out;
   out.reserve(index.tracks.size());

@@ -12,7 +12,7 @@
 
 #include "app/gui/layout/track_index.h"
 #include "app/gui/layout/viewport.h"
-#include "core/trace/trace.h"
+#include "core/trace/compact_trace.h"
 
 namespace sl::gui {
 
@@ -44,9 +44,9 @@ struct TrackDraw {
   size_t weighed = 0;          // events scanned for merged blocks' kinds (<= 2 * kKindChunk each)
 };
 
-TrackDraw layout_track(const trace::Trace& trace, const TraceIndex& index, uint32_t track, const Viewport& view,
+TrackDraw layout_track(const trace::CompactTrace& trace, const TraceIndex& index, uint32_t track, const Viewport& view,
                        const LayoutOptions& options);
-std::vector<TrackDraw> layout_timeline(const trace::Trace& trace, const TraceIndex& index, const Viewport& view,
+std::vector<TrackDraw> layout_timeline(const trace::CompactTrace& trace, const TraceIndex& index, const Viewport& view,
                                        const LayoutOptions& options);
 
 // How many characters of `text_len` fit in `width_px` (0 when fewer than 3);
@@ -60,6 +60,6 @@ std::string shorten_middle(const std::string& text, size_t keep);
 
 // The name a timeline label shows: for runs linked to an XLA module the
 // instruction (what the program calls it), else the kernel's name.
-const std::string& label_text(const trace::Trace& trace, const trace::Event& e, bool prefer_instruction);
+const std::string& label_text(const trace::CompactTrace& trace, const trace::EventRef& e, bool prefer_instruction);
 
 }  // namespace sl::gui

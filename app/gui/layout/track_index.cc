@@ -20,7 +20,7 @@ std::string track_label(int32_t device, int32_t stream) { return track_label(dev
 namespace {
 
 // The track of every event, assigned in (device, stream) order.
-std::vector<uint32_t> assign_tracks(const std::vector<trace::Event>& events, TraceIndex* index) {
+std::vector<uint32_t> assign_tracks(const trace::EventColumns& events, TraceIndex* index) {
   std::map<std::pair<int32_t, int32_t>, uint32_t> ids;
   for (const auto& e : events) ids.emplace(std::make_pair(e.device, e.stream), 0);
   index->tracks.resize(ids.size());
@@ -52,14 +52,14 @@ std::vector<uint32_t> assign_tracks(const std::vector<trace::Event>& events, Tra
 }
 
 // A track's order: by start, then event index (a store's (start, seq) order).
-bool before(const std::vector<trace::Event>& events, uint32_t a, uint32_t b) {
+bool before(const trace::EventColumns& events, uint32_t a, uint32_t b) {
   return events[a].start_ns != events[b].start_ns ? events[a].start_ns < events[b].start_ns : a < b;
 }
 
 // When every track is one run of consecutive events in start order (a
 // store's trace), its tracks as spans, without any per-event table; false
 // otherwise (gives up early on traces with many runs).
-bool index_as_spans(const std::vector<trace::Event>& events, TraceIndex* index, std::vector<size_t>* counts) {
+bool index_as_spans(const trace::EventColumns& events, TraceIndex* index, std::vector<size_t>* counts) {
   constexpr size_t kMaxRuns = size_t{1} << 16;
   struct Run {
     int32_t device, stream;
@@ -68,7 +68,7 @@ bool index_as_spans(const std::vector<trace::Event>& events, TraceIndex* index, 
   };
   std::vector<Run> runs;
   for (size_t i = 0; i < events.size(); ++i) {
-    const trace::Event& e = events[i];
+    const trace::EventRef& e = events[i];
     if (runs.empty() || e.device != runs.back().device || e.stream != runs.back().stream) {
       if (runs.size() == kMaxRuns) return false;
       runs.push_back({e.device, e.stream, static_cast<uint32_t>(i), 0});
@@ -99,7 +99,7 @@ bool index_as_spans(const std::vector<trace::Event>& events, TraceIndex* index, 
   return true;
 }
 
-void fill_track(const trace::Trace& trace, Track& track, size_t m) {
+void fill_track(const trace::CompactTrace& trace, Track& track, size_t m) {
   track.max_end_ns.resize(m);
   int64_t max_end = std::numeric_limits<int64_t>::min();
   const size_t chunks = m / kKindChunk;
@@ -110,7 +110,7 @@ void fill_track(const trace::Trace& trace, Track& track, size_t m) {
     max_end = std::max(max_end, end);
     track.max_end_ns[p] = max_end;
     if (p % kKindChunk == 0) std::copy_n(running, kKinds, &track.kind_prefix[p / kKindChunk * kKinds]);
-    running[static_cast<size_t>(trace.events[track.event(p)].kind)] += end - start;
+    running[static_cast<size_t>(trace.events.kind(track.event(p)))] += end - start;
   }
   if (m % kKindChunk == 0) std::copy_n(running, kKinds, &track.kind_prefix[chunks * kKinds]);
   track.max_end_coarse.clear();
@@ -119,7 +119,7 @@ void fill_track(const trace::Trace& trace, Track& track, size_t m) {
 }
 
 // First position of `track` starting after t: O(log n) over the events.
-size_t first_after(const trace::Trace& trace, const Track& track, int64_t t) {
+size_t first_after(const trace::CompactTrace& trace, const Track& track, int64_t t) {
   size_t lo = 0, hi = track.size();
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
@@ -134,7 +134,7 @@ size_t first_after(const trace::Trace& trace, const Track& track, int64_t t) {
 
 }  // namespace
 
-TraceIndex build_index(const trace::Trace& trace) {
+TraceIndex build_index(const trace::CompactTrace& trace) {
   TraceIndex index;
   const auto& events = trace.events;
   const size_t n = events.size();
@@ -216,7 +216,7 @@ size_t first_max_end_after(const Track& track, size_t from, size_t to, int64_t t
   return static_cast<size_t>(it - track.max_end_ns.begin());
 }
 
-PosRange visible_range(const trace::Trace& trace, const Track& track, int64_t t0, int64_t t1) {
+PosRange visible_range(const trace::CompactTrace& trace, const Track& track, int64_t t0, int64_t t1) {
   // First event whose running maximum end reaches t0: everything before ends earlier.
   auto first = static_cast<std::ptrdiff_t>(
       t0 == std::numeric_limits<int64_t>::min() ? 0 : first_max_end_after(track, 0, track.size(), t0 - 1));
@@ -226,7 +226,7 @@ PosRange visible_range(const trace::Trace& trace, const Track& track, int64_t t0
   return {static_cast<size_t>(first), static_cast<size_t>(last)};
 }
 
-int64_t hit_test(const trace::Trace& trace, const Track& track, int64_t t_ns, int64_t tolerance_ns) {
+int64_t hit_test(const trace::CompactTrace& trace, const Track& track, int64_t t_ns, int64_t tolerance_ns) {
   if (track.empty()) return -1;
   auto upto = static_cast<int64_t>(first_after(trace, track, t_ns + tolerance_ns));
   int64_t best = -1;
@@ -248,11 +248,11 @@ int64_t hit_test(const trace::Trace& trace, const Track& track, int64_t t_ns, in
   return track.event(static_cast<size_t>(best));
 }
 
-void kind_time(const trace::Trace& trace, const Track& track, size_t first, size_t last, int64_t* by_kind) {
+void kind_time(const trace::CompactTrace& trace, const Track& track, size_t first, size_t last, int64_t* by_kind) {
   std::fill_n(by_kind, kKinds, 0);
   auto scan = [&](size_t from, size_t to) {
     for (size_t p = from; p < to; ++p) {
-      by_kind[static_cast<size_t>(trace.events[track.event(p)].kind)] += end_at(trace, track, p) - start_at(trace, track, p);
+      by_kind[static_cast<size_t>(trace.events.kind(track.event(p)))] += end_at(trace, track, p) - start_at(trace, track, p);
     }
   };
   const size_t c0 = (first + kKindChunk - 1) / kKindChunk, c1 = last / kKindChunk;

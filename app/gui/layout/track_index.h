@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/trace/trace.h"
+#include "core/trace/compact_trace.h"
 
 namespace sl::gui {
 
@@ -38,12 +38,13 @@ struct Track {
 };
 
 // Start and end (never before the start) of position p of `track`.
-inline int64_t start_at(const trace::Trace& trace, const Track& track, size_t p) {
-  return trace.events[track.event(p)].start_ns;
+inline int64_t start_at(const trace::CompactTrace& trace, const Track& track, size_t p) {
+  return trace.events.start_ns(track.event(p));
 }
-inline int64_t end_at(const trace::Trace& trace, const Track& track, size_t p) {
-  const trace::Event& e = trace.events[track.event(p)];
-  return e.end_ns > e.start_ns ? e.end_ns : e.start_ns;
+inline int64_t end_at(const trace::CompactTrace& trace, const Track& track, size_t p) {
+  const uint32_t e = track.event(p);
+  const int64_t start = trace.events.start_ns(e), end = trace.events.end_ns(e);
+  return end > start ? end : start;
 }
 
 constexpr size_t kCoarse = 64;
@@ -56,7 +57,7 @@ constexpr size_t kKinds = static_cast<size_t>(trace::EventKind::kOther) + 1;
 constexpr size_t kKindChunk = 16;
 
 // Busy time per kind of positions [first, last) of `track`, into by_kind[kKinds].
-void kind_time(const trace::Trace& trace, const Track& track, size_t first, size_t last, int64_t* by_kind);
+void kind_time(const trace::CompactTrace& trace, const Track& track, size_t first, size_t last, int64_t* by_kind);
 
 // "dev 0 stream 1" / "dev 0 comm 100". The kind is the events' own: a
 // capture keeps CUDA's stream ids, which say nothing about the kind.
@@ -82,7 +83,7 @@ struct TraceIndex {
   std::vector<uint32_t> track_table_, pos_table_;
 };
 
-TraceIndex build_index(const trace::Trace& trace);
+TraceIndex build_index(const trace::CompactTrace& trace);
 
 // Index of the track for (device, stream), or -1.
 int find_track(const TraceIndex& index, int32_t device, int32_t stream);
@@ -94,11 +95,11 @@ struct PosRange {
   size_t first = 0;
   size_t last = 0;
 };
-PosRange visible_range(const trace::Trace& trace, const Track& track, int64_t t0, int64_t t1);
+PosRange visible_range(const trace::CompactTrace& trace, const Track& track, int64_t t0, int64_t t1);
 
 // The event of `track` under time `t_ns`, or the nearest one within
 // `tolerance_ns`; -1 when none. O(log n).
-int64_t hit_test(const trace::Trace& trace, const Track& track, int64_t t_ns, int64_t tolerance_ns);
+int64_t hit_test(const trace::CompactTrace& trace, const Track& track, int64_t t_ns, int64_t tolerance_ns);
 
 // Sources / targets of the waits of event `e`.
 std::vector<uint32_t> waits_of(const TraceIndex& index, uint32_t e);

@@ -26,14 +26,16 @@
 #include "core/sched/lowering.h"
 #include "core/trace/run_info.h"
 #include "core/trace/store/trace_store.h"
-#include "core/trace/trace.h"
+#include "core/trace/compact_trace.h"
 
 namespace sl::gui {
 
-// A loaded run: its trace and everything derived from it once.
+// A loaded run: its trace and everything derived from it once. The trace
+// is compact (compact_trace.h): bytes, flops and correlation stay in the
+// store until an event is detailed (event_extras).
 struct LoadedRun {
   trace::RunInfo info;
-  trace::Trace trace;
+  trace::CompactTrace trace;
   TraceIndex index;
   TraceStats stats;
   std::vector<sched::StreamAssignmentEntry> streams;  // as saved with the run
@@ -48,6 +50,16 @@ struct LoadedRun {
   // Declared last: destroying it waits for the worker, which reads `trace`.
   std::future<std::pair<TraceStats, double>> pending_stats;
   bool stats_pending() const { return pending_stats.valid(); }
+  // The comparison the loader made for (baseline id, current id), until
+  // update_comparison takes it.
+  std::shared_ptr<Comparison> comparison;
+  std::pair<int64_t, int64_t> compared{0, 0};
+  // event_extras' last answers (UI thread only): Details and the tooltip ask every frame.
+  struct CachedExtras {
+    uint32_t event = 0;
+    std::optional<trace::TraceStore::EventExtras> extras;
+  };
+  mutable std::vector<CachedExtras> extras_cache;
 };
 
 // Opening a run (or a compare baseline) on a worker thread: reading a million
@@ -147,6 +159,11 @@ struct AppState {
 
 // The one place where state changes. Errors land in state.message.
 void apply(AppState& state, const Action& action);
+
+// Bytes, flops and correlation of event `e` of `run` (the current run or the
+// baseline), read from the open store on the UI thread; nullopt when the
+// store cannot say (no store, an event it does not hold).
+std::optional<trace::TraceStore::EventExtras> event_extras(const AppState& state, const LoadedRun& run, uint32_t e);
 
 // The stream an instruction will run on at the next rerun (saved + edits).
 int effective_stream(const AppState& state, const std::string& instruction);

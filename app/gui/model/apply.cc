@@ -28,9 +28,27 @@ double thread_cpu_ms() {
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
 }
 
+// The comparison of the run being loaded with `other` (the current run when
+// loading a baseline, the baseline when loading a current run), made on the
+// loader: core's comparison needs whole events (it groups launches by
+// correlation, which the compact trace leaves in the store), read here and
+// dropped at once. A failure leaves it to update_comparison.
+void precompare(trace::TraceStore& store, LoadedRun& run, const trace::RunInfo& other, bool baseline) {
+  Result<trace::Trace> mine = store.load_trace(run.info.id);
+  if (!mine) return;
+  Result<trace::Trace> theirs = store.load_trace(other.id);
+  if (!theirs) return;
+  const trace::RunInfo& base_info = baseline ? run.info : other;
+  const trace::RunInfo& current_info = baseline ? other : run.info;
+  run.comparison = std::make_shared<Comparison>(
+      compare_for_view(base_info, baseline ? *mine : *theirs, current_info, baseline ? *theirs : *mine));
+  run.compared = {base_info.id, current_info.id};
+}
+
 // Runs on a worker thread with its own connection (SQLite connections are
 // not shared across threads here); touches nothing but its arguments.
 Result<std::shared_ptr<LoadedRun>> load_run(const Services& services, const std::string& db_path, int64_t run_id,
+                                            const std::optional<trace::RunInfo>& compare_with, bool baseline,
                                             JobProgress& progress) {
   auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = thread_cpu_ms();
@@ -39,7 +57,7 @@ Result<std::shared_ptr<LoadedRun>> load_run(const Services& services, const std:
   auto run = std::make_shared<LoadedRun>();
   SL_ASSIGN_OR_RETURN(run->info, store->run_info(run_id));
   progress.total = run->info.event_count;
-  SL_ASSIGN_OR_RETURN(run->trace, store->load_trace(run_id));
+  SL_ASSIGN_OR_RETURN(run->trace, store->load_compact(run_id));
   // Imported and captured runs have no program: they can be viewed, not rerun.
   Result<std::string> text = store->program_text(run_id);
   if (text) run->program_text = std::move(text).value();
@@ -58,11 +76,30 @@ Result<std::shared_ptr<LoadedRun>> load_run(const Services& services, const std:
   run->read_cpu_ms = cpu1 - cpu0;
   run->index_cpu_ms = cpu2 - cpu1;
   run->load_cpu_ms = cpu2 - cpu0;
+  if (compare_with) precompare(*store, *run, *compare_with, baseline);
   progress.phase = JobProgress::kDone;
   return run;
 }
 
 }  // namespace
+
+std::optional<trace::TraceStore::EventExtras> event_extras(const AppState& state, const LoadedRun& run, uint32_t e) {
+  if (!state.store || e >= run.trace.events.size()) return std::nullopt;
+  for (const auto& c : run.extras_cache) {
+    if (c.event == e) return c.extras;
+  }
+  const trace::EventRef ev = run.trace.events[e];
+  const uint32_t seq = run.trace.events.seq(e);
+  std::optional<trace::TraceStore::EventExtras> extras;
+  if (seq != trace::EventColumns::kNoSeq) {
+    Result<trace::TraceStore::EventExtras> read = state.store->load_event_extras(run.info.id, ev.device, ev.stream, seq);
+    if (read) extras = *read;
+  }
+  constexpr size_t kCached = 4;
+  if (run.extras_cache.size() >= kCached) run.extras_cache.erase(run.extras_cache.begin());
+  run.extras_cache.push_back({e, extras});
+  return extras;
+}
 
 namespace apply_detail {
 
@@ -84,9 +121,13 @@ void start_load(AppState& s, int64_t run_id, bool baseline) {
   s.load.baseline = baseline;
   s.load.progress = std::make_shared<JobProgress>();
   s.load.started = std::chrono::steady_clock::now();
-  s.load.result = std::async(std::launch::async, [services = s.services, path = s.db_path, run_id,
+  // The run it will be compared with once installed, if any.
+  std::optional<trace::RunInfo> other;
+  if (baseline && s.current) other = s.current->info;
+  if (!baseline && s.baseline) other = s.baseline->info;
+  s.load.result = std::async(std::launch::async, [services = s.services, path = s.db_path, run_id, other, baseline,
                                                   progress = s.load.progress] {
-    return load_run(services, path, run_id, *progress);
+    return load_run(services, path, run_id, other, baseline, *progress);
   });
   info(s, fmt::format("loading run {}...", run_id));
 }
@@ -116,13 +157,23 @@ void fit_all(AppState& s) {
   s.viewport = fit_range(e.start_ns, e.end_ns);
 }
 
+// The loader's comparison when it made one for this pair (precompare), else
+// one made here the same way: both runs read whole again, then dropped.
 void update_comparison(AppState& s) {
-  if (s.current && s.baseline) {
-    s.comparison = std::make_shared<Comparison>(
-        compare_for_view(s.baseline->info, s.baseline->trace, s.current->info, s.current->trace));
-  } else {
-    s.comparison.reset();
+  s.comparison.reset();
+  if (!s.current || !s.baseline) return;
+  const std::pair<int64_t, int64_t> pair{s.baseline->info.id, s.current->info.id};
+  for (LoadedRun* run : {s.baseline.get(), s.current.get()}) {
+    if (run->comparison && run->compared == pair) s.comparison = run->comparison;
+    run->comparison.reset();
   }
+  if (s.comparison) return;
+  if (!s.store) return fail(s, "no database is open to compare runs from");
+  Result<trace::Trace> base = s.store->load_trace(s.baseline->info.id);
+  if (!base) return fail(s, base.status().message());
+  Result<trace::Trace> current = s.store->load_trace(s.current->info.id);
+  if (!current) return fail(s, current.status().message());
+  s.comparison = std::make_shared<Comparison>(compare_for_view(s.baseline->info, *base, s.current->info, *current));
 }
 
 std::string to_lower(std::string text) {
@@ -135,7 +186,7 @@ void run_search(AppState& s) {
   s.search_cursor = -1;
   s.search_by_duration = false;
   if (!s.current || s.search_text.empty()) return;
-  const trace::Trace& t = s.current->trace;
+  const trace::CompactTrace& t = s.current->trace;
   // Match the interned strings once, then the events by id: O(strings + events).
   const std::string needle = to_lower(s.search_text);
   std::vector<uint8_t> match(t.strings.size(), 0);
@@ -320,7 +371,7 @@ void poll_job(AppState& s) {
 
 void select_instruction(AppState& s, const std::string& name) {
   if (!s.current) return fail(s, "open a run first");
-  const trace::Trace& t = s.current->trace;
+  const trace::CompactTrace& t = s.current->trace;
   // The string's id, looked up once: comparing ids keeps 10M events at a few ms.
   uint32_t id = 0;
   while (id < t.strings.size() && t.strings.get(id) != name) ++id;
@@ -341,7 +392,7 @@ void search_longest(AppState& s) {
     if (!s.search_text.empty()) fail(s, "no match for '" + s.search_text + "'");
     return;
   }
-  const trace::Trace& t = s.current->trace;
+  const trace::CompactTrace& t = s.current->trace;
   std::stable_sort(s.search_hits.begin(), s.search_hits.end(), [&](uint32_t a, uint32_t b) {
     return t.events[a].duration_ns() > t.events[b].duration_ns();
   });

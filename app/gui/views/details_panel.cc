@@ -13,7 +13,7 @@
 namespace sl::gui {
 namespace {
 
-void event_link(const trace::Trace& t, uint32_t e, ActionQueue& out) {
+void event_link(const trace::CompactTrace& t, uint32_t e, ActionQueue& out) {
   const auto& ev = t.events[e];
   std::string label = fmt::format("{} (dev {}, {}, ends {})##{}", t.name_of(ev), ev.device, stream_name(ev.stream, ev.stream_kind),
                                   format_duration(ev.end_ns), e);
@@ -28,9 +28,9 @@ void show_details(const AppState& state, ActionQueue& out) {
     return;
   }
   const LoadedRun& run = *state.current;
-  const trace::Trace& t = run.trace;
+  const trace::CompactTrace& t = run.trace;
   const auto sel = static_cast<uint32_t>(state.selected);
-  const trace::Event& e = t.events[sel];
+  const trace::EventRef& e = t.events[sel];
   ImGui::Text("%s", t.name_of(e).c_str());
   ImGui::Separator();
   if (ImGui::BeginTable("details", 2, ImGuiTableFlags_SizingFixedFit)) {
@@ -52,11 +52,14 @@ void show_details(const AppState& state, ActionQueue& out) {
                         (e.duration_ns() >= 1000 ? fmt::format("  ({} ns)", group_digits(static_cast<uint64_t>(
                                                                                   std::max<int64_t>(0, e.duration_ns()))))
                                                  : ""));
-    row("bytes", e.bytes > 0 ? format_bytes(e.bytes) : "-");
-    row("flops", e.flops > 0 ? fmt::format("{:.4g}", static_cast<double>(e.flops)) : "-");
-    std::string rate = event_rate(e);
+    // Read from the store for the selected event only.
+    const auto extras = event_extras(state, run, sel);
+    const trace::TraceStore::EventExtras x = extras.value_or(trace::TraceStore::EventExtras{});
+    row("bytes", x.bytes > 0 ? format_bytes(x.bytes) : "-");
+    row("flops", x.flops > 0 ? fmt::format("{:.4g}", static_cast<double>(x.flops)) : "-");
+    std::string rate = event_rate(e.duration_ns(), x);
     row("achieved", rate.empty() ? "-" : rate);
-    row("correlation", fmt::format("{}", e.correlation));
+    row("correlation", extras ? fmt::format("{}", x.correlation) : "-");
     // Linked captures number their steps from 0 (-1: outside every step).
     if (e.iteration != 0 || !run.stats.steps.empty()) {
       row(e.iteration < 0 ? "step" : "iteration / step",

@@ -24,11 +24,11 @@ std::string format_bytes(int64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
-std::string event_rate(const trace::Event& e) {
-  const double seconds = static_cast<double>(e.duration_ns()) * 1e-9;
+std::string event_rate(int64_t duration_ns, const trace::TraceStore::EventExtras& extras) {
+  const double seconds = static_cast<double>(duration_ns) * 1e-9;
   if (seconds <= 0) return "";
-  if (e.flops > 0) return format_rate(static_cast<double>(e.flops) / seconds, "FLOP/s");
-  if (e.bytes > 0) return format_rate(static_cast<double>(e.bytes) / seconds, "B/s");
+  if (extras.flops > 0) return format_rate(static_cast<double>(extras.flops) / seconds, "FLOP/s");
+  if (extras.bytes > 0) return format_rate(static_cast<double>(extras.bytes) / seconds, "B/s");
   return "";
 }
 

@@ -126,7 +126,7 @@ void kernel_table_view(const std::vector<KernelRow>& source, const std::string& 
   ImGui::EndTable();
 }
 
-void longest_view(const trace::Trace& t, const std::vector<uint32_t>& longest, int64_t selected, ActionQueue& out,
+void longest_view(const trace::CompactTrace& t, const std::vector<uint32_t>& longest, int64_t selected, ActionQueue& out,
                   float width, float height) {
   if (!ImGui::BeginTable("longest", 4, kTableFlags, ImVec2(width, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
@@ -140,7 +140,7 @@ void longest_view(const trace::Trace& t, const std::vector<uint32_t>& longest, i
   while (clipper.Step()) {
     for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
       const uint32_t e = longest[static_cast<size_t>(i)];
-      const trace::Event& ev = t.events[e];
+      const trace::EventRef& ev = t.events[e];
       ImGui::PushID(i);
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);

@@ -184,9 +184,9 @@ void show_steps(const std::vector<StepSpan>& steps, const Viewport& view, float 
   }
 }
 
-void tooltip_for(const LoadedRun& run, const DrawRect& rect, UiState& ui) {
-  const trace::Trace& t = run.trace;
-  const trace::Event& e = t.events[static_cast<size_t>(rect.event)];
+void tooltip_for(const AppState& state, const LoadedRun& run, const DrawRect& rect, UiState& ui) {
+  const trace::CompactTrace& t = run.trace;
+  const trace::EventRef& e = t.events[static_cast<size_t>(rect.event)];
   ImGui::BeginTooltip();
   if (rect.merged > 1) {
     ui.last_hover = fmt::format("{} events merged", rect.merged);
@@ -201,9 +201,11 @@ void tooltip_for(const LoadedRun& run, const DrawRect& rect, UiState& ui) {
     ImGui::Text("stream       dev %d, %s", e.device, stream_name(e.stream, e.stream_kind).c_str());
     ImGui::Text("start        %s", format_time_us(e.start_ns).c_str());
     ImGui::Text("duration     %s", format_duration(e.duration_ns()).c_str());
-    if (e.bytes > 0) ImGui::Text("bytes        %s", format_bytes(e.bytes).c_str());
-    if (e.flops > 0) ImGui::Text("flops        %.3g", static_cast<double>(e.flops));
-    std::string rate = event_rate(e);
+    const trace::TraceStore::EventExtras x =
+        event_extras(state, run, static_cast<uint32_t>(rect.event)).value_or(trace::TraceStore::EventExtras{});
+    if (x.bytes > 0) ImGui::Text("bytes        %s", format_bytes(x.bytes).c_str());
+    if (x.flops > 0) ImGui::Text("flops        %.3g", static_cast<double>(x.flops));
+    std::string rate = event_rate(e.duration_ns(), x);
     if (!rate.empty()) ImGui::Text("achieved     %s", rate.c_str());
   }
   ImGui::EndTooltip();
@@ -506,7 +508,7 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
   }
   if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) out.push_back(FitAll{});
   if (hovered && hovered_rect != nullptr && hovered_row != nullptr && !ui.range_dragging && !ui.panning) {
-    tooltip_for(*hovered_row->run, *hovered_rect, ui);
+    tooltip_for(state, *hovered_row->run, *hovered_rect, ui);
   }
   dl->PopClipRect();
   if (!ui.headless) keyboard(state, out);

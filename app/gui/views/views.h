@@ -58,7 +58,8 @@ void show_compare(const AppState& state, ActionQueue& out);
 // Shared formatting helpers.
 std::string stream_name(int stream);
 std::string stream_name(int stream, trace::StreamKind kind);  // an event's stream, by its own kind
-std::string event_rate(const trace::Event& e);  // "812 TFLOP/s" or "1.2 TB/s"; empty if unknown
+// "812 TFLOP/s" or "1.2 TB/s"; empty if unknown.
+std::string event_rate(int64_t duration_ns, const trace::TraceStore::EventExtras& extras);
 std::string format_bytes(int64_t bytes);
 
 }  // namespace sl::gui

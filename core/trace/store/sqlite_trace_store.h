@@ -11,6 +11,7 @@
 
 #include "core/trace/store/event_chunk.h"
 #include "core/trace/store/sqlite_db.h"
+#include "core/trace/store/timeline_sort.h"
 #include "core/trace/store/trace_store.h"
 
 namespace sl::trace::store {
@@ -32,6 +33,8 @@ class SqliteTraceStore final : public TraceStore {
   Result<std::vector<RunInfo>> list_runs() override;
   Result<RunInfo> run_info(int64_t run_id) override;
   Result<Trace> load_trace(int64_t run_id) override;
+  Result<CompactTrace> load_compact(int64_t run_id) override;
+  Result<EventExtras> load_event_extras(int64_t run_id, int32_t device, int32_t stream, int64_t seq) override;
   Result<std::string> program_text(int64_t run_id) override;
   Result<std::vector<sched::StreamAssignmentEntry>> stream_assignment(int64_t run_id) override;
   const std::string& path() const override { return db_.path(); }
@@ -52,7 +55,11 @@ class SqliteTraceStore final : public TraceStore {
   // (never from runs.event_count alone, which a damaged file may inflate).
   Result<size_t> stored_event_bound(int64_t run_id, int64_t claimed);
   Status resolve_strings(Trace* trace);
+  Status read_compact_events(int64_t run_id, CompactTrace* trace);
+  Status resolve_compact_strings(CompactTrace* trace);
+  Status read_counters(int64_t run_id, std::vector<Counter>* counters);
   Status read_dependencies(int64_t run_id, const std::vector<int64_t>& seqs, Trace* trace);
+  Status read_dependencies(int64_t run_id, const SeqIndex& index, std::vector<Dependency>* out, int64_t* dangling);
   Result<RunInfo> read_run(Statement& stmt);
 
   Database db_;
@@ -63,6 +70,10 @@ class SqliteTraceStore final : public TraceStore {
 
   Statement insert_chunk_, insert_string_, select_string_, bump_count_, insert_dependency_;
 };
+
+// Every connection's page cache (64 MB); load_compact reads through a
+// smaller one and restores this.
+constexpr const char* kCacheSizePragma = "PRAGMA cache_size = -65536";
 
 // "2026-12-01T07:50:57Z"
 std::string now_iso8601();

@@ -210,7 +210,7 @@ Result<std::unique_ptr<TraceStore>> TraceStore::open(const std::string& path, Mo
       SL_RETURN_IF_ERROR(store::initialize_schema(db, false));
     }
   }
-  SL_RETURN_IF_ERROR(db.exec("PRAGMA cache_size = -65536"));
+  SL_RETURN_IF_ERROR(db.exec(store::kCacheSizePragma));
   auto store = std::make_unique<store::SqliteTraceStore>(std::move(db), read_only);
   SL_RETURN_IF_ERROR(store->prepare_statements());
   return std::unique_ptr<TraceStore>(std::move(store));

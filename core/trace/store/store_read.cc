@@ -2,7 +2,6 @@
 // count or id read from the file is checked before it sizes anything.
 
 #include <fmt/format.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "core/trace/store/read_support.h"
 #include "core/trace/store/sqlite_trace_store.h"
 #include "core/trace/store/timeline_sort.h"
 
@@ -49,60 +49,6 @@ RunStatus effective_status(RunStatus stored, const std::string& config_json) {
   if (::kill(static_cast<pid_t>(p), 0) != 0 && errno == ESRCH) return RunStatus::kInterrupted;
   return stored;
 }
-
-// Page faults dominate filling a fresh 70 MB vector on some virtual machines;
-// transparent huge pages (where the kernel offers them on request) cut them
-// 512-fold. Advice only: failure changes nothing.
-void advise_huge_pages(void* data, size_t bytes) {
-#ifdef MADV_HUGEPAGE
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  auto begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-  auto end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
-
-// A database string id as held in Event::name until remapped; ids beyond
-// 32 bits (never written by us) become one that no string has.
-uint32_t string_id(int64_t id) {
-  return id >= 0 && id < static_cast<int64_t>(UINT32_MAX) ? static_cast<uint32_t>(id) : UINT32_MAX;
-}
-
-// Maps database string ids to the loaded trace's ids. Dense ids (the normal
-// case) use a vector; absurdly large ones fall back to a hash map.
-class StringIdMap {
- public:
-  void note(int64_t db_id) {
-    if (db_id >= 0 && db_id < kDenseLimit) {
-      if (static_cast<size_t>(db_id) >= dense_.size()) dense_.resize(static_cast<size_t>(db_id) + 1, kUnset);
-      if (dense_[static_cast<size_t>(db_id)] == kUnset) {
-        dense_[static_cast<size_t>(db_id)] = 0;
-        order_.push_back(db_id);
-      }
-    } else if (sparse_.emplace(db_id, 0).second) {
-      order_.push_back(db_id);
-    }
-  }
-  void set(int64_t db_id, uint32_t local) {
-    if (db_id >= 0 && db_id < kDenseLimit) dense_[static_cast<size_t>(db_id)] = local;
-    else sparse_[db_id] = local;
-  }
-  uint32_t get(int64_t db_id) const {
-    if (db_id >= 0 && db_id < kDenseLimit) return dense_[static_cast<size_t>(db_id)];
-    return sparse_.at(db_id);
-  }
-  const std::vector<int64_t>& order() const { return order_; }
-
- private:
-  static constexpr int64_t kDenseLimit = 1 << 24;
-  static constexpr uint32_t kUnset = std::numeric_limits<uint32_t>::max();
-  std::vector<uint32_t> dense_;
-  std::unordered_map<int64_t, uint32_t> sparse_;
-  std::vector<int64_t> order_;
-};
 
 constexpr const char* kRunColumns =
     "SELECT r.id, r.name, COALESCE(p.name, ''), COALESCE(r.program_id, 0), r.backend, r.device_model, "
@@ -240,8 +186,8 @@ Status SqliteTraceStore::resolve_strings(Trace* trace) {
   return Status::ok();
 }
 
-Status SqliteTraceStore::read_dependencies(int64_t run_id, const std::vector<int64_t>& seqs, Trace* trace) {
-  SeqIndex index(seqs);
+Status SqliteTraceStore::read_dependencies(int64_t run_id, const SeqIndex& index, std::vector<Dependency>* out,
+                                           int64_t* dangling) {
   SL_ASSIGN_OR_RETURN(Statement deps, db_.prepare(
       "SELECT from_seq, to_seq FROM dependencies WHERE run_id = ? ORDER BY from_seq, to_seq"));
   deps.bind(1, run_id);
@@ -250,10 +196,30 @@ Status SqliteTraceStore::read_dependencies(int64_t run_id, const std::vector<int
     uint32_t from = index.find(deps.column_int(0));
     uint32_t to = index.find(deps.column_int(1));
     if (from == SeqIndex::kNone || to == SeqIndex::kNone) {
-      trace->add_counter("store_dangling_dependency", 1, "dependency edges naming an event that is not stored");
+      ++*dangling;
       continue;
     }
-    trace->dependencies.push_back({from, to});
+    out->push_back({from, to});
+  }
+  return status;
+}
+
+Status SqliteTraceStore::read_dependencies(int64_t run_id, const std::vector<int64_t>& seqs, Trace* trace) {
+  int64_t dangling = 0;
+  Status status = read_dependencies(run_id, SeqIndex(seqs), &trace->dependencies, &dangling);
+  if (dangling > 0) {
+    trace->add_counter("store_dangling_dependency", dangling, "dependency edges naming an event that is not stored");
+  }
+  return status;
+}
+
+Status SqliteTraceStore::read_counters(int64_t run_id, std::vector<Counter>* out) {
+  SL_ASSIGN_OR_RETURN(Statement counters, db_.prepare(
+      "SELECT name, value, description FROM counters WHERE run_id = ? ORDER BY name"));
+  counters.bind(1, run_id);
+  Status status;
+  while (counters.step(&status)) {
+    out->push_back({counters.column_text(0), counters.column_int(1), counters.column_text(2)});
   }
   return status;
 }
@@ -283,15 +249,7 @@ Result<Trace> SqliteTraceStore::load_trace(int64_t run_id) {
   sort_timeline(&trace.events, &seqs);
   SL_RETURN_IF_ERROR(resolve_strings(&trace));
   SL_RETURN_IF_ERROR(read_dependencies(run_id, seqs, &trace));
-
-  SL_ASSIGN_OR_RETURN(Statement counters, db_.prepare(
-      "SELECT name, value, description FROM counters WHERE run_id = ? ORDER BY name"));
-  counters.bind(1, run_id);
-  Status status;
-  while (counters.step(&status)) {
-    trace.counters.push_back({counters.column_text(0), counters.column_int(1), counters.column_text(2)});
-  }
-  SL_RETURN_IF_ERROR(status);
+  SL_RETURN_IF_ERROR(read_counters(run_id, &trace.counters));
   return trace;
 }
 

@@ -63,6 +63,28 @@ SeqIndex::SeqIndex(const std::vector<int64_t>& seqs) {
                    [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
+SeqIndex::SeqIndex(const std::vector<uint32_t>& seqs, uint32_t absent) {
+  const size_t n = seqs.size();
+  uint32_t max_seq = 0;
+  for (uint32_t s : seqs) {
+    if (s != absent) max_seq = std::max(max_seq, s);
+  }
+  const auto dense_limit = static_cast<uint64_t>(4 * n + 1024);
+  if (n < kNone && max_seq < dense_limit) {
+    dense_.assign(n == 0 ? 0 : static_cast<size_t>(max_seq) + 1, kNone);
+    for (size_t i = 0; i < n; ++i) {
+      if (seqs[i] != absent) dense_[seqs[i]] = static_cast<uint32_t>(i);
+    }
+    return;
+  }
+  sorted_.reserve(n);
+  for (size_t i = 0; i < n && i < kNone; ++i) {
+    if (seqs[i] != absent) sorted_.emplace_back(seqs[i], static_cast<uint32_t>(i));
+  }
+  std::stable_sort(sorted_.begin(), sorted_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
 uint32_t SeqIndex::find(int64_t seq) const {
   if (sorted_.empty()) {
     return seq >= 0 && static_cast<uint64_t>(seq) < dense_.size() ? dense_[static_cast<size_t>(seq)] : kNone;

@@ -23,6 +23,8 @@ class SeqIndex {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
   explicit SeqIndex(const std::vector<int64_t>& seqs);
+  // 32-bit seqs (a CompactTrace's); `absent` marks an event without one.
+  SeqIndex(const std::vector<uint32_t>& seqs, uint32_t absent);
   uint32_t find(int64_t seq) const;  // kNone when no event has it
 
  private:

@@ -9,6 +9,7 @@
 
 #include "core/common/status.h"
 #include "core/sched/lowering.h"
+#include "core/trace/compact_trace.h"
 #include "core/trace/run_info.h"
 #include "core/trace/trace.h"
 
@@ -44,6 +45,17 @@ class TraceStore {
   virtual Result<RunInfo> run_info(int64_t run_id) = 0;
   // Events in timeline order (device, stream, start).
   virtual Result<Trace> load_trace(int64_t run_id) = 0;
+  // The same events as columns without bytes, flops and correlation (a
+  // viewer's form of a long run: compact_trace.h), decoded straight into them.
+  virtual Result<CompactTrace> load_compact(int64_t run_id) = 0;
+  // Those fields of one event, named by its track and CompactTrace's seq;
+  // not_found when the run has no such event.
+  struct EventExtras {
+    int64_t bytes = 0;
+    int64_t flops = 0;
+    int64_t correlation = 0;
+  };
+  virtual Result<EventExtras> load_event_extras(int64_t run_id, int32_t device, int32_t stream, int64_t seq) = 0;
   virtual Result<std::string> program_text(int64_t run_id) = 0;
   virtual Result<std::vector<sched::StreamAssignmentEntry>> stream_assignment(int64_t run_id) = 0;
 
