@@ -309,6 +309,49 @@ TEST(FusionPlan, APowerOfTwoScaleOfAGemmOperandIsAlpha) {
   EXPECT_EQ(q.plan.steps[1].gemm.alpha, 1.0);
 }
 
+TEST(FusionPlan, ABatchDimensionThatIsNotLeadingIsAStridedBatch) {
+  Planned p = plan_first(test_modules::kStridedBatchGemm);
+  ASSERT_EQ(p.plan.path, FusionPath::kCublasGemm) << p.plan.why;
+  ASSERT_EQ(p.plan.steps.size(), 1u);  // both operands read where they are
+  const GemmCall& g = p.plan.steps[0].gemm;
+  EXPECT_EQ(g.batch, 4);
+  EXPECT_EQ(g.m, 32);
+  EXPECT_EQ(g.n, 40);
+  EXPECT_EQ(g.k, 48);
+  EXPECT_FALSE(g.lhs_transposed);
+  EXPECT_EQ(g.lhs_ld, 4 * 48);  // a row of m: past the other batches' k
+  EXPECT_EQ(g.lhs_batch_stride, 48);
+  EXPECT_FALSE(g.rhs_transposed);
+  EXPECT_EQ(g.rhs_ld, 40);
+  EXPECT_EQ(g.rhs_batch_stride, 48 * 40);
+
+  Planned q = plan_first(test_modules::kStridedBatchGemmKLeading);
+  ASSERT_EQ(q.plan.path, FusionPath::kCublasGemm) << q.plan.why;
+  const GemmCall& h = q.plan.steps.at(0).gemm;
+  EXPECT_TRUE(h.lhs_transposed);  // [k][m] in each batch
+  EXPECT_EQ(h.lhs_ld, 4 * 32);
+  EXPECT_EQ(h.lhs_batch_stride, 32);
+  EXPECT_FALSE(h.rhs_transposed);  // [k][n]
+  EXPECT_EQ(h.rhs_ld, 4 * 40);
+  EXPECT_EQ(h.rhs_batch_stride, 40);
+}
+
+TEST(FusionPlan, ABatchDimensionThatIsMinorHasNoGemm) {
+  Planned p = plan_first(R"(HloModule m
+gemm {
+  a = f32[32,48,4] parameter(0)
+  b = f32[4,48,40] parameter(1)
+  ROOT d = f32[4,32,40] dot(a, b), lhs_batch_dims={2}, lhs_contracting_dims={1}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+}
+ENTRY e {
+  x = f32[32,48,4] parameter(0)
+  y = f32[4,48,40] parameter(1)
+  ROOT f = f32[4,32,40] fusion(x, y), kind=kCustom, calls=gemm, backend_config={"fusion_backend_config":{"kind":"__triton_nested_gemm_fusion"}}
+})");
+  EXPECT_NE(p.plan.path, FusionPath::kCublasGemm);
+  EXPECT_NE(p.plan.why.find("not leading"), std::string::npos) << p.plan.why;
+}
+
 TEST(FusionPlan, TritonGemmFusionIsACublasGemmWithPrologueAndEpilogueKernels) {
   Planned p = plan_first(kGemmFusion);
   ASSERT_EQ(p.plan.path, FusionPath::kCublasGemm) << p.plan.why;
@@ -453,7 +496,7 @@ TEST(FusionPlan, CorpusFusionPaths) {
   for (const auto& [k, n] : paths) std::printf("%s: %d\n", k.c_str(), n);
   for (const auto& [k, n] : reasons) std::printf("none, first op without a kernel: %s x%d\n", k.c_str(), n);
   // The 8 "__triton_gemm" configs are on async-starts of cuBLAS custom-calls, not fusions.
-  EXPECT_EQ(paths["__triton_nested_gemm_fusion/cublas_gemm"], 81);  // 2 have batch dimensions not leading
+  EXPECT_EQ(paths["__triton_nested_gemm_fusion/cublas_gemm"], 83);  // 2 of them strided batches
   EXPECT_EQ(paths["__triton/generated"], 28);
   EXPECT_EQ(paths["kLoop/generated"], 153);
   EXPECT_EQ(paths["kInput/generated"], 70);

@@ -103,4 +103,32 @@ ENTRY e {
   ROOT f = (bf16[2,100,48], bf16[48,2,150], bf16[200,48]) fusion(x), kind=kInput, calls=fused
 })";
 
+// A Triton GEMM fusion batched over a dimension that is not leading (the
+// mlp step's gemm_fusion_dot.2 in some compilations): lhs [m, batch, k],
+// rhs [batch, k, n]; and one with k leading in both: lhs [k, batch, m]
+// (stored transposed), rhs [k, batch, n].
+inline constexpr const char* kStridedBatchGemm = R"(HloModule m
+gemm {
+  a = f32[32,4,48] parameter(0)
+  b = f32[4,48,40] parameter(1)
+  ROOT d = f32[4,32,40] dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+}
+ENTRY e {
+  x = f32[32,4,48] parameter(0)
+  y = f32[4,48,40] parameter(1)
+  ROOT f = f32[4,32,40] fusion(x, y), kind=kCustom, calls=gemm, backend_config={"fusion_backend_config":{"kind":"__triton_nested_gemm_fusion"}}
+})";
+
+inline constexpr const char* kStridedBatchGemmKLeading = R"(HloModule m
+gemm {
+  a = f32[48,4,32] parameter(0)
+  b = f32[48,4,40] parameter(1)
+  ROOT d = f32[4,32,40] dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={0}, rhs_batch_dims={1}, rhs_contracting_dims={0}
+}
+ENTRY e {
+  x = f32[48,4,32] parameter(0)
+  y = f32[48,4,40] parameter(1)
+  ROOT f = f32[4,32,40] fusion(x, y), kind=kCustom, calls=gemm, backend_config={"fusion_backend_config":{"kind":"__triton_nested_gemm_fusion"}}
+})";
+
 }  // namespace sl::exec::codegen::test_modules

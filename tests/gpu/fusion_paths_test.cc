@@ -72,6 +72,15 @@ ENTRY e {
   EXPECT_EQ(counter(b.cuda.trace, "codegen_kernels"), 2);  // the convert, the multiply
 }
 
+TEST_F(FusionPaths, StridedBatchGemmsGiveTheCpuResults) {
+  for (const char* text : {test_modules::kStridedBatchGemm, test_modules::kStridedBatchGemmKLeading}) {
+    auto b = run_both(text, random_init(8));
+    expect_same(b, 1e-5);
+    EXPECT_EQ(counter(b.cuda.trace, "codegen_fusions_gemm"), 1);
+    EXPECT_EQ(counter(b.cuda.trace, "codegen_kernels"), 0);  // no prologue: read in place
+  }
+}
+
 TEST_F(FusionPaths, TritonGemmFusionWithATransposingOutputLayout) {
   auto b = run_both(R"(HloModule m
 gemm {

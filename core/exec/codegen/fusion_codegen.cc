@@ -137,24 +137,28 @@ Result<std::string> store_output(Elemental& e, const Output& out, int k, int r, 
   return s.code;
 }
 
-// A lane's loop over its elements `r` of a row of `row` (lane, lane + 32,
-// ...), with a constant trip count so that the compiler unrolls it and a
-// lane has up to 8 loads in flight (a loop bounded by `r < row` unrolls
-// into a remainder loop that short rows never leave). `element` is the
-// body's scope; close_lane_loop appends it.
-void open_lane_loop(Scope& scope, Scope& element, int64_t row) {
-  const int64_t trips = (row + 31) / 32;
+// A thread's loop over its elements `r` of `count` (first, first + step,
+// ...: a lane over its row, a tile row over its columns' reduced elements),
+// with a constant trip count so that the compiler unrolls it and a thread
+// has up to 8 loads in flight (a loop bounded by `r < count` unrolls into a
+// remainder loop that short rows never leave). `element` is the body's
+// scope; close_strided_loop appends it.
+void open_strided_loop(Scope& scope, Scope& element, int64_t count, const char* first, int64_t step) {
+  const int64_t trips = (count + step - 1) / step;
   scope.line(fmt::format("#pragma unroll {}", std::min<int64_t>(trips, 8)));
   scope.line(fmt::format("for (IX it = 0; it < {}; ++it) {{", ix(trips)));
-  element.line("const IX r = lane + it * 32;");
-  if (row % 32 != 0) element.line(fmt::format("if (r < {}) {{", ix(row)));
+  element.line(fmt::format("const IX r = {} + it * {};", first, step));
+  if (count % step != 0) element.line(fmt::format("if (r < {}) {{", ix(count)));
 }
 
-void close_lane_loop(Scope& scope, Scope& element, int64_t row) {
-  if (row % 32 != 0) element.line("}");
+void close_strided_loop(Scope& scope, Scope& element, int64_t count, int64_t step) {
+  if (count % step != 0) element.line("}");
   scope.code += element.code;
   scope.line("}");
 }
+
+void open_lane_loop(Scope& scope, Scope& element, int64_t row) { open_strided_loop(scope, element, row, "lane", 32); }
+void close_lane_loop(Scope& scope, Scope& element, int64_t row) { close_strided_loop(scope, element, row, 32); }
 
 // The reduces of `loop` for the row at `base` (elements base + r), each into
 // a register every lane of the warp holds, and bound in `e` (row_local.h).
@@ -324,12 +328,11 @@ Result<std::string> column_loop(Elemental& e, const hlo::Computation& c, const O
   tile.line(fmt::format("if (o < {}) {{", ix(out.elements)));
   Scope column = tile.child();
   column.line(fmt::format("const IX base = (o / {0}) * {1} + o % {0};", ix(shape.inner), ix(shape.inner * shape.reduced)));
-  column.line(fmt::format("for (IX r = ty; r < {}; r += {}) {{", ix(shape.reduced), kColumnRows));
   Scope element = column.child();
+  open_strided_loop(column, element, shape.reduced, "ty", kColumnRows);
   SL_ASSIGN_OR_RETURN(std::string x, e.value(reduce.operands[0], e.index(fmt::format("base + r * {}", ix(shape.inner)), element), element));
   element.line(fmt::format("acc = any ? {0}(acc, {1}) : {1}; any = true;", red, x));
-  column.code += element.code;
-  column.line("}");
+  close_strided_loop(column, element, shape.reduced, kColumnRows);
   tile.code += column.code;
   tile.line("}");
   tile.line(fmt::format("part{0}[ty][tx] = acc; any{0}[ty][tx] = any;", k));

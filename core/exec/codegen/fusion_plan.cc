@@ -11,6 +11,7 @@
 #include <set>
 
 #include "core/exec/codegen/dot_precision.h"
+#include "core/exec/codegen/gemm_operand.h"
 #include "core/exec/codegen/scatter_codegen.h"
 
 namespace sl::exec::codegen {
@@ -265,7 +266,17 @@ Result<FusionPlan> gemm_plan(const hlo::Module& module, const hlo::Instruction& 
   const hlo::Shape& rs = at(c, d.operands.at(1)).shape;
   const hlo::DotDims& dims = d.dot;
   const auto nb = static_cast<int64_t>(dims.lhs_batch.size());
-  SL_RETURN_IF_ERROR(gemm_shaped(c, d));
+  // One batch dimension anywhere but minor: a strided batch (gemm_operand.h).
+  std::optional<StridedOperand> lhs_strided, rhs_strided;
+  if (Status leading = gemm_shaped(c, d); !leading.is_ok()) {
+    if (nb == 1 && dims.lhs_contracting.size() == 1 && dims.rhs_contracting.size() == 1 && ls.rank() == 3 &&
+        rs.rank() == 3 && d.shape.is_row_major()) {
+      lhs_strided = strided_operand(ls.dims, dims.lhs_batch[0], dims.lhs_contracting[0], false);
+      rhs_strided = strided_operand(rs.dims, dims.rhs_batch[0], dims.rhs_contracting[0], true);
+    }
+    if (!lhs_strided || !rhs_strided) return leading;
+  }
+  const bool strided = lhs_strided.has_value();
   if (!gemm_type(ls.type) || ls.type != rs.type ||
       !(d.shape.type == ls.type || (ls.type != PrimitiveType::kF32 && d.shape.type == PrimitiveType::kF32))) {
     return refuse(fmt::format("dot '{}' types {} x {} -> {} are not a cuBLASLt GEMM", d.name,
@@ -284,6 +295,18 @@ Result<FusionPlan> gemm_plan(const hlo::Module& module, const hlo::Instruction& 
   g.m = ls.dims[static_cast<size_t>(g.lhs_transposed ? nb + 1 : nb)];
   g.n = rs.dims[static_cast<size_t>(g.rhs_transposed ? nb : nb + 1)];
   for (int64_t b = 0; b < nb; ++b) g.batch *= ls.dims[static_cast<size_t>(b)];
+  if (strided) {
+    g.lhs_transposed = lhs_strided->transposed;
+    g.rhs_transposed = rhs_strided->transposed;
+    g.m = lhs_strided->free;
+    g.n = rhs_strided->free;
+    g.k = lhs_strided->k;
+    g.batch = lhs_strided->batch;
+    g.lhs_ld = lhs_strided->ld;
+    g.rhs_ld = rhs_strided->ld;
+    g.lhs_batch_stride = lhs_strided->batch_stride;
+    g.rhs_batch_stride = rhs_strided->batch_stride;
+  }
   std::vector<BufferRef> params;
   for (size_t n = 0; n < c.parameters.size(); ++n) params.push_back({BufferRef::kOperand, static_cast<int>(n)});
   const std::string base = identifier(fusion.name);
@@ -295,12 +318,17 @@ Result<FusionPlan> gemm_plan(const hlo::Module& module, const hlo::Instruction& 
     const std::optional<std::pair<int, double>> scaled = power_of_two_scale(c, k);
     const hlo::Instruction& o = at(c, scaled ? scaled->first : k);
     if (scaled && (o.opcode == Opcode::kParameter || o.opcode == Opcode::kTranspose)) g.alpha *= scaled->second;
-    if (o.opcode == Opcode::kParameter && (o.shape.is_row_major() || minor_dims_swapped(o.shape))) {
+    // Strided operands are read as the operand's row-major buffer: a
+    // parameter so laid out, else a prologue's temporary.
+    if (strided && o.opcode == Opcode::kParameter && o.shape.is_row_major()) {
+      return BufferRef{BufferRef::kOperand, static_cast<int>(o.parameter_number)};
+    }
+    if (!strided && o.opcode == Opcode::kParameter && (o.shape.is_row_major() || minor_dims_swapped(o.shape))) {
       // Laid out [.., minor, major]: the buffer is the operand transposed.
       if (!o.shape.is_row_major()) *transposed = !*transposed;
       return BufferRef{BufferRef::kOperand, static_cast<int>(o.parameter_number)};
     }
-    if (o.opcode == Opcode::kTranspose && at(c, o.operands[0]).opcode == Opcode::kParameter &&
+    if (!strided && o.opcode == Opcode::kTranspose && at(c, o.operands[0]).opcode == Opcode::kParameter &&
         at(c, o.operands[0]).shape.is_row_major()) {
       bool swap = static_cast<int64_t>(o.dimensions.size()) == nb + 2;
       for (int64_t i = 0; swap && i < nb; ++i) swap = o.dimensions[static_cast<size_t>(i)] == i;

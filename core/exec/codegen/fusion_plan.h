@@ -58,6 +58,9 @@ struct GemmCall {
   bool tf32 = false;
   // cuBLASLt's alpha: a power-of-two scale of an operand folded in.
   double alpha = 1.0;
+  // A batch dimension that is not leading (gemm_operand.h): each operand's
+  // leading dimension and batch stride in elements; 0: packed [batch, rows, cols].
+  int64_t lhs_ld = 0, rhs_ld = 0, lhs_batch_stride = 0, rhs_batch_stride = 0;
 };
 
 struct FusionStep {

@@ -58,7 +58,8 @@ Status set_batch(cublasLtMatrixLayout_t layout, int64_t batch, int64_t stride, c
 
 Result<GemmRunner::Plan*> GemmRunner::plan(const GemmProblem& p, size_t workspace_bytes, const std::string& where) {
   auto key = std::make_tuple(p.type, p.out_type, p.m, p.n, p.k, p.batch, p.lhs_transposed, p.rhs_transposed, p.allow_tf32,
-                             p.sm_count_target, workspace_bytes, static_cast<int>(p.epilogue));
+                             p.sm_count_target, workspace_bytes, static_cast<int>(p.epilogue),
+                             std::make_tuple(p.lhs_ld, p.rhs_ld, p.lhs_batch_stride, p.rhs_batch_stride));
   if (auto it = plans_.find(key); it != plans_.end()) return it->second.get();
 
   auto plan = std::make_unique<Plan>();
@@ -96,20 +97,24 @@ Result<GemmRunner::Plan*> GemmRunner::plan(const GemmProblem& p, size_t workspac
     SL_CUBLAS(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof e), where);
   }
   auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  // Row-major rows are column-major columns: the leading dimension is the
+  // stored row length unless the operand says otherwise (a strided batch).
+  const int64_t lda = p.rhs_ld > 0 ? p.rhs_ld : (p.rhs_transposed ? p.k : p.n);
+  const int64_t ldb = p.lhs_ld > 0 ? p.lhs_ld : (p.lhs_transposed ? p.m : p.k);
   if (p.rhs_transposed) {
-    SL_CUBLAS(cublasLtMatrixLayoutCreate(&plan->a, dt, u(p.k), u(p.n), p.k), where);
+    SL_CUBLAS(cublasLtMatrixLayoutCreate(&plan->a, dt, u(p.k), u(p.n), lda), where);
   } else {
-    SL_CUBLAS(cublasLtMatrixLayoutCreate(&plan->a, dt, u(p.n), u(p.k), p.n), where);
+    SL_CUBLAS(cublasLtMatrixLayoutCreate(&plan->a, dt, u(p.n), u(p.k), lda), where);
   }
   if (p.lhs_transposed) {
-    SL_CUBLAS(cublasLtMatrixLayoutCreate(&plan->b, dt, u(p.m), u(p.k), p.m), where);
+    SL_CUBLAS(cublasLtMatrixLayoutCreate(&plan->b, dt, u(p.m), u(p.k), ldb), where);
   } else {
-    SL_CUBLAS(cublasLtMatrixLayoutCreate(&plan->b, dt, u(p.k), u(p.m), p.k), where);
+    SL_CUBLAS(cublasLtMatrixLayoutCreate(&plan->b, dt, u(p.k), u(p.m), ldb), where);
   }
   const cudaDataType_t out_dt = (p.out_type >= 0 && p.out_type != p.type) ? CUDA_R_32F : dt;
   SL_CUBLAS(cublasLtMatrixLayoutCreate(&plan->c, out_dt, u(p.n), u(p.m), p.n), where);
-  SL_RETURN_IF_ERROR(set_batch(plan->a, p.batch, p.k * p.n, where));
-  SL_RETURN_IF_ERROR(set_batch(plan->b, p.batch, p.m * p.k, where));
+  SL_RETURN_IF_ERROR(set_batch(plan->a, p.batch, p.rhs_batch_stride > 0 ? p.rhs_batch_stride : p.k * p.n, where));
+  SL_RETURN_IF_ERROR(set_batch(plan->b, p.batch, p.lhs_batch_stride > 0 ? p.lhs_batch_stride : p.m * p.k, where));
   SL_RETURN_IF_ERROR(set_batch(plan->c, p.batch, p.m * p.n, where));
 
   cublasLtMatmulPreference_t pref = nullptr;

@@ -34,6 +34,10 @@ struct GemmProblem {
   float alpha = 1.0f;
   float beta = 0.0f;
   GemmEpilogue epilogue = GemmEpilogue::kDefault;
+  // Leading dimension and batch stride of each operand as stored, in
+  // elements, for a batch that is not the operands' leading dimension; 0:
+  // packed (the row length, and one matrix after the other).
+  int64_t lhs_ld = 0, rhs_ld = 0, lhs_batch_stride = 0, rhs_batch_stride = 0;
 };
 
 bool has_bias(GemmEpilogue e);
@@ -60,7 +64,8 @@ class GemmRunner {
   Result<Plan*> plan(const GemmProblem& p, size_t workspace_bytes, const std::string& where);
 
   cublasLtHandle_t handle_ = nullptr;
-  std::map<std::tuple<int, int, int64_t, int64_t, int64_t, int64_t, bool, bool, bool, int, size_t, int>,
+  std::map<std::tuple<int, int, int64_t, int64_t, int64_t, int64_t, bool, bool, bool, int, size_t, int,
+                      std::tuple<int64_t, int64_t, int64_t, int64_t>>,
            std::unique_ptr<Plan>>
       plans_;
 };

@@ -167,6 +167,10 @@ Status GeneratedFusions::launch_steps(const Entry& e, const sched::Thunk& t, Dev
       p.batch = g.batch;
       p.lhs_transposed = g.lhs_transposed;
       p.rhs_transposed = g.rhs_transposed;
+      p.lhs_ld = g.lhs_ld;
+      p.rhs_ld = g.rhs_ld;
+      p.lhs_batch_stride = g.lhs_batch_stride;
+      p.rhs_batch_stride = g.rhs_batch_stride;
       p.allow_tf32 = ctx.allow_tf32 || (g.tf32 && !ctx.exact_f32_gemms);
       p.alpha = static_cast<float>(g.alpha);
       if (g.has_bias) p.epilogue = GemmEpilogue::kBias;
