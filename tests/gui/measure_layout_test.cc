@@ -317,6 +317,37 @@ TEST(CompareLayout, TracksAlignByDeviceAndStream) {
   EXPECT_EQ(rows[2].current_track, 2);
 }
 
+// A simulated run (stream 0) against a capture of the same program (CUDA
+// stream 14): no stream number in common, paired by the instructions.
+TEST(CompareLayout, StreamsWithoutACommonNumberPairByTheirMatchedInstructions) {
+  trace::Trace base, cur;
+  add_event(base, 0, 0, EventKind::kGemm, "g", "g", 0, 10);
+  add_event(base, 0, 0, EventKind::kGemm, "h", "h", 10, 20);
+  add_event(base, 0, 3, EventKind::kGemm, "k", "k", 0, 5);  // only in the baseline
+  add_event(cur, 0, 14, EventKind::kGemm, "g", "g", 0, 10);
+  add_event(cur, 0, 14, EventKind::kGemm, "h", "h", 10, 21);
+  trace::RunInfo ia, ib;
+  ia.id = 1;
+  ib.id = 2;
+  const Comparison c = compare_for_view(ia, base, ib, cur);
+  const TraceIndex bi = build_index(base), ci = build_index(cur);
+  EXPECT_EQ(align_tracks(bi, ci).size(), 3u);  // by number alone: nothing lines up
+  std::vector<AlignedTrack> rows = align_tracks(bi, ci, &c.summary);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].stream, 3);  // no partner: stays alone
+  EXPECT_EQ(rows[0].current_track, -1);
+  EXPECT_EQ(rows[1].stream, 14);
+  EXPECT_EQ(rows[1].base_track, 0);  // the baseline's stream 0 above the capture's 14
+  EXPECT_EQ(rows[1].current_track, 0);
+}
+
+TEST(CompareLayout, TheComparedIterationStartsWhereItsStepDoes) {
+  const std::vector<StepSpan> steps = {{0, 100, 200}, {1, 250, 340}, {2, 400, 480}};
+  EXPECT_EQ(compared_start_ns(steps, 1, 100), 250);
+  EXPECT_EQ(compared_start_ns(steps, -1, 100), 100);  // one iteration: the run's start
+  EXPECT_EQ(compared_start_ns({}, 0, 7), 7);
+}
+
 TEST(CompareLayout, WarnsWhenTheProgramsDiffer) {
   trace::Trace a = testing::known_trace();
   trace::Trace b;

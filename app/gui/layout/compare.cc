@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
 namespace sl::gui {
 
-std::vector<AlignedTrack> align_tracks(const TraceIndex& base, const TraceIndex& current) {
+std::vector<AlignedTrack> align_tracks(const TraceIndex& base, const TraceIndex& current,
+                                       const trace::Comparison* matched) {
   // Both track lists are sorted by (device, stream): merge them.
   std::vector<AlignedTrack> out;
   size_t i = 0, j = 0;
@@ -32,7 +35,38 @@ std::vector<AlignedTrack> align_tracks(const TraceIndex& base, const TraceIndex&
     }
     out.push_back(a);
   }
+  if (matched == nullptr) return out;
+  // Rows with one side only: pair them by where their matched instructions
+  // ran, the most shared pair first.
+  std::map<std::tuple<int32_t, int32_t, int32_t>, int64_t> shared;  // (device, base stream, current stream)
+  for (const trace::InstructionDelta& d : matched->deltas) {
+    if (d.matched()) ++shared[{d.device, d.stream_a, d.stream_b}];
+  }
+  std::vector<std::pair<int64_t, std::tuple<int32_t, int32_t, int32_t>>> by_count;
+  for (const auto& [k, n] : shared) by_count.emplace_back(-n, k);
+  std::sort(by_count.begin(), by_count.end());
+  for (const auto& [n, k] : by_count) {
+    const auto [device, sa, sb] = k;
+    auto lone = [&](bool base_side, int32_t stream) {
+      return std::find_if(out.begin(), out.end(), [&](const AlignedTrack& a) {
+        return a.device == device && a.stream == stream &&
+               (base_side ? a.base_track >= 0 && a.current_track < 0 : a.current_track >= 0 && a.base_track < 0);
+      });
+    };
+    auto b = lone(true, sa);
+    auto c = lone(false, sb);
+    if (b == out.end() || c == out.end()) continue;
+    c->base_track = b->base_track;  // on the current run's row, where its stream sorts
+    out.erase(b);
+  }
   return out;
+}
+
+int64_t compared_start_ns(const std::vector<StepSpan>& steps, int32_t iteration, int64_t begin_ns) {
+  for (const StepSpan& s : steps) {
+    if (s.step == iteration) return s.start_ns;
+  }
+  return begin_ns;
 }
 
 std::string programs_differ(const Comparison& c) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/layout/kernel_table.h"
 #include "app/gui/layout/track_index.h"
 #include "core/trace/compare.h"
 #include "core/trace/run_info.h"
@@ -33,12 +34,22 @@ struct Comparison {
 
 // Timeline rows when comparing: one per (device, stream) of either run, the
 // baseline's track above the current run's, so the same stream lines up.
+// With `matched`, a stream of one run whose number the other run lacks is
+// paired with the other's stream that most of its matched instructions ran
+// on: a simulated run's stream 0 with the CUDA stream 14 a capture shows.
 struct AlignedTrack {
   int32_t device = 0, stream = 0;
   int base_track = -1;      // index into the baseline's TraceIndex::tracks, -1: not in the baseline
   int current_track = -1;   // ... in the current run's
 };
-std::vector<AlignedTrack> align_tracks(const TraceIndex& base, const TraceIndex& current);
+std::vector<AlignedTrack> align_tracks(const TraceIndex& base, const TraceIndex& current,
+                                       const trace::Comparison* matched = nullptr);
+
+// Where each run's compared iteration (trace::RunSummary::iteration) starts
+// on its own time axis: that step's start, else the run's first event. The
+// baseline drawn shifted by base - current puts the two compared iterations
+// on top of each other (a captured step over its simulation at 0).
+int64_t compared_start_ns(const std::vector<StepSpan>& steps, int32_t iteration, int64_t begin_ns);
 
 // Why the two runs look like different programs, or empty: nothing matched
 // while both have events, or most instructions exist in one run only.
