@@ -252,6 +252,7 @@ struct MinorSwap {
 std::optional<MinorSwap> minor_swap(const hlo::Computation& c, int k) {
   auto at = [&](int n) -> const hlo::Instruction& { return c.instructions[static_cast<size_t>(n)]; };
   const int64_t elements = at(k).shape.is_array() ? at(k).shape.element_count() : -1;
+  const hlo::PrimitiveType type = at(k).shape.type;
   while ((at(k).opcode == Opcode::kReshape ||
           (at(k).opcode == Opcode::kBitcast && at(k).shape.is_row_major())) &&
          at(k).operands.size() == 1 && at(at(k).operands[0]).shape.is_row_major() &&
@@ -259,7 +260,7 @@ std::optional<MinorSwap> minor_swap(const hlo::Computation& c, int k) {
     k = at(k).operands[0];
   }
   const hlo::Instruction& t = at(k);
-  if (t.opcode != Opcode::kTranspose || t.operands.size() != 1) return std::nullopt;
+  if (t.opcode != Opcode::kTranspose || t.operands.size() != 1 || t.shape.type != type) return std::nullopt;
   const hlo::Shape& in = c.instructions[static_cast<size_t>(t.operands[0])].shape;
   const size_t n = in.dims.size();
   if (n < 2 || t.dimensions.size() != n) return std::nullopt;
