@@ -341,11 +341,20 @@ TEST(CompareLayout, StreamsWithoutACommonNumberPairByTheirMatchedInstructions) {
   EXPECT_EQ(rows[1].current_track, 0);
 }
 
-TEST(CompareLayout, TheComparedIterationStartsWhereItsStepDoes) {
-  const std::vector<StepSpan> steps = {{0, 100, 200}, {1, 250, 340}, {2, 400, 480}};
-  EXPECT_EQ(compared_start_ns(steps, 1, 100), 250);
-  EXPECT_EQ(compared_start_ns(steps, -1, 100), 100);  // one iteration: the run's start
-  EXPECT_EQ(compared_start_ns({}, 0, 7), 7);
+TEST(CompareLayout, TheComparedIterationSpansItsEvents) {
+  trace::Trace t;
+  for (int32_t it = 0; it < 3; ++it) {
+    t.events[add_event(t, 0, 0, EventKind::kGemm, "g", "g", 100 * it + 10, 100 * it + 30)].iteration = it;
+    t.events[add_event(t, 0, 1, EventKind::kGemm, "h", "h", 100 * it + 20, 100 * it + 45)].iteration = it;
+  }
+  const trace::CompactTrace c = trace::compact_trace(t);
+  const TimeSpan one = compared_span(c, 1, 10, 245);
+  EXPECT_EQ(one.start_ns, 110);
+  EXPECT_EQ(one.end_ns, 145);
+  const TimeSpan all = compared_span(c, -1, 10, 245);  // one iteration compared: the whole run
+  EXPECT_EQ(all.start_ns, 10);
+  EXPECT_EQ(all.end_ns, 245);
+  EXPECT_EQ(compared_span(c, 7, 10, 245).start_ns, 10);  // an iteration it lacks
 }
 
 TEST(CompareLayout, WarnsWhenTheProgramsDiffer) {

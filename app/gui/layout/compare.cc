@@ -62,11 +62,16 @@ std::vector<AlignedTrack> align_tracks(const TraceIndex& base, const TraceIndex&
   return out;
 }
 
-int64_t compared_start_ns(const std::vector<StepSpan>& steps, int32_t iteration, int64_t begin_ns) {
-  for (const StepSpan& s : steps) {
-    if (s.step == iteration) return s.start_ns;
+TimeSpan compared_span(const trace::CompactTrace& trace, int32_t iteration, int64_t begin_ns, int64_t end_ns) {
+  if (iteration < 0) return {begin_ns, end_ns};
+  TimeSpan span{INT64_MAX, INT64_MIN};
+  for (const trace::EventRef& e : trace.events) {
+    if (e.iteration != iteration) continue;
+    span.start_ns = std::min(span.start_ns, e.start_ns);
+    span.end_ns = std::max(span.end_ns, e.end_ns);
   }
-  return begin_ns;
+  if (span.start_ns > span.end_ns) return {begin_ns, end_ns};
+  return span;
 }
 
 std::string programs_differ(const Comparison& c) {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "app/gui/layout/kernel_table.h"
 #include "app/gui/layout/track_index.h"
+#include "core/trace/compact_trace.h"
 #include "core/trace/compare.h"
 #include "core/trace/run_info.h"
 #include "core/trace/trace.h"
@@ -22,6 +22,10 @@ struct CompareOptions {
   double min_duration_delta_fraction = 0.02; // ... and below 2% of the baseline duration
 };
 
+struct TimeSpan {
+  int64_t start_ns = 0, end_ns = 0;
+};
+
 struct Comparison {
   trace::Comparison summary;              // a = baseline, b = current
   std::vector<int64_t> base_event;        // per delta: event index in the baseline, -1 if none
@@ -30,6 +34,9 @@ struct Comparison {
   std::vector<uint8_t> base_changed;      // per baseline event
   std::vector<uint8_t> current_changed;   // per current event
   int64_t changed_count = 0;
+  // The compared iterations (compared_span), filled by whoever has both
+  // loaded runs (the GUI model).
+  TimeSpan base_span, current_span;
 };
 
 // Timeline rows when comparing: one per (device, stream) of either run, the
@@ -45,11 +52,13 @@ struct AlignedTrack {
 std::vector<AlignedTrack> align_tracks(const TraceIndex& base, const TraceIndex& current,
                                        const trace::Comparison* matched = nullptr);
 
-// Where each run's compared iteration (trace::RunSummary::iteration) starts
-// on its own time axis: that step's start, else the run's first event. The
-// baseline drawn shifted by base - current puts the two compared iterations
-// on top of each other (a captured step over its simulation at 0).
-int64_t compared_start_ns(const std::vector<StepSpan>& steps, int32_t iteration, int64_t begin_ns);
+// Where a run's compared iteration (trace::RunSummary::iteration) lies on
+// its own time axis: that iteration's first start to last end, or
+// [begin_ns, end_ns] (the whole run) when the comparison took all of it.
+// The baseline drawn shifted by base.start - current.start puts the two
+// compared iterations on top of each other (a captured step over its
+// simulation at 0).
+TimeSpan compared_span(const trace::CompactTrace& trace, int32_t iteration, int64_t begin_ns, int64_t end_ns);
 
 // Why the two runs look like different programs, or empty: nothing matched
 // while both have events, or most instructions exist in one run only.

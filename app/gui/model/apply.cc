@@ -138,12 +138,15 @@ namespace {
 
 using namespace apply_detail;  // the helpers apply()'s files share (apply_internal.h)
 
-// Time of the current trace corresponding to baseline time 0 (both drawn on one axis).
+// What "fit" shows: the current run, or when comparing the two compared
+// iterations drawn on top of each other (the timeline shifts the baseline so
+// they start together): a captured step and its simulation, not the whole capture.
 Viewport extent(const AppState& s) {
   int64_t begin = s.current->index.begin_ns, end = s.current->index.end_ns;
   if (s.comparing() && !s.baseline->index.empty()) {
-    // The baseline is drawn shifted so both runs start together.
-    end = std::max(end, begin + (s.baseline->index.end_ns - s.baseline->index.begin_ns));
+    const Comparison& c = *s.comparison;
+    begin = c.current_span.start_ns;
+    end = std::max(c.current_span.end_ns, begin + (c.base_span.end_ns - c.base_span.start_ns));
   }
   return {begin, end};
 }
@@ -167,13 +170,19 @@ void update_comparison(AppState& s) {
     if (run->comparison && run->compared == pair) s.comparison = run->comparison;
     run->comparison.reset();
   }
-  if (s.comparison) return;
-  if (!s.store) return fail(s, "no database is open to compare runs from");
-  Result<trace::Trace> base = s.store->load_trace(s.baseline->info.id);
-  if (!base) return fail(s, base.status().message());
-  Result<trace::Trace> current = s.store->load_trace(s.current->info.id);
-  if (!current) return fail(s, current.status().message());
-  s.comparison = std::make_shared<Comparison>(compare_for_view(s.baseline->info, *base, s.current->info, *current));
+  if (!s.comparison) {
+    if (!s.store) return fail(s, "no database is open to compare runs from");
+    Result<trace::Trace> base = s.store->load_trace(s.baseline->info.id);
+    if (!base) return fail(s, base.status().message());
+    Result<trace::Trace> current = s.store->load_trace(s.current->info.id);
+    if (!current) return fail(s, current.status().message());
+    s.comparison = std::make_shared<Comparison>(compare_for_view(s.baseline->info, *base, s.current->info, *current));
+  }
+  const LoadedRun& b = *s.baseline;
+  const LoadedRun& c = *s.current;
+  s.comparison->base_span = compared_span(b.trace, s.comparison->summary.a.iteration, b.index.begin_ns, b.index.end_ns);
+  s.comparison->current_span =
+      compared_span(c.trace, s.comparison->summary.b.iteration, c.index.begin_ns, c.index.end_ns);
 }
 
 std::string to_lower(std::string text) {

@@ -325,11 +325,8 @@ void show_timeline(const AppState& state, UiState& ui, ActionQueue& out) {
     if (std::string why = programs_differ(*state.comparison); !why.empty()) add_section("warning: " + why);
     // The compared iterations on top of each other (a captured step over
     // its simulation), and streams paired by their matched instructions.
-    const trace::Comparison& summary = state.comparison->summary;
-    const int64_t offset =
-        compared_start_ns(state.baseline->stats.steps, summary.a.iteration, state.baseline->index.begin_ns) -
-        compared_start_ns(cur.stats.steps, summary.b.iteration, cur.index.begin_ns);
-    for (const AlignedTrack& a : align_tracks(state.baseline->index, cur.index, &summary)) {
+    const int64_t offset = state.comparison->base_span.start_ns - state.comparison->current_span.start_ns;
+    for (const AlignedTrack& a : align_tracks(state.baseline->index, cur.index, &state.comparison->summary)) {
       if (a.base_track >= 0) {
         add_row(*state.baseline, static_cast<uint32_t>(a.base_track), offset, true, &state.comparison->base_changed);
       }
