@@ -9,34 +9,13 @@
 #include "cupti_tracer/capture_file.h"
 #include "cupti_tracer/collector.h"
 #include "cupti_tracer/records.h"
+#include "tests/cupti/cupti_records.h"
 
 namespace sl::cupti {
 namespace {
 
-CUpti_ActivityKernel10 kernel_record(uint32_t device, uint32_t stream, uint32_t corr, uint64_t start, uint64_t end,
-                                     const char* name) {
-  CUpti_ActivityKernel10 r;
-  std::memset(&r, 0, sizeof r);
-  r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-  r.deviceId = device;
-  r.streamId = stream;
-  r.correlationId = corr;
-  r.start = start;
-  r.end = end;
-  r.name = name;
-  r.gridX = 4; r.gridY = 1; r.gridZ = 1; r.blockX = 256; r.blockY = 1; r.blockZ = 1;
-  return r;
-}
-
-CUpti_ActivityExternalCorrelation external_record(uint32_t corr, uint64_t ext) {
-  CUpti_ActivityExternalCorrelation r;
-  std::memset(&r, 0, sizeof r);
-  r.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
-  r.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
-  r.externalId = ext;
-  r.correlationId = corr;
-  return r;
-}
+using test_records::external_record;
+using test_records::kernel_record;
 
 void feed(ActivityCollector& c, const void* record) {
   auto a = decode_activity(reinterpret_cast<const CUpti_Activity*>(record));

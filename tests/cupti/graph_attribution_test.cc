@@ -10,34 +10,17 @@
 
 #include "cupti_tracer/collector.h"
 #include "cupti_tracer/records.h"
+#include "tests/cupti/cupti_records.h"
 
 namespace sl::cupti {
 namespace {
 
 CUpti_ActivityKernel10 kernel(uint32_t stream, uint32_t corr, uint64_t start, uint64_t end, const char* name,
                               uint32_t graph = 0, uint32_t device = 0) {
-  CUpti_ActivityKernel10 r;
-  std::memset(&r, 0, sizeof r);
-  r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-  r.deviceId = device;
-  r.streamId = stream;
-  r.correlationId = corr;
-  r.start = start;
-  r.end = end;
-  r.name = name;
-  r.graphId = graph;
-  return r;
+  return test_records::kernel_record(device, stream, corr, start, end, name, graph);
 }
 
-CUpti_ActivityExternalCorrelation external(uint32_t corr, uint64_t ext) {
-  CUpti_ActivityExternalCorrelation r;
-  std::memset(&r, 0, sizeof r);
-  r.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
-  r.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
-  r.externalId = ext;
-  r.correlationId = corr;
-  return r;
-}
+using test_records::external_record;
 
 template <typename R>
 void feed(ActivityCollector& c, const R& record) {
@@ -83,7 +66,7 @@ struct GraphRun {
     feed(c, kernel(7, 11, 120, 130, "k_gemm"));
     feed(c, kernel(7, 11, 130, 140, "k_epilogue"));
     feed(c, kernel(7, 12, 150, 160, "k_add"));
-    for (auto [corr, ext] : {std::pair{10u, 1ull}, {11u, 2ull}, {12u, 3ull}}) feed(c, external(corr, ext));
+    for (auto [corr, ext] : {std::pair{10u, 1ull}, {11u, 2ull}, {12u, 3ull}}) feed(c, external_record(corr, ext));
   }
   // One graph launch's records (one correlation), starting at `t0`; "c" runs
   // beside "a" and starts first.

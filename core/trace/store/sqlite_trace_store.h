@@ -16,6 +16,8 @@
 
 namespace sl::trace::store {
 
+class StringIdMap;
+
 class SqliteTraceStore final : public TraceStore {
  public:
   SqliteTraceStore(Database db, bool read_only) : db_(std::move(db)), read_only_(read_only) {}
@@ -54,6 +56,9 @@ class SqliteTraceStore final : public TraceStore {
   // How many events the run can hold at most, from the data actually stored
   // (never from runs.event_count alone, which a damaged file may inflate).
   Result<size_t> stored_event_bound(int64_t run_id, int64_t claimed);
+  // The text of every id `strings` noted, from the strings table, interned
+  // into `table` (an id the database lacks becomes "" and counts in `missing`).
+  Status look_up_strings(StringIdMap& strings, StringTable& table, int64_t* missing);
   Status resolve_strings(Trace* trace);
   Status read_compact_events(int64_t run_id, CompactTrace* trace);
   Status resolve_compact_strings(CompactTrace* trace);

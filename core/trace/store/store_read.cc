@@ -162,12 +162,7 @@ Result<size_t> SqliteTraceStore::stored_event_bound(int64_t run_id, int64_t clai
   return static_cast<size_t>(std::clamp<int64_t>(claimed, 0, std::max<int64_t>(bound, 0)));
 }
 
-Status SqliteTraceStore::resolve_strings(Trace* trace) {
-  StringIdMap strings;
-  for (const Event& e : trace->events) {
-    strings.note(e.name);
-    strings.note(e.instruction);
-  }
+Status SqliteTraceStore::look_up_strings(StringIdMap& strings, StringTable& table, int64_t* missing) {
   Status status;
   SL_ASSIGN_OR_RETURN(Statement value, db_.prepare("SELECT value FROM strings WHERE id = ?"));
   for (int64_t id : strings.order()) {
@@ -176,9 +171,21 @@ Status SqliteTraceStore::resolve_strings(Trace* trace) {
     std::string text = found ? value.column_text(0) : std::string();
     value.reset();
     SL_RETURN_IF_ERROR(status);
-    if (!found) trace->add_counter("store_missing_string", 1, "events naming a string id the database lacks");
-    strings.set(id, trace->strings.intern(text));
+    *missing += !found;
+    strings.set(id, table.intern(text));
   }
+  return Status::ok();
+}
+
+Status SqliteTraceStore::resolve_strings(Trace* trace) {
+  StringIdMap strings;
+  for (const Event& e : trace->events) {
+    strings.note(e.name);
+    strings.note(e.instruction);
+  }
+  int64_t missing = 0;
+  SL_RETURN_IF_ERROR(look_up_strings(strings, trace->strings, &missing));
+  if (missing > 0) trace->add_counter("store_missing_string", missing, "events naming a string id the database lacks");
   for (Event& e : trace->events) {
     e.name = strings.get(e.name);
     e.instruction = strings.get(e.instruction);

@@ -75,17 +75,9 @@ Status SqliteTraceStore::resolve_compact_strings(CompactTrace* trace) {
     strings.note(events.name(i));
     strings.note(events.instruction(i));
   }
-  Status status;
-  SL_ASSIGN_OR_RETURN(Statement value, db_.prepare("SELECT value FROM strings WHERE id = ?"));
-  for (int64_t id : strings.order()) {
-    value.bind(1, id);
-    bool found = value.step(&status);
-    std::string text = found ? value.column_text(0) : std::string();
-    value.reset();
-    SL_RETURN_IF_ERROR(status);
-    if (!found) trace->add_counter("store_missing_string", 1, "events naming a string id the database lacks");
-    strings.set(id, trace->strings.intern(text));
-  }
+  int64_t missing = 0;
+  SL_RETURN_IF_ERROR(look_up_strings(strings, trace->strings, &missing));
+  if (missing > 0) trace->add_counter("store_missing_string", missing, "events naming a string id the database lacks");
   for (size_t i = 0; i < events.size(); ++i) {
     events.set_strings(i, strings.get(events.name(i)), strings.get(events.instruction(i)));
   }
