@@ -12,23 +12,11 @@
 #include <vector>
 
 #include "core/common/status.h"
+#include "core/exec/codegen/index_text.h"
 #include "core/hlo/module.h"
 
 namespace sl::exec::codegen {
 
-// dims' row-major strides.
-std::vector<int64_t> row_major(const std::vector<int64_t>& dims);
-// Coordinate d of linear index `index` into `dims`, as C++ text.
-std::string coordinate(const std::string& index, const std::vector<int64_t>& dims, size_t d);
-// An index constant: "(IX)12".
-std::string ix(int64_t v);
-// Where the element at row-major linear index `index` of `shape` lies in
-// memory under the shape's layout (`index` itself when row-major): buffers
-// hold XLA's physical layout, so a bitcast between layouts moves nothing.
-std::string physical_index(const hlo::Shape& shape, const std::string& index);
-// The inverse: the row-major linear index of the element at memory position
-// `position` of `shape` (`position` itself when row-major).
-std::string logical_index(const hlo::Shape& shape, const std::string& position);
 
 // Statements being emitted and the values they hold ("instruction@index" ->
 // variable); values of enclosing scopes are visible inside.
