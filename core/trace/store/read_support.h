@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/trace/store/sqlite_db.h"
+
 namespace sl::trace::store {
 
 // Page faults dominate filling a fresh 70 MB vector on some virtual machines;
@@ -62,6 +64,28 @@ class StringIdMap {
   std::vector<uint32_t> dense_;
   std::unordered_map<int64_t, uint32_t> sparse_;
   std::vector<int64_t> order_;
+};
+
+// One read transaction for a whole load (events, edges and counters from
+// the same snapshot while a writer keeps appending): BEGIN now, COMMIT when
+// the load returns, whatever it returns.
+class ReadTransaction {
+ public:
+  explicit ReadTransaction(Database& db) : db_(db) {}
+  ~ReadTransaction() {
+    if (begun_) db_.exec("COMMIT");
+  }
+  ReadTransaction(const ReadTransaction&) = delete;
+  ReadTransaction& operator=(const ReadTransaction&) = delete;
+  Status begin() {
+    Status s = db_.exec("BEGIN");
+    begun_ = s.is_ok();
+    return s;
+  }
+
+ private:
+  Database& db_;
+  bool begun_ = false;
 };
 
 }  // namespace sl::trace::store

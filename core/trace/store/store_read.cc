@@ -232,13 +232,8 @@ Status SqliteTraceStore::read_counters(int64_t run_id, std::vector<Counter>* out
 }
 
 Result<Trace> SqliteTraceStore::load_trace(int64_t run_id) {
-  // One read transaction: events, edges and counters from the same snapshot
-  // while a writer keeps appending.
-  SL_RETURN_IF_ERROR(db_.exec("BEGIN"));
-  struct EndRead {
-    Database* db;
-    ~EndRead() { db->exec("COMMIT"); }
-  } end_read{&db_};
+  ReadTransaction snapshot(db_);
+  SL_RETURN_IF_ERROR(snapshot.begin());
 
   SL_ASSIGN_OR_RETURN(RunInfo info, run_info(run_id));
   // Events arrive with database string ids in name/instruction, remapped below.

@@ -86,11 +86,8 @@ Status SqliteTraceStore::resolve_compact_strings(CompactTrace* trace) {
 
 Result<CompactTrace> SqliteTraceStore::load_compact(int64_t run_id) {
   // One read transaction, as load_trace.
-  SL_RETURN_IF_ERROR(db_.exec("BEGIN"));
-  struct EndRead {
-    Database* db;
-    ~EndRead() { db->exec("COMMIT"); }
-  } end_read{&db_};
+  ReadTransaction snapshot(db_);
+  SL_RETURN_IF_ERROR(snapshot.begin());
 
   SL_ASSIGN_OR_RETURN(RunInfo info, run_info(run_id));
   CompactTrace trace;
