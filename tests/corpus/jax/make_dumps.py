@@ -201,6 +201,136 @@ def prog_gemm_bf16(jnp, jax):
     return (lambda x, w: x @ w), [s((m, k), jnp.bfloat16), s((k, n), jnp.bfloat16)]
 
 
+# Hold-out set 2 (bench/FIDELITY-real.md): programs added after the
+# simulator's host and command-buffer models were fitted, scored once.
+
+def prog_conv_train_step(jnp, jax):
+    """A small CNN's SGD step: cuDNN convolutions forward and backward."""
+    b, hw, c1, c2, classes = dims((2, 8, 4, 8, 10), (128, 32, 64, 128, 10))
+
+    def conv(x, w, stride):
+        return jax.lax.conv_general_dilated(x, w, (stride, stride), "SAME",
+                                            dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+    def loss(params, x, labels):
+        w1, w2, wd = params
+        h = jax.nn.relu(conv(x, w1, 1))
+        h = jax.nn.relu(conv(h, w2, 2))
+        logits = jnp.mean(h, axis=(1, 2)) @ wd
+        logp = jax.nn.log_softmax(logits, -1)
+        return -jnp.mean(jnp.take_along_axis(logp, labels[:, None], -1))
+
+    def step(w1, w2, wd, x, labels):
+        params = (w1, w2, wd)
+        l, g = jax.value_and_grad(loss)(params, x, labels)
+        return (l,) + tuple(p - 0.01 * gp for p, gp in zip(params, g))
+
+    f32 = jnp.float32
+    s = jax.ShapeDtypeStruct
+    return step, [s((3, 3, 3, c1), f32), s((3, 3, c1, c2), f32), s((c2, classes), f32),
+                  s((b, hw, hw, 3), f32), s((b,), jnp.int32)]
+
+
+def prog_attention_bf16(jnp, jax):
+    """Causal multi-head attention, forward and backward, in bf16."""
+    b, t, d, heads = dims((2, 8, 16, 2), (4, 2048, 1024, 8))
+    bf16 = jnp.bfloat16
+
+    def loss(wq, wk, wv, wo, x):
+        hd = d // heads
+        split = lambda y: y.reshape(b, t, heads, hd).transpose(0, 2, 1, 3)
+        q, k, v = split(x @ wq), split(x @ wk), split(x @ wv)
+        att = (q @ k.transpose(0, 1, 3, 2)).astype(jnp.float32) / (hd ** 0.5)
+        att = jnp.where(jnp.tril(jnp.ones((t, t), bool)), att, -1e9)
+        p = jax.nn.softmax(att, axis=-1).astype(bf16)
+        o = (p @ v).transpose(0, 2, 1, 3).reshape(b, t, d) @ wo
+        return jnp.mean(o.astype(jnp.float32) ** 2)
+
+    def step(wq, wk, wv, wo, x):
+        l, g = jax.value_and_grad(loss, argnums=(0, 1, 2, 3))(wq, wk, wv, wo, x)
+        return (l,) + tuple(w - (1e-3 * gw).astype(bf16) for w, gw in zip((wq, wk, wv, wo), g))
+
+    s = jax.ShapeDtypeStruct
+    w = s((d, d), bf16)
+    return step, [w, w, w, w, s((b, t, d), bf16)]
+
+
+def prog_embed_xent_step(jnp, jax):
+    """Embedding gather, a projection to the vocabulary, cross-entropy, and
+    the embedding's gradient as a scatter-add."""
+    n, vocab, d = dims((16, 32, 8), (4096, 50304, 512))
+
+    def loss(table, proj, ids, targets):
+        h = jnp.tanh(table[ids] @ proj)
+        logits = h @ table.T
+        logp = jax.nn.log_softmax(logits, -1)
+        return -jnp.mean(jnp.take_along_axis(logp, targets[:, None], -1))
+
+    def step(table, proj, ids, targets):
+        l, (gt, gp) = jax.value_and_grad(loss, argnums=(0, 1))(table, proj, ids, targets)
+        return l, table - 0.1 * gt, proj - 0.1 * gp
+
+    f32 = jnp.float32
+    s = jax.ShapeDtypeStruct
+    return step, [s((vocab, d), f32), s((d, d), f32), s((n,), jnp.int32), s((n,), jnp.int32)]
+
+
+def prog_gru_scan_train(jnp, jax):
+    """A GRU over lax.scan and its gradient: a forward and a backward while loop."""
+    t, b, d = dims((5, 2, 8), (64, 128, 512))
+
+    def loss(wz, wr, wh, xs):
+        def cell(h, x):
+            hx = jnp.concatenate([h, x], -1)
+            z = jax.nn.sigmoid(hx @ wz)
+            r = jax.nn.sigmoid(hx @ wr)
+            c = jnp.tanh(jnp.concatenate([r * h, x], -1) @ wh)
+            h = (1 - z) * h + z * c
+            return h, h
+        _, hs = jax.lax.scan(cell, jnp.zeros((b, d), xs.dtype), xs)
+        return jnp.mean(hs ** 2)
+
+    def step(wz, wr, wh, xs):
+        l, g = jax.value_and_grad(loss, argnums=(0, 1, 2))(wz, wr, wh, xs)
+        return (l,) + tuple(w - 0.01 * gw for w, gw in zip((wz, wr, wh), g))
+
+    f32 = jnp.float32
+    s = jax.ShapeDtypeStruct
+    w = s((2 * d, d), f32)
+    return step, [w, w, w, s((t, b, d), f32)]
+
+
+def prog_resmlp_adamw(jnp, jax):
+    """Four residual MLP blocks with layer norm, trained with optax's adamw."""
+    import optax
+    b, d, layers = dims((4, 16, 2), (512, 2048, 4))
+    opt = optax.adamw(1e-3, weight_decay=0.01)
+
+    def forward(ws, x):
+        for w1, w2 in ws:
+            m = jnp.mean(x, -1, keepdims=True)
+            v = jnp.mean((x - m) ** 2, -1, keepdims=True)
+            h = (x - m) * jax.lax.rsqrt(v + 1e-5)
+            x = x + jax.nn.gelu(h @ w1) @ w2
+        return x
+
+    def step(*args):
+        flat, x, y, count = args[:4 * layers], args[4 * layers], args[4 * layers + 1], args[-1]
+        ws = [(flat[2 * i], flat[2 * i + 1]) for i in range(layers)]
+        mu = [(flat[2 * layers + 2 * i], flat[2 * layers + 2 * i + 1]) for i in range(layers)]
+        nu = [(flat[2 * i], flat[2 * i + 1]) for i in range(layers)]  # nu starts as a copy of the weights
+        l, g = jax.value_and_grad(lambda p: jnp.mean((forward(p, x) - y) ** 2))(ws)
+        state = (optax.ScaleByAdamState(count=count, mu=mu, nu=jax.tree_util.tree_map(jnp.abs, nu)),
+                 optax.EmptyState(), optax.EmptyState())
+        updates, new_state = opt.update(g, state, ws)
+        return l, optax.apply_updates(ws, updates), new_state[0].mu, new_state[0].nu, new_state[0].count
+
+    f32 = jnp.float32
+    s = jax.ShapeDtypeStruct
+    blocks = [s((d, 4 * d), f32), s((4 * d, d), f32)] * layers
+    return step, blocks + blocks + [s((b, d), f32), s((b, d), f32), s((), jnp.int32)]
+
+
 SINGLE = {
     "mlp_train_step": prog_mlp_train_step,
     "layernorm_gelu": prog_layernorm_gelu,
@@ -211,6 +341,11 @@ SINGLE = {
     "transformer_train_step": prog_transformer_train_step,
     "transformer_train_step_bf16": prog_transformer_train_step_bf16,
     "gemm_bf16": prog_gemm_bf16,
+    "conv_train_step": prog_conv_train_step,
+    "attention_bf16": prog_attention_bf16,
+    "embed_xent_step": prog_embed_xent_step,
+    "gru_scan_train": prog_gru_scan_train,
+    "resmlp_adamw": prog_resmlp_adamw,
 }
 
 # ---------------------------------------------------------------- ramp inputs
