@@ -1,6 +1,17 @@
 # Third-party packages come from Debian (see README); nothing is vendored.
 find_package(Threads REQUIRED)
 find_package(fmt REQUIRED)
+# fmt is shared-only in Debian and the GPU machine has no libfmt, so shipped
+# binaries compile it header-only. That costs ~5 s of compile per file under
+# the sanitizers (fmt's formatting core is instantiated in each of ~140 files);
+# CI and fuzz builds, which never leave this machine, link libfmt.so instead.
+option(STREAMLENS_FMT_HEADER_ONLY "Compile fmt into each file (portable binaries) instead of linking libfmt.so" ON)
+add_library(sl_fmt INTERFACE)
+if(STREAMLENS_FMT_HEADER_ONLY)
+  target_link_libraries(sl_fmt INTERFACE fmt::fmt-header-only)
+else()
+  target_link_libraries(sl_fmt INTERFACE fmt::fmt)
+endif()
 find_package(nlohmann_json 3 REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
 find_package(PkgConfig REQUIRED)

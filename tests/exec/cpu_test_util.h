@@ -56,4 +56,20 @@ inline std::string shape_of(const Ran& ran, size_t device = 0, size_t leaf = 0) 
 // A one-device program whose ROOT is `root_expr` over the given lines.
 inline std::string entry(const std::string& body) { return "HloModule t\n\nENTRY main {\n" + body + "\n}\n"; }
 
+// ROOT = op(a, b) with a, b constants of type `t` and `n` elements.
+inline std::vector<double> binary(const std::string& op, const std::string& t, const std::string& a,
+                                  const std::string& b, const std::string& n = "4") {
+  std::string shape = t + "[" + n + "]";
+  return values_of(run_hlo(entry("  a = " + shape + " constant(" + a + ")\n  b = " + shape + " constant(" + b +
+                                 ")\n  ROOT r = " + shape + " " + op + "(a, b)")));
+}
+
+// ROOT = op(a); the result has type `result_type` (default: `t`).
+inline std::vector<double> unary(const std::string& op, const std::string& t, const std::string& a,
+                                 const std::string& n = "4", const std::string& result_type = "") {
+  std::string shape = t + "[" + n + "]";
+  std::string out = (result_type.empty() ? t : result_type) + "[" + n + "]";
+  return values_of(run_hlo(entry("  a = " + shape + " constant(" + a + ")\n  ROOT r = " + out + " " + op + "(a)")));
+}
+
 }  // namespace sl::exec::testing

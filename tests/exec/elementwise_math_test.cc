@@ -19,19 +19,8 @@ using testing::values_of;
 
 using V = std::vector<double>;
 
-V binary(const std::string& op, const std::string& t, const std::string& a, const std::string& b,
-         const std::string& n = "4") {
-  std::string shape = t + "[" + n + "]";
-  return values_of(run_hlo(entry("  a = " + shape + " constant(" + a + ")\n  b = " + shape + " constant(" + b +
-                                 ")\n  ROOT r = " + shape + " " + op + "(a, b)")));
-}
-
-V unary(const std::string& op, const std::string& t, const std::string& a, const std::string& n = "4",
-        const std::string& result_type = "") {
-  std::string shape = t + "[" + n + "]";
-  std::string out = (result_type.empty() ? t : result_type) + "[" + n + "]";
-  return values_of(run_hlo(entry("  a = " + shape + " constant(" + a + ")\n  ROOT r = " + out + " " + op + "(a)")));
-}
+using testing::binary;
+using testing::unary;
 
 double f(float x) { return static_cast<double>(x); }
 // Keeps the compiler from folding the expected values with its own

@@ -16,18 +16,8 @@ using testing::values_of;
 
 using V = std::vector<double>;
 
-// ROOT = op(a, b) with a, b constants of type `t`.
-V binary(const std::string& op, const std::string& t, const std::string& a, const std::string& b,
-         const std::string& n = "4") {
-  std::string shape = t + "[" + n + "]";
-  return values_of(run_hlo(entry("  a = " + shape + " constant(" + a + ")\n  b = " + shape + " constant(" + b +
-                                 ")\n  ROOT r = " + shape + " " + op + "(a, b)")));
-}
-
-V unary(const std::string& op, const std::string& t, const std::string& a, const std::string& n = "4") {
-  std::string shape = t + "[" + n + "]";
-  return values_of(run_hlo(entry("  a = " + shape + " constant(" + a + ")\n  ROOT r = " + shape + " " + op + "(a)")));
-}
+using testing::binary;
+using testing::unary;
 
 TEST(Elementwise, F32Arithmetic) {
   EXPECT_EQ(binary("add", "f32", "{1, 2.5, -3, 0.1}", "{2, 0.25, 3, 0.2}"),

@@ -22,12 +22,7 @@ namespace fs = std::filesystem;
 
 class CommandBuffer : public gpu_test::CudaTest {};
 
-int64_t counter(const trace::Trace& t, const std::string& name) {
-  for (const auto& c : t.counters) {
-    if (c.name == name) return c.value;
-  }
-  return -1;
-}
+using gpu_test::counter;
 
 Result<RunOutput> run_cuda(const sched::LoweredProgram& lowered, RunOptions options) {
   SL_ASSIGN_OR_RETURN(auto backend, make_cuda_backend({}));

@@ -81,4 +81,12 @@ class CudaTest : public ::testing::Test {
   }
 };
 
+// A run's counter by name; -1 when it has none.
+inline int64_t counter(const trace::Trace& t, const std::string& name) {
+  for (const auto& c : t.counters) {
+    if (c.name == name) return c.value;
+  }
+  return -1;
+}
+
 }  // namespace sl::exec::gpu_test

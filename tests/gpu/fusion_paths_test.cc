@@ -23,12 +23,7 @@ namespace test_modules = codegen::test_modules;
 
 class FusionPaths : public gpu_test::CudaTest {};
 
-int64_t counter(const trace::Trace& t, const std::string& name) {
-  for (const auto& c : t.counters) {
-    if (c.name == name) return c.value;
-  }
-  return -1;
-}
+using gpu_test::counter;
 
 TEST_F(FusionPaths, ReducesComputedByTheWarpOfTheirRowGiveTheCpuResults) {
   auto b = run_both(test_modules::softmax(64, 1000), random_init(5));  // rows of 1000: the last lanes do one element fewer

@@ -68,10 +68,7 @@ void expect_close(const Both& b, double tol) {
   }
 }
 
-int64_t counter(const trace::Trace& t, const std::string& name) {
-  for (const auto& c : t.counters) if (c.name == name) return c.value;
-  return -1;
-}
+using gpu_test::counter;
 
 using gpu_test::random_init;
 

@@ -32,13 +32,7 @@ using testing::Outcome;
 using testing::rows_with;
 using testing::run_gui;
 
-int pixels_with(const Image& img, Rgb c) {
-  int count = 0;
-  for (int y = 0; y < img.height; ++y) {
-    for (int x = 0; x < img.width; ++x) count += near(img.pixel(x, y), c, 2) ? 1 : 0;
-  }
-  return count;
-}
+using testing::pixels_with;
 
 class GuiApp : public ::testing::Test {
  protected:

@@ -82,4 +82,13 @@ inline std::vector<int> columns_with(const Image& img, Rgb c, int min_pixels) {
   return cols;
 }
 
+// Pixels of colour `c` (within 2 per channel) in the whole image.
+inline int pixels_with(const Image& img, Rgb c) {
+  int count = 0;
+  for (int y = 0; y < img.height; ++y) {
+    for (int x = 0; x < img.width; ++x) count += near(img.pixel(x, y), c, 2) ? 1 : 0;
+  }
+  return count;
+}
+
 }  // namespace sl::gui::testing

@@ -26,13 +26,7 @@ using testing::run_gui;
 using testing::save_trace;
 using testing::ScratchDir;
 
-int pixels_with(const Image& img, Rgb c) {
-  int count = 0;
-  for (int y = 0; y < img.height; ++y) {
-    for (int x = 0; x < img.width; ++x) count += near(img.pixel(x, y), c, 2) ? 1 : 0;
-  }
-  return count;
-}
+using testing::pixels_with;
 
 // Length of the lowest run of consecutive rows in `rows` (sorted).
 int last_run_length(const std::vector<int>& rows) {

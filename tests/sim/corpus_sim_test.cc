@@ -18,6 +18,7 @@
 #include "sim/engine.h"
 #include "sim/kernel_content.h"
 #include "sim/sim_backend.h"
+#include "tests/common/test_support.h"
 
 namespace sl::sim {
 namespace {
@@ -36,10 +37,6 @@ std::vector<std::string> dumps() {
   return out;
 }
 
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 // The time no implementation can beat: the work at the device's peak rates.
 double roofline_ns(const DeviceModel& m, const KernelWork& w, const sched::Thunk& t) {
@@ -63,7 +60,7 @@ struct Loaded {
 // False when the dump does not parse (the parser's to fix; *why says why);
 // a parsed dump that does not lower is a failure.
 bool load(const std::string& path, Loaded* out, std::string* why) {
-  Result<hlo::Module> m = hlo::parse_program(read(path), path);
+  Result<hlo::Module> m = hlo::parse_program(test_support::read_bytes(path), path);
   if (!m.is_ok()) {
     *why += "\n  " + m.status().message().substr(0, m.status().message().find('\n'));
     return false;

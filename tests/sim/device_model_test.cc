@@ -8,15 +8,13 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "tests/common/test_support.h"
+
 namespace sl::sim {
 namespace {
 
 std::string asset(const std::string& name) { return std::string(SL_SOURCE_DIR) + "/assets/devices/" + name + ".json"; }
 
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 TEST(DeviceModel, ShippedModelsLoadByName) {
   for (const char* name : {"h200", "h100", "a100"}) {
@@ -47,7 +45,7 @@ TEST(DeviceModel, LoadsByPath) {
 TEST(DeviceModel, EnvironmentVariableComesFirst) {
   auto dir = std::filesystem::temp_directory_path() / ("sl_sim_assets_test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "devices");
-  nlohmann::json j = nlohmann::json::parse(read(asset("h200")));
+  nlohmann::json j = nlohmann::json::parse(test_support::read_bytes(asset("h200")));
   j["name"] = "custom";
   j["sm_count"] = 100;
   std::ofstream(dir / "devices" / "custom.json") << j.dump();
@@ -68,7 +66,7 @@ TEST(DeviceModel, UnknownNameListsWhereItLooked) {
 
 class BrokenModel : public ::testing::Test {
  protected:
-  nlohmann::json base_ = nlohmann::json::parse(read(asset("h200")));
+  nlohmann::json base_ = nlohmann::json::parse(test_support::read_bytes(asset("h200")));
   std::string error(const nlohmann::json& j) {
     Result<DeviceModel> m = parse_device_model(j.dump(), "dev.json");
     EXPECT_FALSE(m.is_ok());

@@ -12,7 +12,7 @@ namespace sl::trace {
 namespace {
 
 using testing::add_event;
-constexpr int kComm = sched::kCommStreamBase;
+using testing::kComm;
 
 Trace overlap_trace() {
   Trace t;

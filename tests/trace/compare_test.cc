@@ -11,7 +11,7 @@ namespace sl::trace {
 namespace {
 
 using testing::add_event;
-constexpr int kComm = sched::kCommStreamBase;
+using testing::kComm;
 
 struct Pair {
   RunInfo info_a, info_b;

@@ -18,7 +18,7 @@ namespace {
 using testing::add_event;
 using testing::read_bytes;
 using testing::ScratchDir;
-constexpr int kComm = sched::kCommStreamBase;
+using testing::kComm;
 
 RunInfo info() {
   RunInfo i;

@@ -17,6 +17,7 @@
 #include "core/trace/store/timeline_sort.h"
 #include "core/trace/store/trace_store.h"
 #include "tests/trace/compact_check.h"
+#include "tests/trace/sql_test_util.h"
 #include "tests/trace/trace_test_util.h"
 
 namespace sl::trace {
@@ -25,14 +26,7 @@ namespace {
 using testing::ScratchDir;
 using testing::synthetic_trace;
 
-void run_sql(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
-}
+using testing::run_sql;
 
 int64_t save(const std::string& path, const Trace& trace, const std::string& config = "{}") {
   auto store = TraceStore::open(path);

@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include "core/trace/store/nsys_import.h"
+#include "tests/trace/sql_test_util.h"
 #include "tests/trace/trace_test_util.h"
 
 namespace sl::trace {
@@ -15,15 +16,7 @@ using testing::read_bytes;
 using testing::ScratchDir;
 using testing::write_bytes;
 
-void run_sql(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
-  EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
-}
+using testing::run_sql;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);

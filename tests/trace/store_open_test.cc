@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/trace/store/trace_store.h"
+#include "tests/trace/sql_test_util.h"
 #include "tests/trace/trace_test_util.h"
 
 namespace sl::trace {
@@ -16,15 +17,7 @@ using testing::read_bytes;
 using testing::ScratchDir;
 using testing::write_bytes;
 
-void run_sql(const std::string& path, const char* sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  int rc = sqlite3_exec(db, sql, nullptr, nullptr, &err);
-  EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
-}
+using testing::run_sql;
 
 // Every mode refuses `path` with kInvalidInput naming it, leaving it unchanged.
 void expect_refused(const std::string& path, const std::string& why_fragment) {

@@ -14,6 +14,7 @@
 #include "core/trace/store/schema.h"
 #include "core/trace/store/trace_store.h"
 #include "tests/trace/compact_check.h"
+#include "tests/trace/sql_test_util.h"
 #include "tests/trace/trace_test_util.h"
 
 namespace sl::trace {
@@ -254,14 +255,7 @@ TEST(StoreTest, ReaderSeesWholeBatchesWhileWriterAppends) {
   EXPECT_EQ(writer->load_trace(*run)->events.size(), kBatch * kBatches);
 }
 
-void run_sql(const std::string& path, const char* sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
-}
+using testing::run_sql;
 
 TEST(StoreTest, AppendsOverlappingInTimeLoadInTimelineOrder) {
   ScratchDir dir;

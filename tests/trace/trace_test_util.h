@@ -15,6 +15,8 @@
 
 namespace sl::trace::testing {
 
+inline constexpr int kComm = sched::kCommStreamBase;
+
 using test_support::add_event;
 using test_support::read_bytes;
 using test_support::ScratchDir;

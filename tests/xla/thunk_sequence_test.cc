@@ -8,7 +8,7 @@
 namespace sl::xla {
 namespace {
 
-const std::string kCorpus = std::string(SL_SOURCE_DIR) + "/tests/corpus";
+const std::string kThunkCorpus = std::string(SL_SOURCE_DIR) + "/tests/corpus";
 
 TEST(ThunkSequence, ReadsKernelsCublasCallsAndEdges) {
   auto seq = parse_thunk_sequence(
@@ -65,7 +65,7 @@ TEST(ThunkSequence, ABadLineIsAnErrorNamingIt) {
 }
 
 TEST(ThunkSequence, FindsTheDumpBesideAModule) {
-  const std::string dir = kCorpus + "/jax/small/transformer_train_step";
+  const std::string dir = kThunkCorpus + "/jax/small/transformer_train_step";
   const std::string module = dir + "/module_0000.jit_step.sm_9.0a_gpu_after_optimizations.txt";
   EXPECT_EQ(thunk_sequence_path_for(module, false), dir + "/module_0000.jit_step.thunk_sequence.txt");
   EXPECT_EQ(thunk_sequence_path_for(module, true), dir + "/module_0000.jit_step.thunk_sequence_after_thunk_passes.txt");
@@ -76,7 +76,7 @@ TEST(ThunkSequence, FindsTheDumpBesideAModule) {
 TEST(ThunkSequence, ReadsEveryRealDump) {
   int files = 0;
   for (const char* sub : {"/jax/small", "/jax/large", "/captures"}) {
-    for (const auto& program : std::filesystem::directory_iterator(kCorpus + sub)) {
+    for (const auto& program : std::filesystem::directory_iterator(kThunkCorpus + sub)) {
       for (const auto& f : std::filesystem::directory_iterator(program.path())) {
         if (f.path().string().find("thunk_sequence") == std::string::npos) continue;
         auto seq = read_thunk_sequence(f.path().string());
