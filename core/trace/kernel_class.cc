@@ -31,6 +31,8 @@ EventKind classify_kernel(std::string_view name) {
   return EventKind::kOther;
 }
 
+bool is_dnn_kernel(std::string_view name) { return contains_nocase(name, "cudnn"); }
+
 bool is_autotuning_kernel(std::string_view name) {
   return contains_nocase(name, "RedzoneAllocatorKernel") || contains_nocase(name, "xla_fp_comparison") ||
          contains_nocase(name, "xla_int_comparison") || contains_nocase(name, "DelayKernel") ||

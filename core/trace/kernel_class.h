@@ -15,6 +15,11 @@ namespace sl::trace {
 // records of their own kind and never reach this.
 EventKind classify_kernel(std::string_view name);
 
+// True for cuDNN's kernels: their names carry "cudnn" (sm90_xmma_fprop_...
+// _cudnn, cudnn::engines_precompiled::convertTensor_kernel). Its legacy
+// engines' kernels (wgrad_alg0_engine_NHWC) do not, and are not known here.
+bool is_dnn_kernel(std::string_view name);
+
 // True for kernels XLA's autotuner and buffer checker launch while compiling
 // (stream_executor's redzone checker, comparison and delay kernels): never
 // part of a program's step.

@@ -15,6 +15,15 @@ bool is_blas_call(const Instruction& inst) {
   return inst.opcode == Opcode::kCustomCall && inst.custom_call_target.rfind("__cublas", 0) == 0;
 }
 
+bool is_dnn_call(const Instruction& inst) {
+  return inst.opcode == Opcode::kCustomCall && inst.custom_call_target.rfind("__cudnn$", 0) == 0;
+}
+
+// XLA's thunks for cuDNN calls (ConvolutionThunk, CuDnnThunk, NormThunk, ...).
+bool is_dnn_thunk(std::string_view kind) {
+  return kind == "kConvolution" || kind == "kConvolutionReorder" || kind == "kCuDnn" || kind == "kNorm";
+}
+
 Opcode wrapped_opcode(const Instruction& inst) { return inst.async_wrapped.value_or(inst.opcode); }
 
 // Instructions that emit no GPU work of their own.
@@ -71,6 +80,8 @@ class ThunkPlanner {
       emit(LaunchKind::kKernel, t.kernel, inst, scope);
     } else if (t.kind.find("Cublas") != std::string::npos || t.kind == "kGemm") {
       emit(LaunchKind::kGemm, "", take(scope, is_blas_call), scope);
+    } else if (is_dnn_thunk(t.kind)) {
+      emit(LaunchKind::kDnn, "", take(scope, is_dnn_call), scope);
     } else if (t.kind == "kCopy" || t.kind == "kDeviceToDeviceCopy") {
       emit(LaunchKind::kCopy, "", take(scope, [](const Instruction& i) {
         return wrapped_opcode(i) == Opcode::kCopy;
@@ -250,6 +261,8 @@ class ModulePlanner {
       computation(inst.called[0], owner, depth + 1);
     } else if (is_blas_call(inst)) {
       push(LaunchKind::kGemm, "", name);
+    } else if (is_dnn_call(inst)) {
+      push(LaunchKind::kDnn, "", name);
     } else if (op == Opcode::kCopy) {
       push(LaunchKind::kCopy, "", name);
     } else if (hlo::is_collective(op)) {

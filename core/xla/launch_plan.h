@@ -16,7 +16,9 @@
 
 namespace sl::xla {
 
-enum class LaunchKind { kKernel, kGemm, kCopy, kMemset, kCollective };
+// kDnn: a cuDNN call (convolution, cuDNN fusion). It runs one or more
+// kernels of cuDNN's own, with memsets, that no dump names.
+enum class LaunchKind { kKernel, kGemm, kCopy, kMemset, kCollective, kDnn };
 
 struct PlannedLaunch {
   LaunchKind kind = LaunchKind::kKernel;

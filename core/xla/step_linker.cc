@@ -15,7 +15,7 @@ using trace::Event;
 using trace::EventKind;
 
 // What a captured record can be matched with.
-enum class Token { kNone, kKernel, kGemm, kCopy, kMemset, kCollective };
+enum class Token { kNone, kKernel, kGemm, kCopy, kMemset, kCollective, kDnn };
 
 struct Captured {
   size_t event = 0;     // index into trace.events
@@ -30,6 +30,7 @@ Token plan_token(LaunchKind k) {
     case LaunchKind::kCopy: return Token::kCopy;
     case LaunchKind::kMemset: return Token::kMemset;
     case LaunchKind::kCollective: return Token::kCollective;
+    case LaunchKind::kDnn: return Token::kDnn;
   }
   return Token::kNone;
 }
@@ -67,6 +68,7 @@ Token captured_token(const trace::Trace& t, const Event& e, const PlanIndex& ix,
     *autotuning = true;
     return Token::kNone;
   }
+  if (trace::is_dnn_kernel(name)) return Token::kDnn;  // before GEMMs: cuDNN's implicit GEMMs
   const EventKind k = trace::classify_kernel(name);
   if (k == EventKind::kGemm) return Token::kGemm;
   if (k == EventKind::kCollective) return Token::kCollective;
@@ -160,10 +162,21 @@ LinkSummary link_steps(trace::Trace& t, const LaunchPlan& plan, const LinkOption
       }
       floor = last + 1;
       // Match in order, a few plan items ahead; a library GEMM's second
-      // kernel (split-K) is its call's.
+      // kernel (split-K) is its call's. A cuDNN call runs records no dump
+      // names (cuDNN's kernels, memsets, kernels of its legacy engines named
+      // without "cudnn"): when the plan's next item is a cuDNN call, such a
+      // record opens it, and the ones after it are the call's until a record
+      // of another plan item comes. Two cuDNN calls in a row part at a memset
+      // after the first call's first kernel (cuDNN zeroes its workspace first).
       std::vector<bool> used(plan.launches.size(), false);
       size_t cursor = 0;
       int64_t last_gemm_instruction = -1;
+      int64_t open_dnn_call = -1;
+      bool open_call_ran_kernel = false;
+      auto take = [&](size_t q) {
+        used[q] = true;
+        while (cursor < used.size() && used[cursor]) ++cursor;
+      };
       const int32_t step = static_cast<int32_t>(k);
       int64_t start_ns = INT64_MAX, end_ns = INT64_MIN;
       for (size_t p = first; p <= last; ++p) {
@@ -174,25 +187,43 @@ LinkSummary link_steps(trace::Trace& t, const LaunchPlan& plan, const LinkOption
         end_ns = std::max(end_ns, e.end_ns);
         ++summary.events_in_steps;
         summary.work_ns_in_steps += e.duration_ns();
-        if (c.token == Token::kNone) continue;
+        const Token next = cursor < used.size() ? ix.token[cursor] : Token::kNone;
+        const bool next_is_dnn = next == Token::kDnn;
+        const bool unnamed = e.kind != EventKind::kCopy && (c.token == Token::kNone || c.token == Token::kDnn ||
+                                                            (c.token == Token::kMemset && next != Token::kMemset));
         size_t found = SIZE_MAX;
-        for (size_t q = cursor; q < std::min(plan.launches.size(), cursor + options.lookahead); ++q) {
-          if (!used[q] && matches(ix, q, c)) {
-            found = q;
-            break;
+        if (unnamed && open_dnn_call >= 0 &&
+            !(next_is_dnn && c.token == Token::kMemset && open_call_ran_kernel)) {
+          found = static_cast<size_t>(open_dnn_call);
+          open_call_ran_kernel = open_call_ran_kernel || c.token != Token::kMemset;
+        } else if (unnamed && next_is_dnn) {
+          found = cursor;
+          take(found);
+          open_dnn_call = static_cast<int64_t>(found);
+          open_call_ran_kernel = c.token != Token::kMemset;
+          last_gemm_instruction = -1;
+        } else if (c.token == Token::kNone) {
+          continue;
+        } else {
+          for (size_t q = cursor; q < std::min(plan.launches.size(), cursor + options.lookahead); ++q) {
+            if (!used[q] && matches(ix, q, c)) {
+              found = q;
+              break;
+            }
+          }
+          if (found != SIZE_MAX) {
+            take(found);
+            if (found > cursor + options.lookahead) cursor = found;
+            last_gemm_instruction = c.token == Token::kGemm ? static_cast<int64_t>(found) : -1;
+            open_dnn_call = c.token == Token::kDnn ? static_cast<int64_t>(found) : -1;
+            open_call_ran_kernel = true;
+          } else if (c.token == Token::kGemm && last_gemm_instruction >= 0) {
+            found = static_cast<size_t>(last_gemm_instruction);
+          } else {
+            continue;
           }
         }
-        if (found != SIZE_MAX) {
-          used[found] = true;
-          while (cursor < used.size() && used[cursor]) ++cursor;
-          if (found > cursor + options.lookahead) cursor = found;
-          e.instruction = instruction[found];
-          last_gemm_instruction = c.token == Token::kGemm ? static_cast<int64_t>(found) : -1;
-        } else if (c.token == Token::kGemm && last_gemm_instruction >= 0) {
-          e.instruction = instruction[static_cast<size_t>(last_gemm_instruction)];
-        } else {
-          continue;
-        }
+        e.instruction = instruction[found];
         if (e.instruction != 0) {
           ++summary.events_linked;
           summary.work_ns_linked += e.duration_ns();

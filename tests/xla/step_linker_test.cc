@@ -88,6 +88,51 @@ TEST(StepLinker, AnIncompleteLastExecutionIsNoStep) {
   EXPECT_EQ(s.steps.size(), 2u);
 }
 
+// A CNN's step as JAX 0.11 ran it: cuDNN calls run kernels of their own
+// (some named after cuDNN, some not), and memsets, that no dump lists.
+TEST(StepLinker, ACuDnnCallKeepsItsKernelsAndMemsets) {
+  trace::Trace t;
+  int64_t now = 0;
+  auto add = [&](EventKind kind, const std::string& name, int64_t dur) {
+    Event e;
+    e.kind = kind;
+    e.name = t.strings.intern(name);
+    e.start_ns = now;
+    e.end_ns = now + dur;
+    now += dur + 10;
+    t.events.push_back(e);
+  };
+  for (int s = 0; s < 3; ++s) {
+    add(EventKind::kOther, "wrapped_transpose", 5);
+    add(EventKind::kOther, "cudnn::engines_precompiled::convertTensor_kernel", 7);
+    add(EventKind::kOther, "sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_kernel__5x_cudnn", 100);
+    add(EventKind::kOther, "loop_pad_fusion", 20);
+    add(EventKind::kMemset, "memset", 2);
+    add(EventKind::kOther, "wgrad_alg0_engine_NHWC", 300);  // cuDNN's, by a name that does not say so
+    add(EventKind::kMemset, "memset", 2);                     // the next call's
+    add(EventKind::kOther, "sm90_xmma_dgrad_implicit_gemm_kernel__5x_cudnn", 80);
+    add(EventKind::kOther, "loop_select_fusion", 10);
+  }
+  LaunchPlan plan;
+  plan.launches = {{LaunchKind::kKernel, "wrapped_transpose", "wrapped_transpose", "", false},
+                   {LaunchKind::kDnn, "", "cudnn-conv.3", "", false},
+                   {LaunchKind::kKernel, "loop_pad_fusion", "loop_pad_fusion", "", false},
+                   {LaunchKind::kDnn, "", "cudnn-conv-bw-filter.4", "", false},
+                   {LaunchKind::kDnn, "", "cudnn-conv-bw-input.2", "", false},
+                   {LaunchKind::kKernel, "loop_select_fusion", "loop_select_fusion", "", false}};
+  LinkSummary s = link_steps(t, plan);
+  ASSERT_EQ(s.steps.size(), 3u);
+  EXPECT_EQ(s.events_linked, s.events_in_steps);
+  std::vector<std::string> instructions;
+  for (const Event& e : t.events) {
+    if (e.iteration == 1) instructions.push_back(t.instruction_of(e));
+  }
+  EXPECT_EQ(instructions, (std::vector<std::string>{"wrapped_transpose", "cudnn-conv.3", "cudnn-conv.3",
+                                                    "loop_pad_fusion", "cudnn-conv-bw-filter.4",
+                                                    "cudnn-conv-bw-filter.4", "cudnn-conv-bw-input.2",
+                                                    "cudnn-conv-bw-input.2", "loop_select_fusion"}));
+}
+
 TEST(StepLinker, SanitizesInstructionNamesAsXla) {
   EXPECT_EQ(sanitized_kernel_name("gemm_fusion_dot.28"), "gemm_fusion_dot_28");
   EXPECT_EQ(sanitized_kernel_name("wrapped_transpose"), "wrapped_transpose");
@@ -144,7 +189,8 @@ TEST_P(RealCaptureTest, LinksEveryStepOfTheModule) {
 INSTANTIATE_TEST_SUITE_P(Jax, RealCaptureTest,
                          ::testing::Values(RealCapture{"transformer_small", 31}, RealCapture{"mlp", 31},
                                            RealCapture{"mlp_nocb", 31}, RealCapture{"adam", 31},
-                                           RealCapture{"layernorm_gelu", 31}),
+                                           RealCapture{"layernorm_gelu", 31},
+                                           RealCapture{"conv_train_step", 31}),
                          [](const auto& info) { return info.param.program; });
 #endif
 
