@@ -1,5 +1,7 @@
 #include "app/cli/kernel_times.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -59,9 +61,19 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
   // A negative gap is kept for graph nodes only, whose successors really
   // start before CUPTI's end of their predecessor; outside graphs the stream
   // model replays idle time alone (as fitted on mlp_nocb, bench/FIDELITY-real.md).
-  // Unknown: the simulator keeps them for its own graph nodes only.
+  // A kernel launched alone that starts before its stream predecessor ends
+  // was launched early (programmatic dependent launch: the cuBLAS kernel
+  // before it let it start) and waited inside: its own time is what is left
+  // after the predecessor's end (embed_xent_step cb-off: one fusion started
+  // 345 us before its GEMM ended). Unknown: the simulator keeps them for its
+  // own graph nodes only.
   for (auto& [instruction, gap] : measured->gap_ns_per_step) {
-    if (measured->graph_mode_known && gap < 0 && measured->in_graph.count(instruction) == 0) gap = 0;
+    if (measured->graph_mode_known && gap < 0 && measured->in_graph.count(instruction) == 0) {
+      if (auto ns = measured->ns_per_step.find(instruction); ns != measured->ns_per_step.end()) {
+        ns->second = std::max<int64_t>(1, ns->second + gap);
+      }
+      gap = 0;
+    }
   }
   if (target != nullptr) match_instructions(config, *target, *measured);
   // Graph nodes not known apart from kernels launched alone: no estimate
