@@ -6,7 +6,7 @@
 //   {"k":"kernel","dev":0,"ctx":1,"stream":7,"corr":42,"start":N,"end":N,"name":"_Z..."}
 //   {"k":"memcpy","dev":0,...,"bytes":N,"copy":1}   {"k":"memset",...,"bytes":N}
 //   {"k":"dropped","n":N}   {"k":"unknown","kind":K}
-//   {"k":"range","on":true,"t":N}   (cudaProfilerStart/Stop, --capture-range cudaProfilerApi)
+//   {"k":"range","on":true,"t":N}   (--capture-range: cudaProfilerStart/Stop, or an NVTX range's push/pop)
 // "meta" may carry "t0": the CUPTI timestamp when the process was injected.
 
 #include <cstdint>
@@ -26,8 +26,9 @@ std::string capture_range_line(bool on, uint64_t timestamp);
 
 // Which records of a capture make the run, as `nsys profile` chooses them:
 // from `delay_ns` after the process was injected, for `duration_ns` (0: to
-// the end), and with `profiler_ranges` only between cudaProfilerStart and
-// cudaProfilerStop. A record is kept when it starts inside.
+// the end), and with `profiler_ranges` only inside the file's ranges
+// (cudaProfilerStart to cudaProfilerStop, or NVTX ranges of one name). A
+// record is kept when it starts inside.
 struct CaptureWindow {
   int64_t delay_ns = 0;
   int64_t duration_ns = 0;

@@ -1,6 +1,7 @@
 #include "cupti_tracer/cupti_api.h"
 
 #include <cupti.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -8,6 +9,8 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+
+#include "cupti_tracer/nvtx_range.h"
 
 namespace sl::cupti {
 
@@ -209,9 +212,21 @@ namespace {
 
 void (*g_on_profiler_range)(bool, uint64_t) = nullptr;
 CUpti_SubscriberHandle g_profiler_subscriber = nullptr;
+NvtxRangeTracker* g_nvtx_range = nullptr;  // lives until exit: NVTX calls come until then
 
 void CUPTIAPI profiler_api_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
-  if (domain != CUPTI_CB_DOMAIN_DRIVER_API || g_on_profiler_range == nullptr) return;
+  if (g_on_profiler_range == nullptr) return;
+  if (domain == CUPTI_CB_DOMAIN_NVTX && g_nvtx_range != nullptr) {
+    const auto* nvtx = static_cast<const CUpti_NvtxData*>(data);
+    const auto change = g_nvtx_range->on_call(id, nvtx->functionParams, nvtx->functionReturnValue,
+                                              static_cast<uint64_t>(pthread_self()));
+    uint64_t ts = 0;
+    if (change != NvtxRangeTracker::Change::kNone && cuptiGetTimestamp(&ts) == CUPTI_SUCCESS) {
+      g_on_profiler_range(change == NvtxRangeTracker::Change::kOpened, ts);
+    }
+    return;
+  }
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
   uint64_t ts = 0;
   if (id == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart && info->callbackSite == CUPTI_API_EXIT) {
@@ -234,6 +249,17 @@ Status CuptiApi::watch_profiler_api(void (*on_range)(bool on, uint64_t timestamp
                                     CUPTI_DRIVER_TRACE_CBID_cuProfilerStart));
   SL_CUPTI_CALL(cuptiEnableCallback(1, g_profiler_subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
                                     CUPTI_DRIVER_TRACE_CBID_cuProfilerStop));
+  return Status::ok();
+}
+
+Status CuptiApi::watch_nvtx_range(const std::string& name, void (*on_range)(bool on, uint64_t timestamp)) {
+  std::lock_guard<std::mutex> lock(g_setup_mutex);
+  g_on_profiler_range = on_range;
+  if (g_nvtx_range == nullptr) g_nvtx_range = new NvtxRangeTracker(name);
+  if (g_profiler_subscriber == nullptr) {
+    SL_CUPTI_CALL(cuptiSubscribe(&g_profiler_subscriber, profiler_api_callback, nullptr));
+  }
+  SL_CUPTI_CALL(cuptiEnableDomain(1, g_profiler_subscriber, CUPTI_CB_DOMAIN_NVTX));
   return Status::ok();
 }
 

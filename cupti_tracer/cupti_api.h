@@ -7,6 +7,7 @@
 // removes it. Callers pass their sink explicitly; nothing else is global.
 
 #include <cstdint>
+#include <string>
 
 #include "core/common/status.h"
 #include "cupti_tracer/activity_sink.h"
@@ -46,6 +47,11 @@ class CuptiApi {
   // `capture --capture-range cudaProfilerApi` keeps. Subscribes to CUPTI's
   // driver-API callbacks, so at most one watcher per process.
   static Status watch_profiler_api(void (*on_range)(bool on, uint64_t timestamp));
+  // The same for NVTX ranges named `name` (nvtx_range.h): `capture
+  // --capture-range nvtx:NAME`. CUPTI sees NVTX calls only when the program's
+  // NVTX loads an injection (NVTX_INJECTION64_PATH: libstreamlens_inject.so
+  // hands it on to CUPTI's).
+  static Status watch_nvtx_range(const std::string& name, void (*on_range)(bool on, uint64_t timestamp));
   // CUPTI stream id of a CUDA stream handle (cudaStream_t / CUstream).
   static Result<uint32_t> stream_id(void* cuda_stream);
   // CUPTI's ids of a CUDA graph (cudaGraph_t) and of an executable graph

@@ -3,6 +3,7 @@
 // kernel, memcpy and memset of the process with CUPTI and writes them as JSON
 // lines (capture_file.h) to $STREAMLENS_CAPTURE_FILE at exit.
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -80,13 +81,13 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   g_file_sink->write(
       sl::cupti::capture_meta_line(static_cast<long>(::getpid()), command_line(), t0.is_ok() ? *t0 : 0));
   sl::Status s = sl::cupti::CuptiApi::start(g_file_sink);
-  // STREAMLENS_CAPTURE_RANGE=cudaProfilerApi: mark the profiler's ranges (the
-  // records are filtered when the capture is read).
-  if (const char* range = std::getenv("STREAMLENS_CAPTURE_RANGE"); s.is_ok() && range != nullptr &&
-                                                                  std::string(range) == "cudaProfilerApi") {
-    s = sl::cupti::CuptiApi::watch_profiler_api(
-        [](bool on, uint64_t ts) { g_file_sink->write(sl::cupti::capture_range_line(on, ts)); });
-  }
+  // STREAMLENS_CAPTURE_RANGE=cudaProfilerApi or nvtx:NAME: mark the ranges
+  // (the records are filtered when the capture is read).
+  const char* range_env = std::getenv("STREAMLENS_CAPTURE_RANGE");
+  const std::string range = range_env != nullptr ? range_env : "";
+  auto mark = [](bool on, uint64_t ts) { g_file_sink->write(sl::cupti::capture_range_line(on, ts)); };
+  if (s.is_ok() && range == "cudaProfilerApi") s = sl::cupti::CuptiApi::watch_profiler_api(mark);
+  if (s.is_ok() && range.rfind("nvtx:", 0) == 0) s = sl::cupti::CuptiApi::watch_nvtx_range(range.substr(5), mark);
   if (!s.is_ok()) {
     std::fprintf(stderr, "streamlens inject: %s\n", s.message().c_str());
     g_file_sink->close();
@@ -94,4 +95,13 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   }
   std::atexit(finish_capture);
   return 1;
+}
+
+// NVTX loads the library NVTX_INJECTION64_PATH names and calls this (`capture
+// --capture-range nvtx:NAME` points it here): CUPTI's own NVTX injection,
+// loaded with this library, then reports every NVTX call to its subscribers.
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(const void* get_export_table) {
+  using Init = int (*)(const void*);
+  auto cupti_init = reinterpret_cast<Init>(dlsym(RTLD_NEXT, "InitializeInjectionNvtx2"));
+  return cupti_init != nullptr ? cupti_init(get_export_table) : 0;
 }

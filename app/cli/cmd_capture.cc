@@ -89,6 +89,13 @@ int cmd_capture(const StoreArgs& args, const CaptureArgs& capture) {
   const std::string& name = capture.name;
   const std::vector<std::string>& command = capture.command;
   if (command.empty()) return fail(usage_error("capture needs a command after --"));
+  // NVTX reports its calls only to an injection it loads itself: the user's
+  // own NVTX_INJECTION64_PATH (another tool's) would be replaced, so refuse.
+  const bool nvtx_range = capture.capture_range.rfind("nvtx:", 0) == 0;
+  if (nvtx_range && std::getenv("NVTX_INJECTION64_PATH") != nullptr) {
+    return fail(usage_error("--capture-range nvtx:NAME needs NVTX_INJECTION64_PATH unset (it names another tool's "
+                            "NVTX injection)"));
+  }
   std::string saved_xla_flags = std::getenv("XLA_FLAGS") != nullptr ? std::getenv("XLA_FLAGS") : "";
   const bool had_xla_flags = std::getenv("XLA_FLAGS") != nullptr;
   if (!capture.xla_dump.empty()) {
@@ -107,18 +114,24 @@ int cmd_capture(const StoreArgs& args, const CaptureArgs& capture) {
   std::string out = (std::filesystem::temp_directory_path() /
                      ("streamlens-capture-" + std::to_string(getpid()) + ".jsonl")).string();
   if (!capture.capture_range.empty()) setenv("STREAMLENS_CAPTURE_RANGE", capture.capture_range.c_str(), 1);
+  if (nvtx_range) setenv("NVTX_INJECTION64_PATH", library.c_str(), 1);
   Result<int> child = run_child(command, library, out);
   unsetenv("STREAMLENS_CAPTURE_RANGE");
+  if (nvtx_range) unsetenv("NVTX_INJECTION64_PATH");
   if (had_xla_flags) setenv("XLA_FLAGS", saved_xla_flags.c_str(), 1);
   else unsetenv("XLA_FLAGS");
   if (!child) return fail(child.status());
   cupti::CaptureWindow window;
   window.delay_ns = static_cast<int64_t>(capture.delay_s * 1e9);
   window.duration_ns = static_cast<int64_t>(capture.duration_s * 1e9);
-  window.profiler_ranges = capture.capture_range == "cudaProfilerApi";
+  window.profiler_ranges = !capture.capture_range.empty();
   Result<trace::Trace> captured = cupti::import_capture_file(out, window);
   std::filesystem::remove(out);
   if (!captured) return fail(captured.status());
+  if (!capture.capture_range.empty() && captured->events.empty()) {
+    std::fprintf(stderr, "streamlens: warning: nothing ran inside a %s range%s\n", capture.capture_range.c_str(),
+                 nvtx_range ? " (NVTX calls made before the program first used CUDA are not seen)" : "");
+  }
 
   trace::RunInfo info = captured_run_info(
       name.empty() ? join(command) : name, command[0],

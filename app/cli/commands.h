@@ -61,7 +61,7 @@ struct CaptureArgs {
   std::string name;
   std::vector<std::string> command;    // after --
   std::string xla_dump;                // --xla-dump DIR: dump XLA's modules there and link the run
-  std::string capture_range;           // "" or "cudaProfilerApi"
+  std::string capture_range;           // "", "cudaProfilerApi" or "nvtx:NAME"
   double delay_s = 0;                  // keep records from this long after the start
   double duration_s = 0;              // ... for this long (0: to the end)
 };

@@ -131,8 +131,14 @@ int main(int argc, char** argv) {
   capture->add_option("--xla-dump", capture_args.xla_dump,
                       "have XLA dump its modules into DIR (added to XLA_FLAGS) and link the run to the one that ran");
   capture->add_option("--capture-range", capture_args.capture_range,
-                      "keep only what runs between cudaProfilerStart and cudaProfilerStop")
-      ->check(CLI::IsMember({"cudaProfilerApi"}));
+                      "keep only what runs between cudaProfilerStart and cudaProfilerStop (cudaProfilerApi), "
+                      "or inside the NVTX ranges named NAME (nvtx:NAME)")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            if (v == "cudaProfilerApi" || (v.rfind("nvtx:", 0) == 0 && v.size() > 5)) return "";
+            return "expected cudaProfilerApi or nvtx:NAME, got '" + v + "'";
+          },
+          "cudaProfilerApi|nvtx:NAME"));
   capture->add_option("--delay", capture_args.delay_s, "keep records from S seconds after the command starts")
       ->check(CLI::Range(0.0, 1e6));
   capture->add_option("--duration", capture_args.duration_s, "keep records for S seconds (after --delay)")

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -265,6 +266,21 @@ TEST_F(Cli, CaptureWithoutGpuExitsThree) {
   Outcome o = sl("capture --db " + db_ + " -- /bin/true");
   EXPECT_EQ(o.exit_code, 3) << o.err;
   EXPECT_NE(o.err.find("no GPU"), std::string::npos) << o.err;
+}
+
+// Refused before anything runs, so with or without a GPU.
+TEST_F(Cli, CaptureRangeNamesWhatItKeeps) {
+  Outcome empty = sl("capture --db " + db_ + " --capture-range nvtx: -- /bin/true");
+  EXPECT_EQ(empty.exit_code, 2) << empty.err;
+  EXPECT_NE(empty.err.find("cudaProfilerApi or nvtx:NAME"), std::string::npos) << empty.err;
+  Outcome other = sl("capture --db " + db_ + " --capture-range nvtx -- /bin/true");
+  EXPECT_EQ(other.exit_code, 2) << other.err;
+  setenv("NVTX_INJECTION64_PATH", "/another/tool.so", 1);
+  Outcome taken = sl("capture --db " + db_ + " --capture-range nvtx:train -- /bin/true");
+  unsetenv("NVTX_INJECTION64_PATH");
+  EXPECT_EQ(taken.exit_code, 2) << taken.err;
+  EXPECT_NE(taken.err.find("NVTX_INJECTION64_PATH"), std::string::npos) << taken.err;
+  EXPECT_FALSE(fs::exists(db_)) << "nothing is written for a refused capture";
 }
 
 }  // namespace
