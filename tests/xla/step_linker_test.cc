@@ -21,12 +21,11 @@ namespace {
 using trace::Event;
 using trace::EventKind;
 
-// A synthetic capture: autotuning first, then `steps` executions of a
-// module launching kernel a, a cuBLAS call (two kernels), a copy, kernel b.
-trace::Trace synthetic_capture(int steps) {
+// Records one after another on one stream, 10 ns apart.
+struct CaptureBuilder {
   trace::Trace t;
   int64_t now = 0;
-  auto add = [&](EventKind kind, const std::string& name, int64_t dur) {
+  void operator()(EventKind kind, const std::string& name, int64_t dur) {
     Event e;
     e.kind = kind;
     e.name = t.strings.intern(name);
@@ -35,7 +34,13 @@ trace::Trace synthetic_capture(int steps) {
     e.correlation = static_cast<int64_t>(t.events.size());
     now += dur + 10;
     t.events.push_back(e);
-  };
+  }
+};
+
+// A synthetic capture: autotuning first, then `steps` executions of a
+// module launching kernel a, a cuBLAS call (two kernels), a copy, kernel b.
+trace::Trace synthetic_capture(int steps) {
+  CaptureBuilder add;
   add(EventKind::kOther, "_ZN15stream_executor3gpu26RedzoneAllocatorKernelImplEPhhmPj", 5);
   add(EventKind::kOther, "fusion_a", 7);  // an autotuning run of one of the module's kernels
   add(EventKind::kCopy, "memcpy HtoD", 3);
@@ -47,7 +52,7 @@ trace::Trace synthetic_capture(int steps) {
     add(EventKind::kOther, "fusion_b", 50);
   }
   add(EventKind::kCopy, "memcpy DtoH", 3);
-  return t;
+  return add.t;
 }
 
 LaunchPlan synthetic_plan() {
@@ -91,17 +96,7 @@ TEST(StepLinker, AnIncompleteLastExecutionIsNoStep) {
 // A CNN's step as JAX 0.11 ran it: cuDNN calls run kernels of their own
 // (some named after cuDNN, some not), and memsets, that no dump lists.
 TEST(StepLinker, ACuDnnCallKeepsItsKernelsAndMemsets) {
-  trace::Trace t;
-  int64_t now = 0;
-  auto add = [&](EventKind kind, const std::string& name, int64_t dur) {
-    Event e;
-    e.kind = kind;
-    e.name = t.strings.intern(name);
-    e.start_ns = now;
-    e.end_ns = now + dur;
-    now += dur + 10;
-    t.events.push_back(e);
-  };
+  CaptureBuilder add;
   for (int s = 0; s < 3; ++s) {
     add(EventKind::kOther, "wrapped_transpose", 5);
     add(EventKind::kOther, "cudnn::engines_precompiled::convertTensor_kernel", 7);
@@ -120,6 +115,7 @@ TEST(StepLinker, ACuDnnCallKeepsItsKernelsAndMemsets) {
                    {LaunchKind::kDnn, "", "cudnn-conv-bw-filter.4", "", false},
                    {LaunchKind::kDnn, "", "cudnn-conv-bw-input.2", "", false},
                    {LaunchKind::kKernel, "loop_select_fusion", "loop_select_fusion", "", false}};
+  trace::Trace& t = add.t;
   LinkSummary s = link_steps(t, plan);
   ASSERT_EQ(s.steps.size(), 3u);
   EXPECT_EQ(s.events_linked, s.events_in_steps);
