@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/trace/iterations.h"
+#include "core/xla/launch_plan.h"
 #include "sim/engine.h"
 
 namespace sl::sim {
@@ -43,7 +44,6 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
     if (v.empty()) v.assign(steps.size(), 0);
     v[s] += e.duration_ns();
   }
-  for (auto& [instruction, v] : per_step) out.ns_per_step[linked.strings.get(instruction)] = median_of(v);
   std::vector<int64_t> spans;
   for (const auto& [first, last] : span) {
     if (last >= first) spans.push_back(last - first);
@@ -61,11 +61,23 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
       gaps.push_back(std::max<int64_t>(0, gap));
       const trace::Event& e = *events[i];
       if (e.instruction == 0) continue;
+      const size_t s = step_index.at(e.iteration);
+      if (e.instruction == events[i - 1]->instruction && gap > 0 && e.kind != trace::EventKind::kCopy &&
+          events[i - 1]->kind != trace::EventKind::kCopy &&
+          linked.name_of(e) != xla::sanitized_kernel_name(linked.instruction_of(e))) {
+        // Between two records of one library call (a cuDNN convolution's
+        // kernels, issued one by one by the library's host code): the stream
+        // is the call's until its last record ends, so the gap is the call's
+        // time. (XLA's own kernel, or a copy, again is the next trip of a loop.)
+        per_step[e.instruction][s] += gap;
+        continue;
+      }
       auto& v = gap_per_step[e.instruction];
       if (v.empty()) v.assign(steps.size(), 0);
-      v[step_index.at(e.iteration)] += gap;
+      v[s] += gap;
     }
   }
+  for (auto& [instruction, v] : per_step) out.ns_per_step[linked.strings.get(instruction)] = median_of(v);
   for (auto& [instruction, v] : gap_per_step) out.gap_ns_per_step[linked.strings.get(instruction)] = median_of(v);
   out.launch_gap_ns = median_of(gaps);
   return out;

@@ -37,6 +37,29 @@ TEST(TraceDriven, EvenStepCountsTakeTheLowerMedianAsMedianIterationDoes) {
   EXPECT_EQ(m->median_step_ns, trace::one_iteration(t, trace::median_iteration(t)).makespan_ns());
 }
 
+// One step: a cuDNN call issuing two kernels 5 us apart, then a loop whose
+// body is one XLA kernel, twice, and an async copy twice on its own stream.
+TEST(TraceDriven, AStreamIsALibraryCallsUntilItsLastKernelEnds) {
+  trace::Trace t;
+  using trace::EventKind;
+  auto add = [&](int32_t stream, EventKind kind, const char* name, const char* instruction, int64_t start,
+                 int64_t end) {
+    t.events[test_support::add_event(t, 0, stream, kind, name, instruction, start, end)].iteration = 0;
+  };
+  add(0, EventKind::kOther, "cudnn::convertTensor_kernel", "cudnn-conv.3", 0, 3000);
+  add(0, EventKind::kGemm, "sm90_xmma_fprop_implicit_gemm__5x_cudnn", "cudnn-conv.3", 8000, 20000);
+  add(0, EventKind::kOther, "loop_add_fusion", "loop_add_fusion", 30000, 31000);
+  add(0, EventKind::kOther, "loop_add_fusion", "loop_add_fusion", 40000, 41000);
+  add(1, EventKind::kCopy, "memcpy DtoD", "copy-start", 0, 1000);
+  add(1, EventKind::kCopy, "memcpy DtoD", "copy-start", 9000, 10000);
+  Result<MeasuredTimes> m = measured_times(t);
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_EQ(m->ns_per_step.at("cudnn-conv.3"), 20000) << "its kernels and the 5 us between them";
+  EXPECT_EQ(m->ns_per_step.at("loop_add_fusion"), 2000) << "two trips: the host's 9 us between them are no kernel's";
+  EXPECT_EQ(m->gap_ns_per_step.at("loop_add_fusion"), 10000 + 9000);
+  EXPECT_EQ(m->ns_per_step.at("copy-start"), 2000);
+}
+
 TEST(TraceDriven, ARunWithoutStepsIsInvalidInput) {
   trace::Trace t = four_steps();
   for (trace::Event& e : t.events) e.iteration = -1;  // outside every step
