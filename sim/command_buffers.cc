@@ -64,7 +64,8 @@ class GraphLayout {
     for (size_t k = 0; k < n; ++k) {
       const int l = lane[k];
       const int stream = stream_of(l);
-      if (l != 0 && !lane_started[static_cast<size_t>(l)]) push_sync(sched::ThunkKind::kWaitEvent, stream, start_event);
+      const bool first_on_lane = !lane_started[static_cast<size_t>(l)];
+      if (l != 0 && first_on_lane) push_sync(sched::ThunkKind::kWaitEvent, stream, start_event);
       lane_started[static_cast<size_t>(l)] = true;
       bool has_pred = false;
       for (int d : g.deps[k]) {
@@ -76,7 +77,9 @@ class GraphLayout {
       t.stream = stream;
       out_.thunks.push_back(t);
       original_.push_back(g.thunks[k]);
-      role_.push_back(has_pred ? LaunchRole::kGraphNode : LaunchRole::kGraphStart);
+      // One launch latency a graph execution: a node with no predecessor
+      // that runs after another node of its lane starts as any node does.
+      role_.push_back(has_pred || !first_on_lane ? LaunchRole::kGraphNode : LaunchRole::kGraphStart);
       graph_of_.push_back(graph_);
       const bool last_of_lane = lane_last[static_cast<size_t>(l)] == static_cast<int>(k);
       if (needs_record[k] || (l != 0 && last_of_lane)) {

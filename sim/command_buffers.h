@@ -25,7 +25,7 @@ using CommandBuffer = sched::CommandBuffer;
 
 enum class LaunchRole : int8_t {
   kStream,      // launched by the host one by one: DeviceModel::stream_kernel_gap_us after its predecessor
-  kGraphStart,  // a node with no predecessor: it starts after the graph launch (graph_launch_us)
+  kGraphStart,  // a lane's first node with no predecessor: it starts after the graph launch (graph_launch_us)
   kGraphNode,   // a node after its predecessors: graph_node_gap_us
   kSynthetic,   // an event record/wait the lanes added
 };

@@ -88,6 +88,26 @@ TEST(CommandBuffers, TheGraphLaunchIsPaidOnceAndNodesPayTheirGap) {
   EXPECT_EQ(makespan(*off, m), 3 * (5000 + 1000));
 }
 
+// Three nodes with no predecessor (a loop body's async copy, its first
+// fusion, an update of another buffer), one after another on one lane: the
+// launch latency is the graph's, once, not each source node's.
+TEST(CommandBuffers, SourceNodesOnOneLaneShareOneLaunch) {
+  sched::DeviceProgram p;
+  p.thunks = {small_gemm(0, 1000, "copy"), small_gemm(0, 1000, "concat"), small_gemm(0, 1000, "update")};
+  CommandBuffer g;
+  g.thunks = {0, 1, 2};
+  g.deps = {{}, {}, {}};
+  const DeviceModel m = graph_model(1, 3, 0.5);
+  auto laid = lay_out_command_buffers({p}, {{g}}, m.graph_concurrency);
+  ASSERT_TRUE(laid.is_ok());
+  EXPECT_EQ(makespan(*laid, m), 3000 + 3000 + 2 * 500);
+  // On two lanes the second lane's first node waits for the launch too.
+  const DeviceModel two = graph_model(2, 3, 0.5);
+  auto wide = lay_out_command_buffers({p}, {{g}}, two.graph_concurrency);
+  ASSERT_TRUE(wide.is_ok());
+  EXPECT_EQ(makespan(*wide, two), 3000 + 1000 + 500 + 1000);
+}
+
 TEST(CommandBuffers, ANegativeNodeGapOverlapsThePredecessorsTail) {
   const DeviceModel m = graph_model(1, 0, -0.1);
   auto laid = lay_out_command_buffers({diamond()}, {{diamond_graph()}}, m.graph_concurrency);
