@@ -348,6 +348,19 @@ SINGLE = {
     "resmlp_adamw": prog_resmlp_adamw,
 }
 
+
+def add_programs():
+    """The calibration programs and hold-out set 3, kept in their own files."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import calibration_programs
+    import holdout3_programs
+    for module in (calibration_programs, holdout3_programs):
+        for name, build in module.PROGRAMS.items():
+            SINGLE[name] = lambda jnp, jax, build=build: build(jnp, jax, dims)
+
+
+add_programs()
+
 # ---------------------------------------------------------------- ramp inputs
 
 TYPE_NAMES = {"float32": "f32", "bfloat16": "bf16", "float16": "f16", "float64": "f64",
