@@ -179,6 +179,7 @@ Result<GraphProgram> lay_out_command_buffers(const std::vector<sched::DeviceProg
       GraphLayout layout(in, program, out.original[d], out.role[d], out.graph_of[d], out.graphs, first_lane,
                          concurrency);
       highest_lane = std::max(highest_lane, layout.lay_out(mine[static_cast<size_t>(g)], home));
+      out.rerecorded_commands.push_back(mine[static_cast<size_t>(g)].rerecorded_commands);
       ++out.graphs;
       out.nodes += static_cast<int64_t>(mine[static_cast<size_t>(g)].thunks.size());
     }
@@ -214,7 +215,8 @@ std::vector<std::vector<int64_t>> role_gaps_ns(const GraphProgram& program, cons
 }
 
 HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::DeviceProgram>& original,
-                        const DeviceModel& model, const std::vector<std::vector<uint32_t>>& syncs_before) {
+                        const DeviceModel& model, const std::vector<std::vector<uint32_t>>& syncs_before,
+                        const std::vector<std::vector<uint32_t>>& dynamic_slices) {
   auto ns = [](double us) { return std::llround(us * 1e3); };
   HostIssue out;
   out.sync_ns = ns(model.host_sync_us);
@@ -224,6 +226,12 @@ HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::De
     const auto& thunks = program.devices[d].thunks;
     std::vector<int64_t>& cost = out.cost_ns[d];
     cost.assign(thunks.size(), 0);
+    std::vector<uint8_t> slicing(d < original.size() ? original[d].thunks.size() : 0, 0);
+    if (d < dynamic_slices.size()) {
+      for (uint32_t o : dynamic_slices[d]) {
+        if (o < slicing.size()) slicing[o] = 1;
+      }
+    }
     int64_t graph_paid = -1;  // the last graph whose launch the host paid
     for (size_t i = 0; i < thunks.size(); ++i) {
       const sched::Thunk& t = thunks[i];
@@ -232,14 +240,20 @@ HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::De
           // XLA's Gemm thunk calls cuBLAS(Lt), whose host side costs far more than a kernel launch.
           const bool library = t.kind == sched::ThunkKind::kGemm &&
                                (t.instruction == nullptr || t.instruction->opcode != hlo::Opcode::kFusion);
-          cost[i] = ns(library ? model.host_library_call_us : model.host_kernel_launch_us);
+          const uint32_t o = program.original[d][i];
+          const bool slice = o < slicing.size() && slicing[o] != 0;
+          cost[i] = ns(library ? model.host_library_call_us
+                       : slice ? model.host_dynamic_slice_us
+                               : model.host_kernel_launch_us);
           break;
         }
         case LaunchRole::kGraphStart:
         case LaunchRole::kGraphNode:
-          if (program.graph_of[d][i] != graph_paid) {
-            graph_paid = program.graph_of[d][i];
-            cost[i] = ns(model.host_graph_launch_us);
+          if (const int64_t g = program.graph_of[d][i]; g != graph_paid) {
+            graph_paid = g;
+            const int64_t rerecorded =
+                g >= 0 && static_cast<size_t>(g) < program.rerecorded_commands.size() ? program.rerecorded_commands[static_cast<size_t>(g)] : 0;
+            cost[i] = ns(model.host_graph_launch_us + static_cast<double>(rerecorded) * model.host_graph_rerecord_us);
           }
           break;
         case LaunchRole::kSynthetic:

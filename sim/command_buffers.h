@@ -41,6 +41,9 @@ struct GraphProgram {
   std::vector<std::vector<int64_t>> graph_of;
   // Per device: lane stream number -> the stream that launched the graph.
   std::vector<std::vector<std::pair<int, int>>> lanes;
+  // Per graph launch (the ids of graph_of): the commands the host records
+  // again before it (CommandBuffer::rerecorded_commands).
+  std::vector<int64_t> rerecorded_commands;
   int64_t graphs = 0;  // graph launches laid out
   int64_t nodes = 0;   // thunks that run as graph nodes
 };
@@ -60,13 +63,16 @@ std::vector<std::vector<int64_t>> role_gaps_ns(const GraphProgram& program, cons
 
 // The host thread's cost of issuing each thunk of `program` (sim/engine.h,
 // HostIssue): a kernel launched alone host_kernel_launch_us, a library call
-// (cuBLAS) host_library_call_us, a graph host_graph_launch_us at its first
-// node and nothing for the others, event records and waits nothing. The host
-// blocks before the thunks whose original index `syncs_before` lists (per
-// device; a while loop without a known trip count, every trip), for
-// host_sync_us after the main stream is done.
+// (cuBLAS) host_library_call_us, a dynamic-slice fusion (original indices in
+// `dynamic_slices`, per device) host_dynamic_slice_us, a graph
+// host_graph_launch_us plus host_graph_rerecord_us for each command recorded
+// again at its first node and nothing for the others, event records and
+// waits nothing. The host blocks before the thunks whose original index
+// `syncs_before` lists (per device; a while loop without a known trip count,
+// every trip), for host_sync_us after the main stream is done.
 HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::DeviceProgram>& original,
-                        const DeviceModel& model, const std::vector<std::vector<uint32_t>>& syncs_before);
+                        const DeviceModel& model, const std::vector<std::vector<uint32_t>>& syncs_before,
+                        const std::vector<std::vector<uint32_t>>& dynamic_slices);
 
 // Maps a simulation of `program` back to the original program: correlations
 // to original thunk indices, lane streams to the stream that launched the

@@ -265,6 +265,8 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.host_kernel_launch_us = r.optional_number("host_kernel_launch_us", 0, kMicroseconds);
   m.host_library_call_us = r.optional_number("host_library_call_us", m.host_kernel_launch_us, kMicroseconds);
   m.host_graph_launch_us = r.optional_number("host_graph_launch_us", m.host_kernel_launch_us, kMicroseconds);
+  m.host_graph_rerecord_us = r.optional_number("host_graph_rerecord_us", 0, kMicroseconds);
+  m.host_dynamic_slice_us = r.optional_number("host_dynamic_slice_us", m.host_kernel_launch_us, kMicroseconds);
   m.host_sync_us = r.optional_number("host_sync_us", 0, kMicroseconds);
   m.graph_node_gap_us = r.optional_number("graph_node_gap_us", m.kernel_launch_us, kSignedGap);
   m.graph_concurrency = static_cast<int>(r.optional_number("graph_concurrency", 1, kCount));

@@ -75,13 +75,19 @@ struct DeviceModel {
   // XLA executables (docs/simulator.md, "Command buffers", "Host issue").
   // Optional in device files: stream_kernel_gap_us, graph_launch_us and
   // graph_node_gap_us default to kernel_launch_us, concurrency to 1, the
-  // host costs to 0 (a host never behind the GPU), host_graph_launch_us to
-  // host_kernel_launch_us.
+  // host costs to 0 (a host never behind the GPU), host_graph_launch_us and
+  // host_dynamic_slice_us to host_kernel_launch_us.
   double stream_kernel_gap_us = 0;  // GPU gap between a kernel launched alone and its stream predecessor
   double graph_launch_us = 0;    // gap before a graph's first nodes: one launch of the graph
   double host_kernel_launch_us = 0;   // host time XLA takes to launch one kernel (a thunk)
   double host_library_call_us = 0;    // host time of one cuBLAS call (XLA's Gemm thunk)
   double host_graph_launch_us = 0;    // host time of one graph launch (a command buffer thunk)
+  // Host time, per command, of recording a graph again before its launch
+  // (XLA does so every execution of a command buffer with a dynamic-slice fusion).
+  double host_graph_rerecord_us = 0;
+  // Host time of a dynamic-slice fusion launched alone (its offsets computed
+  // on the host, then its kernel or copy launched).
+  double host_dynamic_slice_us = 0;
   double host_sync_us = 0;            // host back after the main stream is done, at a sync
   double graph_node_gap_us = 0;  // between a node and its predecessor; negative: they overlap
   int graph_concurrency = 1;     // lanes a graph's independent nodes run on at once

@@ -96,6 +96,8 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
   w.put(root, "", "host_kernel_launch_us", m.host_kernel_launch_us);
   w.put(root, "", "host_library_call_us", m.host_library_call_us);
   w.put(root, "", "host_graph_launch_us", m.host_graph_launch_us);
+  w.put(root, "", "host_graph_rerecord_us", m.host_graph_rerecord_us);
+  w.put(root, "", "host_dynamic_slice_us", m.host_dynamic_slice_us);
   w.put(root, "", "host_sync_us", m.host_sync_us);
   w.put(root, "", "graph_node_gap_us", m.graph_node_gap_us);
   w.put(root, "", "graph_concurrency", m.graph_concurrency);

@@ -33,20 +33,22 @@ int32_t median_step(const trace::Trace& linked, const std::vector<int32_t>& step
   return by_span[(by_span.size() - 1) / 2].second;
 }
 
-enum class Issue { kNone, kKernel, kLibrary, kGraph };
+enum class Issue { kNone, kKernel, kLibrary, kSlice, kGraph };
 
 // The host's issues between two launch-bound ones (the first excluded, the
 // second included): the host spent `span_ns` on them, as it never waits for
 // the GPU between them (no sync: no capture here has one).
 struct Interval {
   int64_t span_ns = 0;
-  int64_t kernels = 0, libraries = 0, graphs = 0;
+  int64_t kernels = 0, libraries = 0, slices = 0, graphs = 0;
+  int64_t rerecorded_commands = 0;  // of the graphs launched
 };
 
 // One device's records of the step, by start: its host issues and the
 // intervals between its launch-bound ones.
 void intervals_of_device(const trace::Trace& linked, std::vector<const trace::Event*> events,
-                         const std::unordered_set<std::string>& in_graph, std::vector<Interval>& out) {
+                         const std::unordered_set<std::string>& in_graph, const HostWorkOf& work,
+                         std::vector<Interval>& out) {
   std::sort(events.begin(), events.end(), [](const trace::Event* a, const trace::Event* b) {
     return a->start_ns != b->start_ns ? a->start_ns < b->start_ns : a->end_ns < b->end_ns;
   });
@@ -78,9 +80,19 @@ void intervals_of_device(const trace::Trace& linked, std::vector<const trace::Ev
       issue = Issue::kNone;  // a thunk of several kernels (a cuBLAS call) is issued once
     } else if (e->kind == trace::EventKind::kGemm && instruction.find("fusion") == std::string::npos) {
       issue = Issue::kLibrary;
+    } else if (e->instruction != 0 && work.dynamic_slice.count(instruction) > 0) {
+      issue = Issue::kSlice;
+    }
+    if (issue == Issue::kGraph) {
+      if (auto r = work.rerecorded_commands.find(instruction); r != work.rerecorded_commands.end()) {
+        open.rerecorded_commands += r->second;
+      }
     }
     if (issue != Issue::kNone) {
-      (issue == Issue::kKernel ? open.kernels : issue == Issue::kLibrary ? open.libraries : open.graphs) += 1;
+      (issue == Issue::kKernel    ? open.kernels
+       : issue == Issue::kLibrary ? open.libraries
+       : issue == Issue::kSlice   ? open.slices
+                                  : open.graphs) += 1;
       if (bound) {
         if (anchor) {
           open.span_ns = e->start_ns - *anchor;
@@ -119,7 +131,7 @@ std::pair<double, int64_t> robust_cost_us(const std::vector<std::pair<double, in
 }  // namespace
 
 HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unordered_set<std::string>& in_graph,
-                                     const DeviceModel& device_file) {
+                                     const DeviceModel& device_file, const HostWorkOf& work) {
   HostCostEstimate out;
   const int32_t step = median_step(linked, trace::iterations_of(linked));
   if (step < 0) return out;
@@ -128,32 +140,48 @@ HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unor
     if (e.iteration == step && e.kind != trace::EventKind::kWait) by_device[e.device].push_back(&e);
   }
   std::vector<Interval> intervals;
-  for (auto& [device, events] : by_device) intervals_of_device(linked, std::move(events), in_graph, intervals);
+  for (auto& [device, events] : by_device) intervals_of_device(linked, std::move(events), in_graph, work, intervals);
   // Kernels first (intervals of kernels alone), then library calls with the
-  // kernels' cost taken off, then graph launches with both taken off; each
-  // the intervals' total over their issues of the kind (robust_cost_us).
-  // The samples: the issues of the kind in the intervals kept.
-  std::vector<std::pair<double, int64_t>> kernel, library, graph;
+  // kernels' cost taken off, then dynamic-slice fusions and graph launches
+  // with the kinds before them taken off (and a graph's re-recording, at the
+  // device file's cost); each the intervals' total over their issues of the
+  // kind (robust_cost_us). The samples: the issues of the kind in the
+  // intervals kept.
+  auto rest_ns = [](const Interval& i, const DeviceModel& m) {
+    return static_cast<double>(i.span_ns) - static_cast<double>(i.kernels) * m.host_kernel_launch_us * 1e3 -
+           static_cast<double>(i.libraries) * m.host_library_call_us * 1e3 -
+           static_cast<double>(i.slices) * m.host_dynamic_slice_us * 1e3;
+  };
+  std::vector<std::pair<double, int64_t>> kernel, library, slice, graph;
   for (const Interval& i : intervals) {
-    if (i.libraries == 0 && i.graphs == 0 && i.kernels > 0) {
+    if (i.libraries == 0 && i.slices == 0 && i.graphs == 0 && i.kernels > 0) {
       kernel.emplace_back(static_cast<double>(i.span_ns) / static_cast<double>(i.kernels), i.kernels);
     }
   }
   std::tie(out.kernel_launch_us, out.kernel_samples) = robust_cost_us(kernel, device_file.host_kernel_launch_us);
   const DeviceModel so_far = with_host_costs(device_file, out);
   for (const Interval& i : intervals) {
-    if (i.libraries > 0 && i.graphs == 0) {
-      const double rest = static_cast<double>(i.span_ns) - static_cast<double>(i.kernels) * so_far.host_kernel_launch_us * 1e3;
-      library.emplace_back(rest / static_cast<double>(i.libraries), i.libraries);
+    if (i.libraries > 0 && i.slices == 0 && i.graphs == 0) {
+      Interval others = i;
+      others.libraries = 0;
+      library.emplace_back(rest_ns(others, so_far) / static_cast<double>(i.libraries), i.libraries);
     }
   }
   std::tie(out.library_call_us, out.library_samples) = robust_cost_us(library, device_file.host_library_call_us);
-  const DeviceModel then = with_host_costs(device_file, out);
+  DeviceModel then = with_host_costs(device_file, out);
+  for (const Interval& i : intervals) {
+    if (i.slices > 0 && i.graphs == 0) {
+      Interval others = i;
+      others.slices = 0;
+      slice.emplace_back(rest_ns(others, then) / static_cast<double>(i.slices), i.slices);
+    }
+  }
+  std::tie(out.dynamic_slice_us, out.dynamic_slice_samples) = robust_cost_us(slice, device_file.host_dynamic_slice_us);
+  then = with_host_costs(device_file, out);
   for (const Interval& i : intervals) {
     if (i.graphs > 0) {
-      const double rest = static_cast<double>(i.span_ns) -
-                          static_cast<double>(i.kernels) * then.host_kernel_launch_us * 1e3 -
-                          static_cast<double>(i.libraries) * then.host_library_call_us * 1e3;
+      // rest_ns counts no graph launch: what is left is theirs, less their re-recording.
+      const double rest = rest_ns(i, then) - static_cast<double>(i.rerecorded_commands) * then.host_graph_rerecord_us * 1e3;
       graph.emplace_back(rest / static_cast<double>(i.graphs), i.graphs);
     }
   }
@@ -165,6 +193,7 @@ DeviceModel with_host_costs(DeviceModel model, const HostCostEstimate& estimate)
   if (estimate.kernel_samples >= kMinHostSamples) model.host_kernel_launch_us = estimate.kernel_launch_us;
   if (estimate.library_samples >= kMinHostSamples) model.host_library_call_us = estimate.library_call_us;
   if (estimate.graph_samples >= kMinHostSamples) model.host_graph_launch_us = estimate.graph_launch_us;
+  if (estimate.dynamic_slice_samples >= kMinHostSamples) model.host_dynamic_slice_us = estimate.dynamic_slice_us;
   return model;
 }
 
@@ -175,7 +204,11 @@ std::string host_costs_line(const HostCostEstimate& estimate, const DeviceModel&
   };
   return one("kernel", estimate.kernel_launch_us, estimate.kernel_samples, device_file.host_kernel_launch_us) + ", " +
          one("library call", estimate.library_call_us, estimate.library_samples, device_file.host_library_call_us) +
-         ", " + one("graph launch", estimate.graph_launch_us, estimate.graph_samples, device_file.host_graph_launch_us);
+         ", " + one("graph launch", estimate.graph_launch_us, estimate.graph_samples, device_file.host_graph_launch_us) +
+         (estimate.dynamic_slice_samples > 0
+              ? ", " + one("dynamic slice", estimate.dynamic_slice_us, estimate.dynamic_slice_samples,
+                           device_file.host_dynamic_slice_us)
+              : std::string{});
 }
 
 }  // namespace sl::sim

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/trace/trace.h"
@@ -37,18 +38,31 @@ struct HostCostEstimate {
   double kernel_launch_us = 0;
   double library_call_us = 0;
   double graph_launch_us = 0;
+  double dynamic_slice_us = 0;
   int64_t kernel_samples = 0;
   int64_t library_samples = 0;
   int64_t graph_samples = 0;
+  int64_t dynamic_slice_samples = 0;
+};
+
+// More of what the measured run's dump says about its launches: its
+// dynamic-slice fusions, and the nodes of graphs XLA records again before
+// each launch with their graph's command count.
+struct HostWorkOf {
+  std::unordered_set<std::string> dynamic_slice;
+  std::unordered_map<std::string, int64_t> rerecorded_commands;
 };
 
 // `linked`: a linked capture (its events carry their step as iteration).
 // `in_graph`: the instructions it ran as graph nodes (only a graph's first
 // node is issued by the host: a graph launch). A library call is a GEMM record
 // of an instruction that is not a fusion (XLA's cuBLAS custom-call thunk).
-// `device_file`: the costs a kind with too few samples keeps.
+// `device_file`: the costs a kind with too few samples keeps, and the cost
+// of re-recording a graph, which is taken off its launch (too few a step to
+// be told apart from the launch). Dynamic-slice fusions are estimated after
+// library calls, graph launches last.
 HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unordered_set<std::string>& in_graph,
-                                     const DeviceModel& device_file);
+                                     const DeviceModel& device_file, const HostWorkOf& work = {});
 
 // `model` with the estimated host costs where a kind had enough samples.
 DeviceModel with_host_costs(DeviceModel model, const HostCostEstimate& estimate);

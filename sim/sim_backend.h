@@ -33,6 +33,9 @@ struct LaunchSetup {
   // XLA's host blocks until the main stream is done: each trip of a while
   // loop without a known trip count.
   std::vector<std::vector<uint32_t>> host_syncs;
+  // Per device, the thunks that launch a dynamic-slice fusion's work
+  // (host_dynamic_slice_us when launched alone).
+  std::vector<std::vector<uint32_t>> dynamic_slices;
 };
 std::unique_ptr<exec::Backend> make_sim_backend(DeviceModel model, LaunchSetup launch);
 

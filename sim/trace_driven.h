@@ -43,6 +43,8 @@ struct MeasuredTimes {
   // module's thunk dump), when that dump could be read (graph_mode_known).
   std::unordered_set<std::string> in_graph;
   bool graph_mode_known = false;
+  // Its dynamic-slice fusions and re-recorded graphs (from the same dump).
+  HostWorkOf host_work;
   // The host-issue costs estimated from the run (sim/host_pace.h); absent:
   // the device file's (--host-costs device).
   std::optional<HostCostEstimate> host_costs;

@@ -19,29 +19,37 @@ namespace {
 // formed (the plain one lists the thunks before they are).
 std::string dump_beside(const std::string& module_path) { return xla::thunk_sequence_path_for(module_path, true); }
 
-// The plan's graphs as thunks of one device's program: each launch takes the
-// next thunk of its instruction, in order.
-std::vector<sched::CommandBuffer> graphs_of_device(const xla::LaunchPlan& plan, const sched::DeviceProgram& program,
-                                                 int64_t* unmatched) {
+// Each launch of the plan as a thunk of one device's program (-1: none): a
+// launch takes the next thunk of its instruction, in order. `unmatched`
+// counts launches of an instruction with no thunk left.
+std::vector<int64_t> thunk_of_launch(const xla::LaunchPlan& plan, const sched::DeviceProgram& program,
+                                     int64_t* unmatched) {
   std::unordered_map<std::string_view, std::deque<uint32_t>> by_name;
   for (size_t i = 0; i < program.thunks.size(); ++i) {
     const sched::Thunk& t = program.thunks[i];
     if (t.kind == sched::ThunkKind::kRecordEvent || t.kind == sched::ThunkKind::kWaitEvent) continue;
     by_name[t.attributed_name].push_back(static_cast<uint32_t>(i));
   }
-  const size_t n = plan.launches.size();
-  std::vector<int64_t> thunk_of(n, -1);
-  for (size_t i = 0; i < n; ++i) {
+  std::vector<int64_t> thunk_of(plan.launches.size(), -1);
+  for (size_t i = 0; i < plan.launches.size(); ++i) {
     const xla::PlannedLaunch& l = plan.launches[i];
     if (l.instruction.empty()) continue;
     auto it = by_name.find(l.instruction);
     if (it == by_name.end() || it->second.empty()) {
-      ++*unmatched;
+      if (unmatched != nullptr) ++*unmatched;
       continue;
     }
     thunk_of[i] = it->second.front();
     it->second.pop_front();
   }
+  return thunk_of;
+}
+
+// The plan's graphs as thunks of one device's program.
+std::vector<sched::CommandBuffer> graphs_of_device(const xla::LaunchPlan& plan, const sched::DeviceProgram& program,
+                                                 int64_t* unmatched) {
+  const std::vector<int64_t> thunk_of = thunk_of_launch(plan, program, unmatched);
+  const size_t n = plan.launches.size();
   std::vector<sched::CommandBuffer> graphs(static_cast<size_t>(plan.graph_launches));
   std::vector<int> node_of(n, -1);
   // A launch with no thunk (a memset) passes its own predecessors on.
@@ -65,6 +73,9 @@ std::vector<sched::CommandBuffer> graphs_of_device(const xla::LaunchPlan& plan, 
       continue;
     }
     sched::CommandBuffer& g = graphs[static_cast<size_t>(l.graph)];
+    if (static_cast<size_t>(l.graph) < plan.rerecorded_commands.size()) {
+      g.rerecorded_commands = plan.rerecorded_commands[static_cast<size_t>(l.graph)];
+    }
     node_of[i] = static_cast<int>(g.thunks.size());
     g.thunks.push_back(static_cast<uint32_t>(thunk_of[i]));
     g.deps.push_back(std::move(deps));
@@ -73,42 +84,48 @@ std::vector<sched::CommandBuffer> graphs_of_device(const xla::LaunchPlan& plan, 
   return graphs;
 }
 
-// The thunks before which XLA's host syncs (sim::LaunchSetup::host_syncs),
-// each launch taking the next thunk of its instruction; a sync before a
-// launch with no thunk moves to the next one that has one.
+// The thunks before which XLA's host syncs (sim::LaunchSetup::host_syncs);
+// a sync before a launch with no thunk moves to the next one that has one.
 std::vector<uint32_t> syncs_of_device(const xla::LaunchPlan& plan, const sched::DeviceProgram& program) {
-  std::unordered_map<std::string_view, std::deque<uint32_t>> by_name;
-  for (size_t i = 0; i < program.thunks.size(); ++i) {
-    const sched::Thunk& t = program.thunks[i];
-    if (t.kind == sched::ThunkKind::kRecordEvent || t.kind == sched::ThunkKind::kWaitEvent) continue;
-    by_name[t.attributed_name].push_back(static_cast<uint32_t>(i));
-  }
+  const std::vector<int64_t> thunk_of = thunk_of_launch(plan, program, nullptr);
   std::vector<uint32_t> out;
   bool pending = false;
-  for (const xla::PlannedLaunch& l : plan.launches) {
-    pending |= l.host_sync_before;
-    auto it = l.instruction.empty() ? by_name.end() : by_name.find(l.instruction);
-    if (it == by_name.end() || it->second.empty()) continue;
-    if (pending) out.push_back(it->second.front());
+  for (size_t i = 0; i < plan.launches.size(); ++i) {
+    pending |= plan.launches[i].host_sync_before;
+    if (thunk_of[i] < 0) continue;
+    if (pending) out.push_back(static_cast<uint32_t>(thunk_of[i]));
     pending = false;
-    it->second.pop_front();
   }
   return out;
 }
 
-// Where XLA's host blocks, from whichever thunk dump is beside the module
-// (none: nowhere).
-std::vector<std::vector<uint32_t>> host_syncs(const std::string& module_path, const hlo::Module& module,
-                                              const sched::LoweredProgram& lowered) {
+// The thunks that launch a dynamic-slice fusion's work
+// (sim::LaunchSetup::dynamic_slices), each once.
+std::vector<uint32_t> dynamic_slices_of_device(const xla::LaunchPlan& plan, const sched::DeviceProgram& program) {
+  const std::vector<int64_t> thunk_of = thunk_of_launch(plan, program, nullptr);
+  std::vector<uint32_t> out;
+  for (size_t i = 0; i < plan.launches.size(); ++i) {
+    if (plan.launches[i].dynamic_slice && thunk_of[i] >= 0) out.push_back(static_cast<uint32_t>(thunk_of[i]));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// Where XLA's host blocks, and which thunks are dynamic-slice fusions, from
+// whichever thunk dump is beside the module (none: nowhere, none).
+void set_host_work(const std::string& module_path, const hlo::Module& module, const sched::LoweredProgram& lowered,
+                   sim::LaunchSetup& setup) {
   std::string dump = xla::thunk_sequence_path_for(module_path, true);
   if (dump.empty()) dump = xla::thunk_sequence_path_for(module_path, false);
-  if (dump.empty()) return {};
+  if (dump.empty()) return;
   auto thunks = xla::read_thunk_sequence(dump);
-  if (!thunks) return {};
+  if (!thunks) return;
   const xla::LaunchPlan plan = xla::plan_from_thunks(*thunks, &module);
-  std::vector<std::vector<uint32_t>> out;
-  for (const sched::DeviceProgram& program : lowered.devices) out.push_back(syncs_of_device(plan, program));
-  return out;
+  for (const sched::DeviceProgram& program : lowered.devices) {
+    setup.host_syncs.push_back(syncs_of_device(plan, program));
+    setup.dynamic_slices.push_back(dynamic_slices_of_device(plan, program));
+  }
 }
 
 }  // namespace
@@ -121,7 +138,7 @@ Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, c
     // Launched one by one by XLA's host thunks, with or without a dump.
     info.setup.xla_executable = true;
     info.setup.command_buffers = false;
-    info.setup.host_syncs = host_syncs(module_path, module, lowered);
+    set_host_work(module_path, module, lowered, info.setup);
     return info;
   }
   if (info.dump_path.empty() && !xla::thunk_sequence_path_for(module_path, false).empty()) {
@@ -134,7 +151,7 @@ Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, c
     }
     info.setup.xla_executable = true;
     info.setup.command_buffers = true;
-    info.setup.host_syncs = host_syncs(module_path, module, lowered);
+    set_host_work(module_path, module, lowered, info.setup);
     return info;
   }
   if (info.dump_path.empty()) {
@@ -157,32 +174,45 @@ Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, c
   info.graph_launches = plan.graph_launches;
   for (size_t d = 0; d < lowered.devices.size(); ++d) {
     info.setup.host_syncs.push_back(syncs_of_device(plan, lowered.devices[d]));
+    info.setup.dynamic_slices.push_back(dynamic_slices_of_device(plan, lowered.devices[d]));
     int64_t unmatched = 0;
     info.setup.graphs.push_back(graphs_of_device(plan, lowered.devices[d], &unmatched));
     if (d == 0) {
       info.unmatched_launches = unmatched;
-      for (const sched::CommandBuffer& g : info.setup.graphs.back()) info.graph_nodes += static_cast<int64_t>(g.thunks.size());
+      for (const sched::CommandBuffer& g : info.setup.graphs.back()) {
+        info.graph_nodes += static_cast<int64_t>(g.thunks.size());
+        info.rerecorded_launches += g.rerecorded_commands > 0;
+      }
     }
   }
   return info;
 }
 
-std::unordered_set<std::string> instructions_in_graphs(const std::string& module_path, bool* known) {
-  *known = false;
-  std::unordered_set<std::string> out;
-  const std::string dump = dump_beside(module_path);
-  if (dump.empty()) {
-    // The plain dump alone: XLA formed no command buffers (command_buffer_setup).
-    *known = !xla::thunk_sequence_path_for(module_path, false).empty();
-    return out;
+LaunchedInstructions launched_instructions(const std::string& module_path) {
+  LaunchedInstructions out;
+  std::string dump = dump_beside(module_path);
+  // The plain dump alone: XLA formed no command buffers (command_buffer_setup).
+  const bool plain = dump.empty();
+  if (plain) {
+    dump = xla::thunk_sequence_path_for(module_path, false);
+    out.known = !dump.empty();
   }
+  if (dump.empty()) return out;
   auto module = hlo::parse_program_file(module_path);
   auto thunks = xla::read_thunk_sequence(dump);
   if (!module || !thunks) return out;
-  for (const xla::PlannedLaunch& l : xla::plan_from_thunks(*thunks, &*module).launches) {
-    if (l.in_command_buffer && !l.instruction.empty()) out.insert(l.instruction);
+  const xla::LaunchPlan plan = xla::plan_from_thunks(*thunks, &*module);
+  for (const xla::PlannedLaunch& l : plan.launches) {
+    if (l.instruction.empty()) continue;
+    if (l.dynamic_slice) out.host_work.dynamic_slice.insert(l.instruction);
+    if (plain || !l.in_command_buffer) continue;
+    out.in_graph.insert(l.instruction);
+    if (l.graph >= 0 && static_cast<size_t>(l.graph) < plan.rerecorded_commands.size() &&
+        plan.rerecorded_commands[static_cast<size_t>(l.graph)] > 0) {
+      out.host_work.rerecorded_commands[l.instruction] = plan.rerecorded_commands[static_cast<size_t>(l.graph)];
+    }
   }
-  *known = true;
+  out.known = true;
   return out;
 }
 
@@ -194,8 +224,12 @@ std::string command_buffer_line(const CommandBufferInfo& info) {
   if (!info.setup.command_buffers) {
     return "command buffers off: every kernel launched by the host one by one (host_kernel_launch_us)";
   }
-  return fmt::format("command buffers ({}): {} graph launch{} an execution, {} thunks of device 0 as graph nodes{}",
+  return fmt::format("command buffers ({}): {} graph launch{} an execution, {} thunks of device 0 as graph nodes{}{}",
                      info.dump_path, info.graph_launches, info.graph_launches == 1 ? "" : "es", info.graph_nodes,
+                     info.rerecorded_launches > 0
+                         ? fmt::format(", {} launches recorded again first (a dynamic-slice fusion inside)",
+                                       info.rerecorded_launches)
+                         : "",
                      info.unmatched_launches > 0
                          ? fmt::format(" ({} launches of the dump matched no thunk)", info.unmatched_launches)
                          : "");

@@ -19,6 +19,7 @@ struct CommandBufferInfo {
   std::string dump_path;       // empty: no *.thunk_sequence_after_thunk_passes.txt beside the module
   int64_t graph_launches = 0;  // per device, one execution
   int64_t graph_nodes = 0;     // thunks of device 0 that are graph nodes
+  int64_t rerecorded_launches = 0;  // graph launches XLA records again first (device 0)
   int64_t unmatched_launches = 0;  // launches of the dump with no thunk of that instruction
 };
 
@@ -30,11 +31,19 @@ struct CommandBufferInfo {
 Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, const hlo::Module& module,
                                                const sched::LoweredProgram& lowered, const std::string& mode);
 
-// Instructions a module's dump puts inside command buffers; an empty set
-// with `known` false when the dump is missing or unreadable.
-std::unordered_set<std::string> instructions_in_graphs(const std::string& module_path, bool* known);
+// What a module's thunk dump says about how its instructions are launched:
+// inside command buffers (`in_graph`; `known` false when the dump is missing
+// or unreadable), as dynamic-slice fusions, as nodes of graphs XLA records
+// again before each launch.
+struct LaunchedInstructions {
+  std::unordered_set<std::string> in_graph;
+  bool known = false;
+  sim::HostWorkOf host_work;
+};
+LaunchedInstructions launched_instructions(const std::string& module_path);
 
-// "command buffers (DUMP): 1 graph launch a step, 17 of 17 thunks as graph nodes".
+// "command buffers (DUMP): 1 graph launch a step, 17 of 17 thunks as graph
+// nodes", and how many launches XLA records again first.
 std::string command_buffer_line(const CommandBufferInfo& info);
 
 // For `lower`: the line above, then per graph of `device` (at most 20) its

@@ -49,7 +49,10 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
   // buffers, from the dump beside the module it was linked to (when still there).
   auto config = nlohmann::json::parse(measured_run.info.config_json, nullptr, false);
   if (config.is_object() && config.contains("linked_module") && config["linked_module"].is_string()) {
-    measured->in_graph = instructions_in_graphs(config["linked_module"].get<std::string>(), &measured->graph_mode_known);
+    LaunchedInstructions launched = launched_instructions(config["linked_module"].get<std::string>());
+    measured->in_graph = std::move(launched.in_graph);
+    measured->graph_mode_known = launched.known;
+    measured->host_work = std::move(launched.host_work);
   }
   if (!measured->graph_mode_known && config.is_object() && config.contains("linked_thunks") &&
       config["linked_thunks"].is_string()) {
@@ -80,7 +83,8 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
   // (a graph's nodes would pass for launches), the device file's costs.
   if (host_costs_of != nullptr) {
     measured->host_costs = measured->graph_mode_known
-                               ? sim::estimate_host_costs(measured_run.trace, measured->in_graph, *host_costs_of)
+                               ? sim::estimate_host_costs(measured_run.trace, measured->in_graph, *host_costs_of,
+                                                                   measured->host_work)
                                : sim::HostCostEstimate{};
   }
   return measured;

@@ -19,6 +19,9 @@ namespace sl::sched {
 struct CommandBuffer {
   std::vector<uint32_t> thunks;
   std::vector<std::vector<int>> deps;
+  // Commands XLA's host records again before each launch (0: launched as
+  // recorded; xla::LaunchPlan::rerecorded_commands).
+  int64_t rerecorded_commands = 0;
 };
 
 // Why `buffer` cannot run as one CUDA graph launched where its first node is

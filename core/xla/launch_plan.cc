@@ -62,6 +62,7 @@ class ThunkPlanner {
     std::string owner;                         // async-start / dynamic-slice fusion whose work this is
     std::string stream;
     bool in_command_buffer = false;
+    bool in_dynamic_slice = false;  // inside a kDynamicSliceFusion
   };
 
   void block(const std::vector<Thunk>& thunks, Scope& scope) {
@@ -104,11 +105,12 @@ class ThunkPlanner {
       // The wrapped work is the start's (as in streamlens' own traces); a
       // sugared collective start wraps no computation.
       const bool wraps = start != nullptr && !start->async_wrapped;
-      Scope inner{wraps ? called(start, 0) : nullptr, 0, owner_of(start, scope), t.stream, scope.in_command_buffer};
+      Scope inner{wraps ? called(start, 0) : nullptr, 0, owner_of(start, scope), t.stream, scope.in_command_buffer,
+                  scope.in_dynamic_slice};
       block(t.nested, inner);
     } else if (t.kind == "kDynamicSliceFusion") {
       const Instruction* fusion = take(scope, [](const Instruction& i) { return i.opcode == Opcode::kFusion; });
-      Scope inner{nullptr, 0, owner_of(fusion, scope), scope.stream, scope.in_command_buffer};
+      Scope inner{nullptr, 0, owner_of(fusion, scope), scope.stream, scope.in_command_buffer, true};
       block(t.nested, inner);
     } else if (t.kind == "kWhile") {
       const Instruction* loop = take(scope, [](const Instruction& i) { return i.opcode == Opcode::kWhile; });
@@ -123,6 +125,7 @@ class ThunkPlanner {
   void command_buffer(const Thunk& t, Scope& scope) {
     const int64_t graph = plan_.graph_launches++;
     const size_t n = t.nested.size();
+    plan_.rerecorded_commands.push_back(holds_dynamic_slice(t.nested) ? commands_of(t.nested) : 0);
     std::vector<std::pair<size_t, size_t>> range(n);  // launches of each command
     std::unordered_map<int, size_t> index_of;
     for (size_t k = 0; k < n; ++k) {
@@ -155,6 +158,16 @@ class ThunkPlanner {
       }
       exits[k] = last > first ? std::vector<int64_t>{static_cast<int64_t>(last - 1)} : deps;
     }
+  }
+
+  static bool holds_dynamic_slice(const std::vector<Thunk>& thunks) {
+    return std::any_of(thunks.begin(), thunks.end(), [](const Thunk& t) {
+      return t.kind == "kDynamicSliceFusion" || holds_dynamic_slice(t.nested);
+    });
+  }
+
+  static int64_t commands_of(const std::vector<Thunk>& thunks) {
+    return std::count_if(thunks.begin(), thunks.end(), [](const Thunk& t) { return t.kind != "kAsyncDone"; });
   }
 
   void while_loop(const Thunk& t, const Instruction* loop, const Scope& scope) {
@@ -220,6 +233,7 @@ class ThunkPlanner {
     launch.stream = scope.stream;
     launch.in_command_buffer = scope.in_command_buffer;
     launch.host_sync_before = sync_pending_;
+    launch.dynamic_slice = scope.in_dynamic_slice;
     sync_pending_ = false;
     plan_.launches.push_back(std::move(launch));
   }

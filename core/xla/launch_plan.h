@@ -37,6 +37,9 @@ struct PlannedLaunch {
   // launch after each evaluation of a while loop's condition when the loop
   // has no known trip count (WhileThunk copies the predicate to the host).
   bool host_sync_before = false;
+  // The launch of a dynamic-slice fusion's work (kDynamicSliceFusion): XLA's
+  // host computes the slice's offsets before it (DynamicSliceThunk).
+  bool dynamic_slice = false;
 };
 
 // Launches in order; a loop is expanded `trip_count` times when known.
@@ -46,6 +49,12 @@ struct LaunchPlan {
   bool from_thunk_dump = false;
   bool has_command_buffers = false;
   int64_t graph_launches = 0;  // command buffer executions (graph ids 0..n-1)
+  // Per graph id: the commands XLA records again before each launch of it,
+  // 0 when it launches the graph as recorded. A command buffer holding a
+  // dynamic-slice fusion is re-recorded every execution, its slice moving
+  // with the loop counter (DynamicSliceFusionCmd::force_update); the count
+  // is XLA's num_commands (the commands of the buffer, kAsyncDone not one).
+  std::vector<int64_t> rerecorded_commands;
 };
 
 // XLA's kernel name for an instruction: every character outside

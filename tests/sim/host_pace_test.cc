@@ -130,6 +130,40 @@ TEST(HostPace, AGraphsLaterNodesAreNotTheHosts) {
   EXPECT_EQ(e.kernel_samples, 0);
 }
 
+TEST(HostPace, DynamicSlicesAfterKernelsAndARecordedAgainGraphLessItsRecording) {
+  // Kernels every 10 us; three dynamic-slice fusions the host takes 18 us
+  // for; then four graphs XLA records again (4 commands at the device
+  // file's 1.5 us) launched 20 us apart: 14 us a launch is left.
+  StepBuilder b;
+  int64_t t = 0;
+  b.add(t, t + 20, "first");
+  for (int i = 0; i < 3; ++i) {
+    t += 100;
+    b.add(t, t + 20, "k" + std::to_string(i));
+    t += 180;
+    b.add(t, t + 20, "slice");
+  }
+  HostWorkOf work;
+  work.dynamic_slice = {"slice"};
+  work.rerecorded_commands = {{"n0", 4}, {"n1", 4}};
+  for (int g = 0; g < 4; ++g) {
+    t += 200;
+    b.add(t, t + 20, "n0");
+    b.add(t + 19, t + 40, "n1");
+  }
+  DeviceModel m = file_model();
+  m.host_dynamic_slice_us = 20;
+  m.host_graph_rerecord_us = 1.5;
+  const HostCostEstimate e = estimate_host_costs(b.trace, {"n0", "n1"}, m, work);
+  EXPECT_NEAR(e.kernel_launch_us, 10.0, 1e-9);
+  EXPECT_EQ(e.dynamic_slice_samples, 3);
+  EXPECT_NEAR(e.dynamic_slice_us, 18.0, 1e-9);
+  EXPECT_EQ(e.graph_samples, 4);
+  EXPECT_NEAR(e.graph_launch_us, 14.0, 1e-9);
+  EXPECT_NE(host_costs_line(e, m).find("dynamic slice 18.0 us (3 launch-bound)"), std::string::npos)
+      << host_costs_line(e, m);
+}
+
 TEST(HostPace, FarOffIntervalsAreLeftOut) {
   // Paced at 10 us but one gap of 200 us (a host hiccup): 20x the device
   // file's 9 us, it is left out.

@@ -69,5 +69,32 @@ TEST(LaunchPlan, AWhileWithoutAKnownTripCountSyncsTheHost) {
   EXPECT_EQ(syncs(unknown), (std::vector<size_t>{4}));
 }
 
+// A command buffer holding a dynamic-slice fusion is recorded again before
+// every launch (DynamicSliceFusionCmd::force_update): the plan counts its
+// commands, kAsyncDone not one. The fusion's copy is a dynamic-slice launch;
+// a buffer of kernels alone launches as recorded.
+TEST(LaunchPlan, ABufferWithADynamicSliceIsRecordedAgainEachLaunch) {
+  auto thunks = parse_thunk_sequence(
+      "000: kCommandBuffer [source | next=000 (1)] \n"
+      "    001: kCustomKernel [source | sink] a grid: [1, 1, 1] threads: [1, 1, 1]  shared_memory: 0 bytes\n"
+      "    002: kCustomKernel [source | sink] b grid: [1, 1, 1] threads: [1, 1, 1]  shared_memory: 0 bytes\n"
+      "000: kCommandBuffer [prev=000 (1) | sink] \n"
+      "    003: kAsyncStart   [source       | next=007 (2)] stream=computation_stream[1], async_id=3\n"
+      "        005: kDynamicSliceFusion [source | sink] params=1, results=1\n"
+      "            004: kCopy [source | sink] kCopy\n"
+      "    006: kAsyncDone    [source       | sink        ] async_id=3\n"
+      "    007: kCustomKernel [prev=003 (2) | sink] c grid: [1, 1, 1] threads: [1, 1, 1]  shared_memory: 0 bytes\n",
+      "t.txt");
+  ASSERT_TRUE(thunks.is_ok()) << thunks.status().message();
+  const LaunchPlan plan = plan_from_thunks(*thunks, nullptr);
+  EXPECT_EQ(plan.graph_launches, 2);
+  EXPECT_EQ(plan.rerecorded_commands, (std::vector<int64_t>{0, 2}));
+  ASSERT_EQ(plan.launches.size(), 4u);
+  EXPECT_FALSE(plan.launches[1].dynamic_slice);
+  EXPECT_TRUE(plan.launches[2].dynamic_slice);
+  EXPECT_EQ(plan.launches[2].kind, LaunchKind::kCopy);
+  EXPECT_FALSE(plan.launches[3].dynamic_slice);
+}
+
 }  // namespace
 }  // namespace sl::xla
