@@ -95,6 +95,8 @@ class SimBackend : public exec::Backend {
         estimate.library_samples, "a library call (cuBLAS)");
     one("sim.host_graph_launch_ns_from_capture", "sim.host_graph_launch_samples", used.host_graph_launch_us,
         estimate.graph_samples, "a graph launch");
+    one("sim.host_dynamic_slice_ns_from_capture", "sim.host_dynamic_slice_samples", used.host_dynamic_slice_us,
+        estimate.dynamic_slice_samples, "a dynamic-slice fusion launched alone");
   }
 
   // Iteration i starts when iteration i-1 has ended on every device.

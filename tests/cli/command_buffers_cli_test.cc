@@ -119,6 +119,9 @@ TEST_F(CommandBuffersCli, DynamicSlicesAndGraphsRecordedAgainFromTheDump) {
   Outcome off = run("run " + module_of("calib_scan_copy_nocb") + " --backend sim --kernel-times 1");
   ASSERT_EQ(off.exit_code, 0) << off.err;
   EXPECT_NE(off.err.find("dynamic slice 16.4 us (64 launch-bound)"), std::string::npos) << off.err;
+  Outcome samples = run("query \"select value from counters where run_id = 2 and name = "
+                        "'sim.host_dynamic_slice_samples'\"");
+  EXPECT_NE(samples.out.find("\n64\n"), std::string::npos) << samples.out << samples.err;
   Outcome def = run("run " + module_of("calib_scan_copy") + " --backend sim --kernel-times 1");
   ASSERT_EQ(def.exit_code, 0) << def.err;
   EXPECT_NE(def.err.find("32 graph launches an execution, 192 thunks of device 0 as graph nodes, 32 launches recorded "
