@@ -139,15 +139,22 @@ TEST(HostIssue, AStreamAfterASyncWaitsForTheHost) {
   EXPECT_EQ(r.end, 33000);
 }
 
+// The last two thunks of `p` as one graph, the second after the first.
+CommandBuffer last_two_as_graph(const sched::DeviceProgram& p, int64_t rerecorded_commands = 0) {
+  const auto n = static_cast<uint32_t>(p.thunks.size());
+  CommandBuffer g;
+  g.thunks = {n - 2, n - 1};
+  g.deps = {{}, {0}};
+  g.rerecorded_commands = rerecorded_commands;
+  return g;
+}
+
 TEST(HostIssue, CostsByHowXlaLaunches) {
   // A kernel and a cuBLAS call launched alone, then a graph of two nodes.
   sched::DeviceProgram p;
   p.thunks = {mem_kernel(0, 1000, "k"), small_gemm(0, 1000, "gemm"), mem_kernel(0, 1000, "n0"),
               mem_kernel(0, 1000, "n1")};
-  CommandBuffer g;
-  g.thunks = {2, 3};
-  g.deps = {{}, {0}};
-  auto laid = lay_out_command_buffers({p}, {{g}}, 1);
+  auto laid = lay_out_command_buffers({p}, {{last_two_as_graph(p)}}, 1);
   ASSERT_TRUE(laid.is_ok()) << laid.status().message();
   DeviceModel m = simple_model();
   m.host_kernel_launch_us = 7;
@@ -166,11 +173,7 @@ TEST(HostIssue, ARecordedAgainGraphAndADynamicSliceCostTheirHostWork) {
   // records again (5 commands) before launching it.
   sched::DeviceProgram p;
   p.thunks = {mem_kernel(0, 1000, "slice"), mem_kernel(0, 1000, "n0"), mem_kernel(0, 1000, "n1")};
-  CommandBuffer g;
-  g.thunks = {1, 2};
-  g.deps = {{}, {0}};
-  g.rerecorded_commands = 5;
-  auto laid = lay_out_command_buffers({p}, {{g}}, 1);
+  auto laid = lay_out_command_buffers({p}, {{last_two_as_graph(p, 5)}}, 1);
   ASSERT_TRUE(laid.is_ok()) << laid.status().message();
   DeviceModel m = simple_model();
   m.host_kernel_launch_us = 7;

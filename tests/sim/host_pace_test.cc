@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <unordered_set>
 
@@ -29,6 +30,23 @@ struct StepBuilder {
     trace.events.push_back(e);
   }
 };
+
+// "first", then three times a kernel 10 us after the last issue and
+// `second` (a record named by `name(i)`, of `kind`) `after_us10` tenths of a
+// us later; returns the time of the last issue, in tenths of a us.
+int64_t kernels_then(StepBuilder& b, int64_t after_us10, const std::function<std::string(int)>& name,
+                     trace::EventKind kind, bool two_records) {
+  int64_t t = 0;
+  b.add(t, t + 20, "first");
+  for (int i = 0; i < 3; ++i) {
+    t += 100;
+    b.add(t, t + 20, "k" + std::to_string(i));
+    t += after_us10;
+    b.add(t, t + 30, name(i), kind);
+    if (two_records) b.add(t + 30, t + 50, name(i), kind);
+  }
+  return t;
+}
 
 DeviceModel file_model() {
   DeviceModel m;
@@ -95,15 +113,8 @@ TEST(HostPace, LibraryCallsWithTheKernelsCostTakenOff) {
   // Kernel every 10 us, then a cuBLAS call (a GEMM record of a custom-call,
   // two kernels issued once) that the host takes 25 us for, three times.
   StepBuilder b;
-  int64_t t = 0;
-  b.add(t, t + 20, "first");
-  for (int i = 0; i < 3; ++i) {
-    t += 100;
-    b.add(t, t + 20, "k" + std::to_string(i));
-    t += 250;
-    b.add(t, t + 30, "custom-call." + std::to_string(i), trace::EventKind::kGemm);
-    b.add(t + 30, t + 50, "custom-call." + std::to_string(i), trace::EventKind::kGemm);
-  }
+  int64_t t = kernels_then(b, 250, [](int i) { return "custom-call." + std::to_string(i); }, trace::EventKind::kGemm,
+                           true);
   t += 100;
   b.add(t, t + 20, "last");
   const HostCostEstimate e = estimate_host_costs(b.trace, {}, file_model());
@@ -135,14 +146,7 @@ TEST(HostPace, DynamicSlicesAfterKernelsAndARecordedAgainGraphLessItsRecording) 
   // for; then four graphs XLA records again (4 commands at the device
   // file's 1.5 us) launched 20 us apart: 14 us a launch is left.
   StepBuilder b;
-  int64_t t = 0;
-  b.add(t, t + 20, "first");
-  for (int i = 0; i < 3; ++i) {
-    t += 100;
-    b.add(t, t + 20, "k" + std::to_string(i));
-    t += 180;
-    b.add(t, t + 20, "slice");
-  }
+  int64_t t = kernels_then(b, 180, [](int) { return std::string("slice"); }, trace::EventKind::kOther, false);
   HostWorkOf work;
   work.dynamic_slice = {"slice"};
   work.rerecorded_commands = {{"n0", 4}, {"n1", 4}};
