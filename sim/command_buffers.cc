@@ -216,7 +216,8 @@ std::vector<std::vector<int64_t>> role_gaps_ns(const GraphProgram& program, cons
 
 HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::DeviceProgram>& original,
                         const DeviceModel& model, const std::vector<std::vector<uint32_t>>& syncs_before,
-                        const std::vector<std::vector<uint32_t>>& dynamic_slices) {
+                        const std::vector<std::vector<uint32_t>>& dynamic_slices,
+                        const std::vector<std::vector<int64_t>>& launches_before_syncs) {
   auto ns = [](double us) { return std::llround(us * 1e3); };
   HostIssue out;
   out.sync_ns = ns(model.host_sync_us);
@@ -267,9 +268,15 @@ HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::De
       if (o != kNoThunk && o < laid_of.size() && laid_of[o] == kNoThunk) laid_of[o] = static_cast<uint32_t>(i);
     }
     out.sync_before[d].assign(thunks.size(), 0);
+    out.before_sync_ns.emplace_back(thunks.size(), 0);
     if (d >= syncs_before.size()) continue;
-    for (uint32_t o : syncs_before[d]) {
-      if (o < laid_of.size() && laid_of[o] != kNoThunk) out.sync_before[d][laid_of[o]] = 1;
+    for (size_t k = 0; k < syncs_before[d].size(); ++k) {
+      const uint32_t o = syncs_before[d][k];
+      if (o >= laid_of.size() || laid_of[o] == kNoThunk) continue;
+      out.sync_before[d][laid_of[o]] = 1;
+      if (d < launches_before_syncs.size() && k < launches_before_syncs[d].size()) {
+        out.before_sync_ns[d][laid_of[o]] += launches_before_syncs[d][k] * ns(model.host_kernel_launch_us);
+      }
     }
   }
   return out;

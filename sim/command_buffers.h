@@ -69,10 +69,13 @@ std::vector<std::vector<int64_t>> role_gaps_ns(const GraphProgram& program, cons
 // again at its first node and nothing for the others, event records and
 // waits nothing. The host blocks before the thunks whose original index
 // `syncs_before` lists (per device; a while loop without a known trip count,
-// every trip), for host_sync_us after the main stream is done.
+// every trip), for host_sync_us after the main stream is done, having issued
+// `launches_before_syncs` (per device, per sync; missing = 0) launches of the
+// loop's condition at host_kernel_launch_us each before it.
 HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::DeviceProgram>& original,
                         const DeviceModel& model, const std::vector<std::vector<uint32_t>>& syncs_before,
-                        const std::vector<std::vector<uint32_t>>& dynamic_slices);
+                        const std::vector<std::vector<uint32_t>>& dynamic_slices,
+                        const std::vector<std::vector<int64_t>>& launches_before_syncs = {});
 
 // Maps a simulation of `program` back to the original program: correlations
 // to original thunk indices, lane streams to the stream that launched the

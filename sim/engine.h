@@ -76,6 +76,9 @@ inline constexpr const char* kHostSyncsCounter = "sim.host_syncs";
 struct HostIssue {
   std::vector<std::vector<int64_t>> cost_ns;      // per device (program order), per thunk
   std::vector<std::vector<uint8_t>> sync_before;  // per device, per thunk; missing = none
+  // Per device, per thunk with a sync: the host time it spends issuing the
+  // loop condition's launches and the predicate copy before the sync; missing = 0.
+  std::vector<std::vector<int64_t>> before_sync_ns;
   int64_t sync_ns = 0;
 };
 

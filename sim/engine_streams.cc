@@ -83,6 +83,9 @@ std::optional<double> Engine::issue_time(int device, uint32_t thunk) {
       const StreamState& main = dev.streams[static_cast<size_t>(dev.main_stream)];
       const bool done = !main.busy && (main.next >= main.queue.size() || main.queue[main.next].thunk >= j);
       if (!done) return std::nullopt;
+      if (d < host->before_sync_ns.size() && j < host->before_sync_ns[d].size()) {
+        dev.host_ns += static_cast<double>(host->before_sync_ns[d][j]);
+      }
       dev.host_ns = std::max(dev.host_ns, main.free_at) + static_cast<double>(host->sync_ns);
       ++host_syncs_;
     }

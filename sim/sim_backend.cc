@@ -46,7 +46,7 @@ class SimBackend : public exec::Backend {
       // Trace-driven: the host as fast as it was in the measured run.
       const bool from_capture = measured_ && measured_->host_costs;
       host = host_issue_of(*laid, program.devices, from_capture ? with_host_costs(model_, *measured_->host_costs) : model_,
-                           launch_.host_syncs, launch_.dynamic_slices);
+                           launch_.host_syncs, launch_.dynamic_slices, launch_.launches_before_syncs);
       sim_options.host_issue = &host;
     }
     SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(*devices, model_, sim_options));

@@ -33,6 +33,10 @@ struct LaunchSetup {
   // XLA's host blocks until the main stream is done: each trip of a while
   // loop without a known trip count.
   std::vector<std::vector<uint32_t>> host_syncs;
+  // Per device, per sync of host_syncs: the launches the host issues for the
+  // loop's condition before it (its kernels and the predicate copy), each
+  // costing host_kernel_launch_us.
+  std::vector<std::vector<int64_t>> launches_before_syncs;
   // Per device, the thunks that launch a dynamic-slice fusion's work
   // (host_dynamic_slice_us when launched alone).
   std::vector<std::vector<uint32_t>> dynamic_slices;

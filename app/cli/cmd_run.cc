@@ -77,6 +77,11 @@ int cmd_run(const RunArgs& args) {
       lower_options(args.program.streams, args.program.replicas, args.program.partitions,
                     args.program.max_unroll);
   if (!options) return fail(options.status());
+  if (!args.kernel_times.empty()) {
+    // Loops without a known trip count run as often as in the measured run
+    // (errors about the run itself come with the kernel times below).
+    if (auto trips = measured_loop_trips(args.db, args.kernel_times, *module)) options->trip_counts = std::move(*trips);
+  }
   Result<sched::LoweredProgram> lowered = sched::lower(*module, *options);
   if (!lowered) return fail(lowered.status());
   for (const std::string& warning : lowered->warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
@@ -103,7 +108,8 @@ int cmd_run(const RunArgs& args) {
   // cuda: the command buffers the dump shows, each run as one CUDA graph.
   std::vector<std::vector<sched::CommandBuffer>> cuda_graphs;
   if (choice->name == "sim") {
-    Result<CommandBufferInfo> cb = command_buffer_setup(args.program.program, *module, *lowered, args.command_buffers);
+    Result<CommandBufferInfo> cb =
+        command_buffer_setup(args.program.program, *module, *lowered, args.command_buffers, options->trip_counts);
     if (!cb) return fail(cb.status());
     if (const std::string line = command_buffer_line(*cb); !line.empty()) std::fprintf(stderr, "%s\n", line.c_str());
     launch = std::move(cb->setup);

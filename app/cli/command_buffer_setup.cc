@@ -84,19 +84,30 @@ std::vector<sched::CommandBuffer> graphs_of_device(const xla::LaunchPlan& plan, 
   return graphs;
 }
 
-// The thunks before which XLA's host syncs (sim::LaunchSetup::host_syncs);
-// a sync before a launch with no thunk moves to the next one that has one.
-std::vector<uint32_t> syncs_of_device(const xla::LaunchPlan& plan, const sched::DeviceProgram& program) {
+// The thunks before which XLA's host syncs (sim::LaunchSetup::host_syncs),
+// and per sync the launches of the loop condition the host issues first
+// with the predicate copy (launches_before_syncs); a sync before a launch
+// with no thunk moves to the next one that has one.
+void syncs_of_device(const xla::LaunchPlan& plan, const sched::DeviceProgram& program, sim::LaunchSetup& setup) {
   const std::vector<int64_t> thunk_of = thunk_of_launch(plan, program, nullptr);
-  std::vector<uint32_t> out;
+  std::vector<uint32_t>& syncs = setup.host_syncs.emplace_back();
+  std::vector<int64_t>& before = setup.launches_before_syncs.emplace_back();
   bool pending = false;
+  int64_t condition_launches = 0;
   for (size_t i = 0; i < plan.launches.size(); ++i) {
-    pending |= plan.launches[i].host_sync_before;
+    const xla::PlannedLaunch& l = plan.launches[i];
+    if (l.host_sync_before && !pending) {
+      pending = true;
+      condition_launches = 1;  // the predicate copy, in no dump
+      for (size_t k = i; k > 0 && !plan.launches[k - 1].condition_of.empty(); --k) ++condition_launches;
+    }
     if (thunk_of[i] < 0) continue;
-    if (pending) out.push_back(static_cast<uint32_t>(thunk_of[i]));
+    if (pending) {
+      syncs.push_back(static_cast<uint32_t>(thunk_of[i]));
+      before.push_back(condition_launches);
+    }
     pending = false;
   }
-  return out;
 }
 
 // The thunks that launch a dynamic-slice fusion's work
@@ -115,15 +126,15 @@ std::vector<uint32_t> dynamic_slices_of_device(const xla::LaunchPlan& plan, cons
 // Where XLA's host blocks, and which thunks are dynamic-slice fusions, from
 // whichever thunk dump is beside the module (none: nowhere, none).
 void set_host_work(const std::string& module_path, const hlo::Module& module, const sched::LoweredProgram& lowered,
-                   sim::LaunchSetup& setup) {
+                   const std::map<std::string, int64_t>& trips, sim::LaunchSetup& setup) {
   std::string dump = xla::thunk_sequence_path_for(module_path, true);
   if (dump.empty()) dump = xla::thunk_sequence_path_for(module_path, false);
   if (dump.empty()) return;
   auto thunks = xla::read_thunk_sequence(dump);
   if (!thunks) return;
-  const xla::LaunchPlan plan = xla::plan_from_thunks(*thunks, &module);
+  const xla::LaunchPlan plan = xla::plan_from_thunks(*thunks, &module, 1u << 22, trips);
   for (const sched::DeviceProgram& program : lowered.devices) {
-    setup.host_syncs.push_back(syncs_of_device(plan, program));
+    syncs_of_device(plan, program, setup);
     setup.dynamic_slices.push_back(dynamic_slices_of_device(plan, program));
   }
 }
@@ -131,14 +142,15 @@ void set_host_work(const std::string& module_path, const hlo::Module& module, co
 }  // namespace
 
 Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, const hlo::Module& module,
-                                               const sched::LoweredProgram& lowered, const std::string& mode) {
+                                               const sched::LoweredProgram& lowered, const std::string& mode,
+                                               const std::map<std::string, int64_t>& trips) {
   CommandBufferInfo info;
   info.dump_path = dump_beside(module_path);
   if (mode == "off") {
     // Launched one by one by XLA's host thunks, with or without a dump.
     info.setup.xla_executable = true;
     info.setup.command_buffers = false;
-    set_host_work(module_path, module, lowered, info.setup);
+    set_host_work(module_path, module, lowered, trips, info.setup);
     return info;
   }
   if (info.dump_path.empty() && !xla::thunk_sequence_path_for(module_path, false).empty()) {
@@ -151,7 +163,7 @@ Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, c
     }
     info.setup.xla_executable = true;
     info.setup.command_buffers = true;
-    set_host_work(module_path, module, lowered, info.setup);
+    set_host_work(module_path, module, lowered, trips, info.setup);
     return info;
   }
   if (info.dump_path.empty()) {
@@ -168,12 +180,12 @@ Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, c
                                      "with them off; forming graphs it did not is not modelled)",
                                      info.dump_path));
   }
-  const xla::LaunchPlan plan = xla::plan_from_thunks(thunks, &module);
+  const xla::LaunchPlan plan = xla::plan_from_thunks(thunks, &module, 1u << 22, trips);
   info.setup.xla_executable = true;
   info.setup.command_buffers = true;
   info.graph_launches = plan.graph_launches;
   for (size_t d = 0; d < lowered.devices.size(); ++d) {
-    info.setup.host_syncs.push_back(syncs_of_device(plan, lowered.devices[d]));
+    syncs_of_device(plan, lowered.devices[d], info.setup);
     info.setup.dynamic_slices.push_back(dynamic_slices_of_device(plan, lowered.devices[d]));
     int64_t unmatched = 0;
     info.setup.graphs.push_back(graphs_of_device(plan, lowered.devices[d], &unmatched));

@@ -4,6 +4,7 @@
 // graph), with the DAG between them (sim/command_buffers.h). Used by
 // `run --backend sim` (`--command-buffers`) and `lower`.
 
+#include <map>
 #include <string>
 #include <unordered_set>
 
@@ -28,8 +29,11 @@ struct CommandBufferInfo {
 // every kernel launched alone; with no dump, as any HLO program:
 // kernel_launch_us), "on" (the dump must show command buffers), "off" (every kernel
 // launched by the host one by one). Errors name the module and the dump.
+// `trips`: the trips of loops without a known trip count the lowering ran
+// (sched::LowerOptions::trip_counts), for the launch plan.
 Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, const hlo::Module& module,
-                                               const sched::LoweredProgram& lowered, const std::string& mode);
+                                               const sched::LoweredProgram& lowered, const std::string& mode,
+                                               const std::map<std::string, int64_t>& trips = {});
 
 // What a module's thunk dump says about how its instructions are launched:
 // inside command buffers (`in_graph`; `known` false when the dump is missing

@@ -90,6 +90,33 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
   return measured;
 }
 
+Result<std::map<std::string, int64_t>> measured_loop_trips(const std::string& db, const std::string& run,
+                                                           const hlo::Module& module) {
+  std::map<std::string, std::map<int32_t, int64_t>> copies;  // loop -> step -> predicate copies
+  for (const hlo::Computation& c : module.computations) {
+    for (const hlo::Instruction& i : c.instructions) {
+      if (i.opcode == hlo::Opcode::kWhile && !i.known_trip_count) copies[i.name];
+    }
+  }
+  std::map<std::string, int64_t> out;
+  if (copies.empty()) return out;
+  SL_ASSIGN_OR_RETURN(auto store, trace::TraceStore::open(db, trace::TraceStore::Mode::kReadOnly));
+  SL_ASSIGN_OR_RETURN(StoredRun measured_run, load_stored_run(*store, run));
+  const trace::Trace& t = measured_run.trace;
+  for (const trace::Event& e : t.events) {
+    if (e.iteration < 0 || e.instruction == 0 || e.kind != trace::EventKind::kCopy) continue;
+    if (auto it = copies.find(t.instruction_of(e)); it != copies.end()) ++it->second[e.iteration];
+  }
+  for (const auto& [loop, per_step] : copies) {
+    if (per_step.empty()) continue;
+    std::vector<int64_t> n;
+    for (const auto& [step, count] : per_step) n.push_back(count);
+    std::sort(n.begin(), n.end());
+    out[loop] = std::max<int64_t>(0, n[n.size() / 2] - 1);
+  }
+  return out;
+}
+
 Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std::string& run,
                                                 const std::string& device, sim::LaunchSetup launch,
                                                 bool host_costs_from_capture, const hlo::Module* target) {

@@ -3,6 +3,7 @@
 // capture's measured kernels (sim/trace_driven.h).
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -32,6 +33,13 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
                                                  int64_t* run_id = nullptr,
                                                  const sim::DeviceModel* host_costs_of = nullptr,
                                                  const hlo::Module* target = nullptr);
+
+// The trips that `module`'s while loops without a known trip count ran in a
+// linked capture: per loop, the median over steps of its predicate copies
+// (the step linker gives them the loop's name) less one, the last
+// condition's. Loops the run shows no copy of are left out.
+Result<std::map<std::string, int64_t>> measured_loop_trips(const std::string& db, const std::string& run,
+                                                           const hlo::Module& module);
 
 // `launch`: how the simulated module's kernels are launched (command buffers).
 // `host_costs_from_capture` (--host-costs capture, the default): the host

@@ -245,8 +245,10 @@ size_t Emitter::estimate_thunks(const hlo::Computation& computation, int depth) 
         n = callee(instruction, 0);
         break;
       case Opcode::kWhile: {
-        const int64_t trips = std::clamp<int64_t>(instruction.known_trip_count.value_or(options_.default_trip_count),
-                                                  0, static_cast<int64_t>(kMaxReservedThunks));
+        auto measured = options_.trip_counts.find(instruction.name);
+        const int64_t unknown = measured != options_.trip_counts.end() ? measured->second : options_.default_trip_count;
+        const int64_t trips = std::clamp<int64_t>(instruction.known_trip_count.value_or(unknown), 0,
+                                                  static_cast<int64_t>(kMaxReservedThunks));
         n = std::min(callee(instruction, 1) * static_cast<size_t>(trips), kMaxReservedThunks);
         break;
       }

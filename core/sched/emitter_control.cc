@@ -79,6 +79,11 @@ Result<int64_t> Emitter::trip_count(const hlo::Computation& computation, const h
   const int64_t cap = std::max<int64_t>(options_.max_thunks, 0);
   std::optional<int64_t> trips = instruction.known_trip_count;
   if (!trips) {
+    if (auto measured = options_.trip_counts.find(instruction.name); measured != options_.trip_counts.end()) {
+      trips = measured->second;
+    }
+  }
+  if (!trips) {
     trips = infer_trip_count(module_, computation, instruction, cap);
     if (trips && *trips <= cap && warned_.insert(&instruction).second && warnings_) {
       warnings_->push_back(fmt::format("while '{}' has no known_trip_count: its condition's constant bound gives {} "

@@ -2,6 +2,7 @@
 // Lowering (docs/streams.md): stream assignment, per-device thunk
 // sequences with per-start completion events, and buffer assignment.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct LowerOptions {
   // (trip_count.h) runs this many times in sim/cuda. (The cpu backend
   // evaluates the condition instead.)
   int64_t default_trip_count = 1;
+  // Trips of such loops, by while instruction, as a measured run ran them
+  // (`run --kernel-times`: the capture's median step); before the above.
+  std::map<std::string, int64_t> trip_counts;
   // Unrolling cap (README.md, "What streamlens promises"): lowering refuses a trip count, or a
   // flattened program, larger than this many thunks, naming the while's
   // location (`--max-unroll` raises it).

@@ -53,8 +53,9 @@ Opcode collective_for_thunk(std::string_view kind) {
 // Walks one block of thunks against the computation XLA emitted it from.
 class ThunkPlanner {
  public:
-  ThunkPlanner(const hlo::Module* module, size_t max_launches, LaunchPlan& plan)
-      : module_(module), max_(max_launches), plan_(plan) {}
+  ThunkPlanner(const hlo::Module* module, size_t max_launches, const std::map<std::string, int64_t>& trips,
+               LaunchPlan& plan)
+      : module_(module), max_(max_launches), trips_(trips), plan_(plan) {}
 
   struct Scope {
     const Computation* computation = nullptr;  // null without a module
@@ -172,21 +173,52 @@ class ThunkPlanner {
 
   void while_loop(const Thunk& t, const Instruction* loop, const Scope& scope) {
     const std::optional<int64_t> trips = loop != nullptr ? loop->known_trip_count : std::nullopt;
-    if (!trips) ++plan_.loops_with_unknown_trip_count;
-    // With a known trip count XLA runs the body alone (no condition, no
-    // predicate copy back to the host); otherwise the condition, then the body.
-    const int64_t n = trips.value_or(1);
-    for (int64_t i = 0; i < n && plan_.launches.size() < max_; ++i) {
-      if (!trips) {
-        Scope cond{called(loop, 0), 0, scope.owner, scope.stream, scope.in_command_buffer};
-        block(t.condition, cond);
-        sync_pending_ = true;
+    Scope body{called(loop, 1), 0, scope.owner, scope.stream, scope.in_command_buffer, scope.in_dynamic_slice};
+    if (trips) {
+      // With a known trip count XLA runs the body alone (no condition, no
+      // predicate copy back to the host).
+      for (int64_t i = 0; i < *trips && plan_.launches.size() < max_; ++i) {
+        Scope trip = body;
+        block(t.body, trip);
       }
-      Scope body{called(loop, 1), 0, scope.owner, scope.stream, scope.in_command_buffer};
-      block(t.body, body);
+      return;
     }
-    // The last evaluation of the condition (false) syncs too, before what follows the loop.
-    if (!trips) sync_pending_ = true;
+    // Otherwise the condition, its predicate copied to the host (a sync; the
+    // copy is the loop's), and while true the body and the condition again:
+    // one trip is planned and marked as repeated (the linker follows the
+    // trips that ran).
+    ++plan_.loops_with_unknown_trip_count;
+    Scope cond{called(loop, 0), 0, scope.owner, scope.stream, scope.in_command_buffer, scope.in_dynamic_slice};
+    // The condition's launches name the loop, whose predicate copy follows
+    // them (WhileThunk's, in no dump).
+    auto condition = [&](Scope& at) {
+      const size_t from = plan_.launches.size();
+      block(t.condition, at);
+      for (size_t i = from; i < plan_.launches.size(); ++i) {
+        plan_.launches[i].condition_of = loop != nullptr ? loop->name : std::string{};
+      }
+      sync_pending_ = true;
+    };
+    condition(cond);
+    if (auto measured = loop != nullptr ? trips_.find(loop->name) : trips_.end(); measured != trips_.end()) {
+      for (int64_t i = 0; i < measured->second && plan_.launches.size() < max_; ++i) {
+        Scope trip = body;
+        block(t.body, trip);
+        Scope again = cond;
+        again.cursor = 0;
+        condition(again);
+      }
+      return;
+    }
+    RepeatedTrip repeated;
+    repeated.first = plan_.launches.size();
+    repeated.loop = loop != nullptr ? loop->name : std::string{};
+    block(t.body, body);
+    Scope again = cond;
+    again.cursor = 0;
+    condition(again);
+    repeated.end = plan_.launches.size();
+    if (repeated.end > repeated.first) plan_.repeated_trips.push_back(std::move(repeated));
   }
 
   const Computation* called(const Instruction* inst, size_t k) const {
@@ -240,6 +272,7 @@ class ThunkPlanner {
 
   const hlo::Module* module_;
   size_t max_;
+  const std::map<std::string, int64_t>& trips_;
   LaunchPlan& plan_;
   bool sync_pending_ = false;  // the next launch comes after a host sync
 };
@@ -308,11 +341,12 @@ std::string sanitized_kernel_name(std::string_view instruction_name) {
   return out;
 }
 
-LaunchPlan plan_from_thunks(const ThunkSequence& thunks, const hlo::Module* module, size_t max_launches) {
+LaunchPlan plan_from_thunks(const ThunkSequence& thunks, const hlo::Module* module, size_t max_launches,
+                            const std::map<std::string, int64_t>& trips) {
   LaunchPlan plan;
   plan.from_thunk_dump = true;
   plan.has_command_buffers = thunks.has_command_buffers;
-  ThunkPlanner planner(module, max_launches, plan);
+  ThunkPlanner planner(module, max_launches, trips, plan);
   ThunkPlanner::Scope scope;
   if (module != nullptr && module->entry >= 0) scope.computation = &module->entry_computation();
   planner.block(thunks.thunks, scope);

@@ -7,6 +7,7 @@
 // instruction, as XLA's SanitizeFunctionName does).
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,12 +41,26 @@ struct PlannedLaunch {
   // The launch of a dynamic-slice fusion's work (kDynamicSliceFusion): XLA's
   // host computes the slice's offsets before it (DynamicSliceThunk).
   bool dynamic_slice = false;
+  // A launch of the condition of a while loop without a known trip count:
+  // the loop's name. XLA's WhileThunk then copies the predicate to the host
+  // (a record no dump names, the loop's).
+  std::string condition_of;
+};
+
+// A while loop without a known trip count, planned as its condition, one
+// trip (body, then the condition again) and what follows: the trip, launches
+// [first, end), runs as many times as the program decides.
+struct RepeatedTrip {
+  size_t first = 0;
+  size_t end = 0;
+  std::string loop;  // the while instruction ("" without a module)
 };
 
 // Launches in order; a loop is expanded `trip_count` times when known.
 struct LaunchPlan {
   std::vector<PlannedLaunch> launches;
-  int64_t loops_with_unknown_trip_count = 0;  // expanded once each
+  int64_t loops_with_unknown_trip_count = 0;  // planned with one RepeatedTrip each
+  std::vector<RepeatedTrip> repeated_trips;
   bool from_thunk_dump = false;
   bool has_command_buffers = false;
   int64_t graph_launches = 0;  // command buffer executions (graph ids 0..n-1)
@@ -62,8 +77,11 @@ struct LaunchPlan {
 std::string sanitized_kernel_name(std::string_view instruction_name);
 
 // `module` may be null (instructions then stay empty). Loop expansion stops at
-// `max_launches` (the plan is then cut, and the caller told by the size).
-LaunchPlan plan_from_thunks(const ThunkSequence& thunks, const hlo::Module* module, size_t max_launches = 1u << 22);
+// `max_launches` (the plan is then cut, and the caller told by the size). A
+// loop without a known trip count that `trips` names (by while instruction)
+// is planned with that many trips, not as a repeated one.
+LaunchPlan plan_from_thunks(const ThunkSequence& thunks, const hlo::Module* module, size_t max_launches = 1u << 22,
+                            const std::map<std::string, int64_t>& trips = {});
 LaunchPlan plan_from_module(const hlo::Module& module, size_t max_launches = 1u << 22);
 
 }  // namespace sl::xla

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -80,40 +81,113 @@ bool matches(const PlanIndex& ix, size_t item, const Captured& c) {
   return c.token != Token::kKernel || ix.name[item] == c.name;
 }
 
-// Positions (into `seq`) of the first and last anchor of each step.
+// A repeated trip (LaunchPlan::repeated_trips) in anchor positions: its
+// first anchor, and the first anchor after it (the anchor count at the plan's end).
+struct AnchorTrip {
+  size_t first = 0;
+  size_t after = 0;
+};
+
+std::vector<AnchorTrip> anchor_trips(const LaunchPlan& plan, const PlanIndex& ix) {
+  std::vector<AnchorTrip> out;
+  for (const RepeatedTrip& r : plan.repeated_trips) {
+    const auto lo = std::lower_bound(ix.anchors.begin(), ix.anchors.end(), r.first);
+    const auto hi = std::lower_bound(ix.anchors.begin(), ix.anchors.end(), r.end);
+    if (lo == hi) continue;  // no anchor inside: its trips cannot be followed
+    out.push_back({static_cast<size_t>(lo - ix.anchors.begin()), static_cast<size_t>(hi - ix.anchors.begin())});
+  }
+  return out;
+}
+
+// Positions (into `seq`) of the first and last anchor of each step. After a
+// repeated trip's last anchor, a record matching its first anchor starts
+// the trip again (a while loop without a known trip count ran once more).
 std::vector<std::pair<size_t, size_t>> find_steps(const std::vector<Captured>& seq, const PlanIndex& ix,
-                                                  const LinkOptions& options) {
+                                                  const std::vector<AnchorTrip>& trips, const LinkOptions& options) {
   std::vector<std::pair<size_t, size_t>> steps;
   const size_t n = ix.anchors.size();
   if (n == 0) return steps;
   const size_t max_misses = std::max<size_t>(3, static_cast<size_t>(options.max_miss_fraction * n));
-  size_t j = 0, misses = 0, start = 0;
+  auto repeat_from = [&](size_t j, const Captured& c) -> std::optional<size_t> {
+    for (const AnchorTrip& t : trips) {
+      if (t.after == j && matches(ix, ix.anchors[t.first], c)) return t.first;
+    }
+    return std::nullopt;
+  };
+  // A step whose anchors are all matched stays open while a trip that ends
+  // the plan may still repeat.
+  const bool may_repeat_at_end = std::any_of(trips.begin(), trips.end(), [&](const AnchorTrip& t) { return t.after == n; });
+  size_t j = 0, misses = 0, start = 0, last = 0;
+  bool complete = false;
+  auto matched = [&](size_t p) {
+    last = p;
+    if (j < n) return;
+    if (may_repeat_at_end) {
+      complete = true;
+      return;
+    }
+    steps.emplace_back(start, p);
+    j = 0;
+    misses = 0;
+  };
   for (size_t p = 0; p < seq.size(); ++p) {
     const Captured& c = seq[p];
     if (c.token == Token::kNone) continue;
     // Kernel anchors: only the plan's own kernels move the match.
     if (!ix.kernel_names.empty() && c.token != Token::kKernel) continue;
+    if (complete) {
+      if (auto again = repeat_from(n, c)) {
+        complete = false;
+        j = *again + 1;
+        matched(p);
+        continue;
+      }
+      steps.emplace_back(start, last);
+      complete = false;
+      j = 0;
+      misses = 0;
+    }
     if (matches(ix, ix.anchors[j], c)) {
       if (j == 0) start = p;
-      if (++j == n) {
-        steps.emplace_back(start, p);
-        j = 0;
-        misses = 0;
-      }
+      ++j;
+      matched(p);
+    } else if (auto again = j > 0 ? repeat_from(j, c) : std::nullopt) {
+      j = *again + 1;
+      misses = 0;
+      matched(p);
     } else if (matches(ix, ix.anchors[0], c)) {
       start = p;
       j = 1;
       misses = 0;
-      if (n == 1) {
-        steps.emplace_back(p, p);
-        j = 0;
-      }
+      matched(p);
     } else if (j > 0 && ++misses > max_misses) {
       j = 0;
       misses = 0;
     }
   }
+  if (complete) steps.emplace_back(start, last);
   return steps;
+}
+
+// A record no plan item ahead takes, but that one of a repeated trip's
+// first items does, once the trip's items are taken: the trip runs again,
+// its items free and the cursor at its start. SIZE_MAX: none.
+template <typename Search>
+size_t next_trip(const LaunchPlan& plan, const PlanIndex& ix, const Captured& c, std::vector<bool>& used,
+                 size_t& cursor, size_t lookahead, Search search) {
+  for (const RepeatedTrip& r : plan.repeated_trips) {
+    if (cursor < r.first || r.end > used.size()) continue;
+    bool starts_it = false;
+    for (size_t q = r.first; q < std::min(r.end, r.first + lookahead) && !starts_it; ++q) {
+      starts_it = used[q] && matches(ix, q, c);
+    }
+    if (!starts_it) continue;
+    std::fill(used.begin() + static_cast<std::ptrdiff_t>(r.first), used.begin() + static_cast<std::ptrdiff_t>(r.end),
+              false);
+    cursor = r.first;
+    return search();
+  }
+  return SIZE_MAX;
 }
 
 }  // namespace
@@ -134,6 +208,7 @@ LinkSummary link_steps(trace::Trace& t, const LaunchPlan& plan, const LinkOption
     if (autotuning) ++summary.autotuning_kernels;
     by_device[e.device].push_back(c);
   }
+  const std::vector<AnchorTrip> trips = anchor_trips(plan, ix);
   const size_t lead = ix.anchors.empty() ? 0 : ix.anchors.front();
   const size_t trail_from = ix.anchors.empty() ? 0 : ix.anchors.back() + 1;
 
@@ -143,7 +218,7 @@ LinkSummary link_steps(trace::Trace& t, const LaunchPlan& plan, const LinkOption
       const Event& y = t.events[b.event];
       return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.correlation < y.correlation;
     });
-    const auto steps = find_steps(seq, ix, options);
+    const auto steps = find_steps(seq, ix, trips, options);
     size_t floor = 0;  // nothing before this position belongs to a later step
     for (size_t k = 0; k < steps.size(); ++k) {
       auto [first, last] = steps[k];
@@ -160,6 +235,11 @@ LinkSummary link_steps(trace::Trace& t, const LaunchPlan& plan, const LinkOption
         ++last;
         if (seq[last].token != Token::kNone) ++item;
       }
+      // A loop condition that ends the plan is followed by its predicate copy.
+      if (!plan.launches.empty() && !plan.launches.back().condition_of.empty() && last + 1 < ceiling &&
+          t.events[seq[last + 1].event].kind == EventKind::kCopy && t.name_of(t.events[seq[last + 1].event]) == "memcpy DtoH") {
+        ++last;
+      }
       floor = last + 1;
       // Match in order, a few plan items ahead; a library GEMM's second
       // kernel (split-K) is its call's. A cuDNN call runs records no dump
@@ -172,6 +252,7 @@ LinkSummary link_steps(trace::Trace& t, const LaunchPlan& plan, const LinkOption
       size_t cursor = 0;
       int64_t last_gemm_instruction = -1;
       int64_t open_dnn_call = -1;
+      int64_t open_condition = -1;  // a loop condition's launch, whose predicate copy may follow
       bool open_call_ran_kernel = false;
       auto take = [&](size_t q) {
         used[q] = true;
@@ -203,16 +284,26 @@ LinkSummary link_steps(trace::Trace& t, const LaunchPlan& plan, const LinkOption
           open_call_ran_kernel = c.token != Token::kMemset;
           last_gemm_instruction = -1;
         } else if (c.token == Token::kNone) {
+          if (open_condition >= 0 && e.kind == EventKind::kCopy && t.name_of(e) == "memcpy DtoH") {
+            // WhileThunk's predicate copy after a loop's condition: the loop's.
+            e.instruction = t.strings.intern(plan.launches[static_cast<size_t>(open_condition)].condition_of);
+            open_condition = -1;
+            ++summary.events_linked;
+            summary.work_ns_linked += e.duration_ns();
+          }
           continue;
         } else {
-          for (size_t q = cursor; q < std::min(plan.launches.size(), cursor + options.lookahead); ++q) {
-            if (!used[q] && matches(ix, q, c)) {
-              found = q;
-              break;
+          auto search = [&] {
+            for (size_t q = cursor; q < std::min(plan.launches.size(), cursor + options.lookahead); ++q) {
+              if (!used[q] && matches(ix, q, c)) return q;
             }
-          }
+            return SIZE_MAX;
+          };
+          found = search();
+          if (found == SIZE_MAX) found = next_trip(plan, ix, c, used, cursor, options.lookahead, search);
           if (found != SIZE_MAX) {
             take(found);
+            open_condition = plan.launches[found].condition_of.empty() ? -1 : static_cast<int64_t>(found);
             if (found > cursor + options.lookahead) cursor = found;
             last_gemm_instruction = c.token == Token::kGemm ? static_cast<int64_t>(found) : -1;
             open_dnn_call = c.token == Token::kDnn ? static_cast<int64_t>(found) : -1;
@@ -249,7 +340,7 @@ LinkSummary link_steps(trace::Trace& t, const LaunchPlan& plan, const LinkOption
                 "kernels of XLA's autotuner and buffer checks (outside steps)");
   if (plan.loops_with_unknown_trip_count > 0) {
     t.add_counter("link_loops_unknown_trip_count", plan.loops_with_unknown_trip_count,
-                  "while loops without known_trip_count, planned as one trip");
+                  "while loops without known_trip_count: one planned trip, followed as often as it ran");
   }
   return summary;
 }

@@ -61,12 +61,65 @@ TEST(LaunchPlan, AWhileWithoutAKnownTripCountSyncsTheHost) {
   EXPECT_EQ(known.loops_with_unknown_trip_count, 0);
   EXPECT_EQ(known.launches.size(), 3u + 128u * 7u);
   EXPECT_TRUE(syncs(known).empty());
-  // Unknown: copy, copy, broadcast, the condition's compare, then (sync) the
-  // body's 7 launches once, then (sync) nothing: the loop ends the module.
+  // Unknown: copy, copy, broadcast, the condition's compare, then (sync) one
+  // trip, the body's 7 launches and the compare again, marked as repeated,
+  // then (sync) nothing: the loop ends the module.
   const LaunchPlan unknown = plan_from_thunks(*thunks, nullptr);
   EXPECT_EQ(unknown.loops_with_unknown_trip_count, 1);
-  ASSERT_EQ(unknown.launches.size(), 3u + 1u + 7u);
+  ASSERT_EQ(unknown.launches.size(), 3u + 1u + 7u + 1u);
   EXPECT_EQ(syncs(unknown), (std::vector<size_t>{4}));
+  ASSERT_EQ(unknown.repeated_trips.size(), 1u);
+  EXPECT_EQ(unknown.repeated_trips[0].first, 4u);
+  EXPECT_EQ(unknown.repeated_trips[0].end, 12u);
+}
+
+// With the trips a capture ran (run --kernel-times), a loop without a known
+// trip count is planned as the condition and that many trips of the body and
+// the condition, a sync after each condition; nothing is left to repeat.
+TEST(LaunchPlan, MeasuredTripsExpandALoopWithoutAKnownTripCount) {
+  auto module = hlo::parse_program(R"(HloModule m, is_scheduled=true
+
+%cond (c: (s32[], f32[4])) -> pred[] {
+  %c = (s32[], f32[4]) parameter(0)
+  %i = s32[] get-tuple-element(%c), index=0
+  %n = s32[] constant(3)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+
+%body (b: (s32[], f32[4])) -> (s32[], f32[4]) {
+  %b = (s32[], f32[4]) parameter(0)
+  %i = s32[] get-tuple-element(%b), index=0
+  %x = f32[4] get-tuple-element(%b), index=1
+  %one = s32[] constant(1)
+  %j = s32[] add(%i, %one)
+  %y = f32[4] add(%x, %x)
+  ROOT %t = (s32[], f32[4]) tuple(%j, %y)
+}
+
+ENTRY %main {
+  %a = f32[4] parameter(0)
+  %zero = s32[] constant(0)
+  %s = (s32[], f32[4]) tuple(%zero, %a)
+  ROOT %w = (s32[], f32[4]) while(%s), condition=%cond, body=%body
+}
+)",
+                                   "m.txt");
+  ASSERT_TRUE(module.is_ok()) << module.status().message();
+  auto thunks = parse_thunk_sequence(
+      "001: kWhile [source | sink]   \n"
+      "condition:\n"
+      "    002: kCustomKernel [source | sink] cond_k grid: [1, 1, 1] threads: [1, 1, 1]  shared_memory: 0 bytes\n"
+      "  body:\n"
+      "    003: kCustomKernel [source | sink] body_k grid: [1, 1, 1] threads: [1, 1, 1]  shared_memory: 0 bytes\n",
+      "t.txt");
+  ASSERT_TRUE(thunks.is_ok()) << thunks.status().message();
+  const LaunchPlan plan = plan_from_thunks(*thunks, &*module, 1u << 22, {{"w", 3}});
+  std::string kernels;
+  for (const PlannedLaunch& l : plan.launches) kernels += l.kernel + (l.host_sync_before ? "*" : "") + " ";
+  EXPECT_EQ(kernels, "cond_k body_k* cond_k body_k* cond_k body_k* cond_k ");
+  EXPECT_TRUE(plan.repeated_trips.empty());
+  EXPECT_EQ(plan.launches[0].condition_of, "w");
+  EXPECT_EQ(plan.launches[1].condition_of, "");
 }
 
 // A command buffer holding a dynamic-slice fusion is recorded again before

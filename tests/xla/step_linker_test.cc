@@ -93,6 +93,48 @@ TEST(StepLinker, AnIncompleteLastExecutionIsNoStep) {
   EXPECT_EQ(s.steps.size(), 2u);
 }
 
+// A while loop without a known trip count: each step runs its trip as often
+// as the program decides (3, 1 and 5 times here), the condition once more
+// than the body, each condition followed by WhileThunk's predicate copy to
+// the host, which is the loop's.
+TEST(StepLinker, ALoopWithoutATripCountIsFollowedAsOftenAsItRan) {
+  auto launch = [](const std::string& kernel, const std::string& instruction, const std::string& loop) {
+    PlannedLaunch l;
+    l.kind = LaunchKind::kKernel;
+    l.kernel = kernel;
+    l.instruction = instruction;
+    l.condition_of = loop;
+    return l;
+  };
+  LaunchPlan plan;
+  plan.launches = {launch("init_k", "init", ""), launch("cond_k", "cond", "w"), launch("body_k", "body", ""),
+                   launch("cond_k", "cond", "w")};
+  plan.repeated_trips = {{2, 4, "w"}};
+  plan.loops_with_unknown_trip_count = 1;
+  CaptureBuilder add;
+  for (int trips : {3, 1, 5}) {
+    add(EventKind::kOther, "init_k", 5);
+    add(EventKind::kOther, "cond_k", 1);
+    add(EventKind::kCopy, "memcpy DtoH", 1);
+    for (int i = 0; i < trips; ++i) {
+      add(EventKind::kOther, "body_k", 3);
+      add(EventKind::kOther, "cond_k", 1);
+      add(EventKind::kCopy, "memcpy DtoH", 1);
+    }
+  }
+  trace::Trace& t = add.t;
+  LinkSummary s = link_steps(t, plan);
+  ASSERT_EQ(s.steps.size(), 3u);
+  EXPECT_EQ(s.events_outside_steps, 0);
+  EXPECT_EQ(s.events_linked, s.events_in_steps);
+  std::map<int32_t, int> bodies;
+  for (const Event& e : t.events) {
+    if (t.instruction_of(e) == "body") ++bodies[e.iteration];
+    if (t.name_of(e) == "memcpy DtoH") EXPECT_EQ(t.instruction_of(e), "w");
+  }
+  EXPECT_EQ(bodies, (std::map<int32_t, int>{{0, 3}, {1, 1}, {2, 5}}));
+}
+
 // A CNN's step as JAX 0.11 ran it: cuDNN calls run kernels of their own
 // (some named after cuDNN, some not), and memsets, that no dump lists.
 TEST(StepLinker, ACuDnnCallKeepsItsKernelsAndMemsets) {
