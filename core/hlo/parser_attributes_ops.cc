@@ -115,25 +115,31 @@ bool Parser::parse_op_attribute(Instruction& inst, std::string_view name, bool& 
   handled = true;
   const Opcode op = inst.async_wrapped.value_or(inst.opcode);
   const bool gather = op == Opcode::kGather;
+  const bool scatter = op == Opcode::kScatter;
   GatherDims& g = inst.gather;
   ScatterDims& s = inst.scatter;
-  // gather
-  if (name == "offset_dims") return parse_int_list(g.offset_dims);
-  if (name == "collapsed_slice_dims") return parse_int_list(g.collapsed_slice_dims);
-  if (name == "start_index_map") return parse_int_list(g.start_index_map);
-  if (name == "operand_batching_dims") return parse_int_list(g.operand_batching_dims);
-  if (name == "start_indices_batching_dims") return parse_int_list(g.start_indices_batching_dims);
-  if (name == "slice_sizes" && gather) return parse_int_list(g.slice_sizes);
-  // scatter
-  if (name == "update_window_dims") return parse_int_list(s.update_window_dims);
-  if (name == "inserted_window_dims") return parse_int_list(s.inserted_window_dims);
-  if (name == "scatter_dims_to_operand_dims") return parse_int_list(s.scatter_dims_to_operand_dims);
-  if (name == "input_batching_dims") return parse_int_list(s.input_batching_dims);
-  if (name == "scatter_indices_batching_dims") return parse_int_list(s.scatter_indices_batching_dims);
-  if (name == "unique_indices") return parse_bool(s.unique_indices);
-  // shared by gather and scatter
-  if (name == "index_vector_dim") return parse_int(gather ? g.index_vector_dim : s.index_vector_dim);
-  if (name == "indices_are_sorted") return parse_bool(gather ? g.indices_are_sorted : s.indices_are_sorted);
+  // Gather and scatter dimensions only on their ops (the printer writes them
+  // there alone); elsewhere they are unknown attributes, kept as written.
+  if (gather) {
+    if (name == "offset_dims") return parse_int_list(g.offset_dims);
+    if (name == "collapsed_slice_dims") return parse_int_list(g.collapsed_slice_dims);
+    if (name == "start_index_map") return parse_int_list(g.start_index_map);
+    if (name == "operand_batching_dims") return parse_int_list(g.operand_batching_dims);
+    if (name == "start_indices_batching_dims") return parse_int_list(g.start_indices_batching_dims);
+    if (name == "slice_sizes") return parse_int_list(g.slice_sizes);
+    if (name == "index_vector_dim") return parse_int(g.index_vector_dim);
+    if (name == "indices_are_sorted") return parse_bool(g.indices_are_sorted);
+  }
+  if (scatter) {
+    if (name == "update_window_dims") return parse_int_list(s.update_window_dims);
+    if (name == "inserted_window_dims") return parse_int_list(s.inserted_window_dims);
+    if (name == "scatter_dims_to_operand_dims") return parse_int_list(s.scatter_dims_to_operand_dims);
+    if (name == "input_batching_dims") return parse_int_list(s.input_batching_dims);
+    if (name == "scatter_indices_batching_dims") return parse_int_list(s.scatter_indices_batching_dims);
+    if (name == "unique_indices") return parse_bool(s.unique_indices);
+    if (name == "index_vector_dim") return parse_int(s.index_vector_dim);
+    if (name == "indices_are_sorted") return parse_bool(s.indices_are_sorted);
+  }
   // windows, padding, convolution
   if (name == "window") return parse_window(inst.window);
   if (name == "padding" && (op == Opcode::kPad || is(TokenKind::kIdent) || is(TokenKind::kInt))) {

@@ -182,5 +182,22 @@ ENTRY main {
   EXPECT_NE(module_difference(a, b).find("shapes differ (f32[4] vs f32[5])"), std::string::npos);
 }
 
+// Found by parser_fuzz: a scatter's dimension attribute on a dot was parsed
+// into the scatter fields, which the printer writes for scatters alone. On
+// another op a gather or scatter attribute is an unknown one, kept as written.
+TEST(Printer, GatherAndScatterAttributesElsewhereRoundTripAsWritten) {
+  Module m = parse_ok(R"(HloModule m
+ENTRY %main {
+  %x = f32[4,4] parameter(0)
+  ROOT %d = f32[4,4] dot(%x, %x), lhs_contracting_dims={1}, rhs_contracting_dims={0}, inserted_window_dims={1}, offset_dims={0}
+}
+)");
+  const Instruction& d = testing::instr(m, "main", "d");
+  EXPECT_TRUE(d.scatter.inserted_window_dims.empty());
+  EXPECT_TRUE(d.gather.offset_dims.empty());
+  EXPECT_EQ(d.attributes.count("inserted_window_dims"), 1u);
+  expect_round_trip(m);
+}
+
 }  // namespace
 }  // namespace sl::hlo
