@@ -328,7 +328,23 @@ std::string one_line(std::string_view text) {
   };
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
-    if (c == '"' || c == '\'') {
+    if (c == '"') {
+      // The lexer lets a string span lines: its line breaks become escapes,
+      // so the text stays on one line and reads back as the same string.
+      size_t j = i + 1;
+      out += c;
+      while (j < text.size() && text[j] != '"') {
+        if (text[j] == '\\' && j + 1 < text.size()) {
+          out.append(text.substr(j, 2));
+          j += 2;
+          continue;
+        }
+        out += text[j] == '\n' ? std::string_view("\\n") : text[j] == '\r' ? std::string_view("\\r") : text.substr(j, 1);
+        ++j;
+      }
+      if (j < text.size()) out += '"';
+      i = j;
+    } else if (c == '\'') {
       size_t j = i + 1;
       while (j < text.size() && text[j] != c && text[j] != '\n') j += text[j] == '\\' ? 2 : 1;
       j = std::min(j, text.size() - 1);

@@ -199,5 +199,16 @@ ENTRY %main {
   expect_round_trip(m);
 }
 
+// Found by parser_fuzz: an attribute kept as written whose string spans
+// lines (the lexer allows it) printed a line break inside the string, and
+// the printed module no longer parsed.
+TEST(Printer, AKeptAttributeWithAStringOverLinesStaysOnItsLine) {
+  Module m = parse_ok("HloModule m\nENTRY %main {\n  ROOT %x = f32[4] parameter(0), odd_config={\"a\nb\", 1}\n}\n");
+  const Instruction& x = testing::instr(m, "main", "x");
+  ASSERT_EQ(x.attributes.count("odd_config"), 1u);
+  EXPECT_EQ(x.attributes.at("odd_config"), "{\"a\\nb\", 1}");
+  expect_round_trip(m);
+}
+
 }  // namespace
 }  // namespace sl::hlo
