@@ -37,7 +37,9 @@ enum class Issue { kNone, kKernel, kLibrary, kSlice, kGraph };
 
 // The host's issues between two launch-bound ones (the first excluded, the
 // second included): the host spent `span_ns` on them, as it never waits for
-// the GPU between them (no sync: no capture here has one).
+// the GPU between them. A sync between them (a while loop without a known
+// trip count) adds the GPU's time to the interval; the 3x band around the
+// device file's value leaves the worst of those out.
 struct Interval {
   int64_t span_ns = 0;
   int64_t kernels = 0, libraries = 0, slices = 0, graphs = 0;
