@@ -38,8 +38,8 @@ enum class Issue { kNone, kKernel, kLibrary, kSlice, kGraph };
 // The host's issues between two launch-bound ones (the first excluded, the
 // second included): the host spent `span_ns` on them, as it never waits for
 // the GPU between them. A sync between them (a while loop without a known
-// trip count) adds the GPU's time to the interval; the 3x band around the
-// device file's value leaves the worst of those out.
+// trip count) adds the GPU's time to the interval; the 3x band
+// (robust_cost_us) leaves the worst of those out.
 struct Interval {
   int64_t span_ns = 0;
   int64_t kernels = 0, libraries = 0, slices = 0, graphs = 0;
@@ -114,16 +114,24 @@ void intervals_of_device(const trace::Trace& linked, std::vector<const trace::Ev
 // (per-issue cost in ns, issues) of intervals -> the host's cost of one
 // issue, in us, and the issues it rests on: the intervals' total over their
 // issues (so the host's time between anchors is reproduced), leaving out
-// intervals more than kOutlierFactor off the device file's `prior_us` (a
-// host hiccup, or a record that waited for the GPU in a way the trace does
-// not show; XLA's host speed varied 1.6x between calls, not 3x).
+// intervals more than kOutlierFactor off `band_us` (a record that waited for
+// the GPU in a way the trace does not show; XLA's host speed varied 1.6x
+// between calls, not 3x). The band of library calls, dynamic slices and
+// graph launches is around the device file's cost.
 constexpr double kOutlierFactor = 3.0;
-std::pair<double, int64_t> robust_cost_us(const std::vector<std::pair<double, int64_t>>& v, double prior_us) {
-  const double prior = prior_us * 1e3;
+// Kernels launched alone: 3 to 27 us a launch. The device file's cost is the
+// median of calls, and a slow call's intervals reach past 3x it: one H200's
+// XLA took 5.0-9.4 us a kernel in 28 calls of small programs
+// (bench/FIDELITY-real.md, "The host's pace"), single intervals of one launch up to 23 us; intervals that
+// are no kernel launch (around a CNN's cuDNN calls, a transformer's waits)
+// were 28 us a launch and more.
+constexpr double kKernelBandUs = 9.0;
+std::pair<double, int64_t> robust_cost_us(const std::vector<std::pair<double, int64_t>>& v, double band_us) {
+  const double center = band_us * 1e3;
   double sum = 0;
   int64_t issues = 0;
   for (const auto& [value, weight] : v) {
-    if (prior > 0 && (value > kOutlierFactor * prior || value * kOutlierFactor < prior)) continue;
+    if (center > 0 && (value > kOutlierFactor * center || value * kOutlierFactor < center)) continue;
     sum += value * static_cast<double>(weight);
     issues += weight;
   }
@@ -160,7 +168,7 @@ HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unor
       kernel.emplace_back(static_cast<double>(i.span_ns) / static_cast<double>(i.kernels), i.kernels);
     }
   }
-  std::tie(out.kernel_launch_us, out.kernel_samples) = robust_cost_us(kernel, device_file.host_kernel_launch_us);
+  std::tie(out.kernel_launch_us, out.kernel_samples) = robust_cost_us(kernel, kKernelBandUs);
   const DeviceModel so_far = with_host_costs(device_file, out);
   for (const Interval& i : intervals) {
     if (i.libraries > 0 && i.slices == 0 && i.graphs == 0) {

@@ -30,7 +30,8 @@ inline constexpr int64_t kLaunchBoundSlackNs = 1000;
 struct HostCostEstimate {
   // From the intervals between launch-bound issues of the measured run's
   // median step (their total over their issues, intervals more than 3x off
-  // the device file's value left out), in us: kernels from intervals of
+  // a band's center left out: 9 us for kernels, the device file's value for
+  // the others), in us: kernels from intervals of
   // kernels alone, then
   // library calls and graph launches with the others' costs taken off; a kind
   // with fewer than kMinHostSamples issues in its intervals keeps its

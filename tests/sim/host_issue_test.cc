@@ -188,8 +188,9 @@ TEST(HostIssue, ARecordedAgainGraphAndADynamicSliceCostTheirHostWork) {
 TEST(HostIssue, TheH200ModelCarriesTheFittedHostCosts) {
   auto m = load_device_model("h200");
   ASSERT_TRUE(m.is_ok()) << m.status().message();
+  // The median over ten calls of calibration programs launched kernel by kernel.
+  EXPECT_DOUBLE_EQ(m->host_kernel_launch_us, 7.05);
   // bench/fidelity/fit_host_issue.py on tests/corpus/captures/mlp_nocb.
-  EXPECT_DOUBLE_EQ(m->host_kernel_launch_us, 9.0);
   EXPECT_DOUBLE_EQ(m->host_library_call_us, 21.5);
   EXPECT_DOUBLE_EQ(m->stream_kernel_gap_us, 0.6);
   // Measured on the calibration programs (tests/corpus/jax/calibration_programs.py).

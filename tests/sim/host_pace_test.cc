@@ -179,5 +179,28 @@ TEST(HostPace, FarOffIntervalsAreLeftOut) {
   EXPECT_NEAR(e.kernel_launch_us, 10.0, 1e-9);
 }
 
+TEST(HostPace, TheKernelBandDoesNotMoveWithTheDeviceFile) {
+  // Paced at 7 us with one slow launch of 25 us (a slow call's host): inside
+  // the kernels' fixed 3-27 us band, so it counts whatever the device file
+  // says a launch costs; 30 us is outside it.
+  auto estimate = [](int64_t slow_us10, double file_us) {
+    StepBuilder b;
+    int64_t t = 0;
+    for (int i = 0; i < 6; ++i, t += 70) b.add(t, t + 20, "k" + std::to_string(i));
+    b.add(t - 70 + slow_us10, t - 70 + slow_us10 + 20, "slow");
+    DeviceModel m = file_model();
+    m.host_kernel_launch_us = file_us;
+    return estimate_host_costs(b.trace, {}, m);
+  };
+  for (double file_us : {5.0, 7.05, 9.0}) {
+    const HostCostEstimate in = estimate(250, file_us);
+    EXPECT_EQ(in.kernel_samples, 5) << file_us;
+    EXPECT_NEAR(in.kernel_launch_us, (4 * 7.0 + 25.0) / 5, 1e-9) << file_us;
+    const HostCostEstimate out = estimate(300, file_us);
+    EXPECT_EQ(out.kernel_samples, 4) << file_us;
+    EXPECT_NEAR(out.kernel_launch_us, 7.0, 1e-9) << file_us;
+  }
+}
+
 }  // namespace
 }  // namespace sl::sim
