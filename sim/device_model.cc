@@ -268,6 +268,8 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.host_graph_rerecord_us = r.optional_number("host_graph_rerecord_us", 0, kMicroseconds);
   m.host_dynamic_slice_us = r.optional_number("host_dynamic_slice_us", m.host_kernel_launch_us, kMicroseconds);
   m.host_sync_us = r.optional_number("host_sync_us", 0, kMicroseconds);
+  m.host_pace_fast_scale = r.optional_number("host_pace_fast_scale", 1, kScale);
+  m.host_pace_slow_scale = r.optional_number("host_pace_slow_scale", 1, kScale);
   m.graph_node_gap_us = r.optional_number("graph_node_gap_us", m.kernel_launch_us, kSignedGap);
   m.graph_concurrency = static_cast<int>(r.optional_number("graph_concurrency", 1, kCount));
   m.gemm_wave_overhead_us = r.optional_number("gemm_wave_overhead_us", 0, kMicroseconds);

@@ -89,6 +89,12 @@ struct DeviceModel {
   // on the host, then its kernel or copy launched).
   double host_dynamic_slice_us = 0;
   double host_sync_us = 0;            // host back after the main stream is done, at a sync
+  // XLA's host takes another pace in each call (process): the host costs
+  // above, scaled by these, give the fastest and slowest calls measured. A
+  // what-if whose host costs come from this file reports the step at both.
+  // Optional in device files: 1.
+  double host_pace_fast_scale = 1;
+  double host_pace_slow_scale = 1;
   double graph_node_gap_us = 0;  // between a node and its predecessor; negative: they overlap
   int graph_concurrency = 1;     // lanes a graph's independent nodes run on at once
 

@@ -99,6 +99,8 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
   w.put(root, "", "host_graph_rerecord_us", m.host_graph_rerecord_us);
   w.put(root, "", "host_dynamic_slice_us", m.host_dynamic_slice_us);
   w.put(root, "", "host_sync_us", m.host_sync_us);
+  w.put(root, "", "host_pace_fast_scale", m.host_pace_fast_scale);
+  w.put(root, "", "host_pace_slow_scale", m.host_pace_slow_scale);
   w.put(root, "", "graph_node_gap_us", m.graph_node_gap_us);
   w.put(root, "", "graph_concurrency", m.graph_concurrency);
   w.put(root, "", "gemm_wave_overhead_us", m.gemm_wave_overhead_us);

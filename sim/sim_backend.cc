@@ -51,7 +51,9 @@ class SimBackend : public exec::Backend {
     }
     SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(*devices, model_, sim_options));
     if (measured_) {
-      SL_ASSIGN_OR_RETURN(trace, trace_driven(*devices, laid ? &*laid : nullptr, role_gaps, sim_options, trace));
+      const trace::Trace modelled = trace;
+      SL_ASSIGN_OR_RETURN(trace, trace_driven(*devices, laid ? &*laid : nullptr, role_gaps, sim_options, modelled));
+      if (laid) SL_RETURN_IF_ERROR(add_host_pace_range(program.devices, *laid, role_gaps, sim_options, modelled, trace));
     }
     if (laid) {
       map_back(*laid, program.devices, trace);
@@ -79,6 +81,42 @@ class SimBackend : public exec::Backend {
   }
 
  private:
+  // A what-if whose host costs (a kind of them) come from the device file:
+  // the makespan again at the fastest and slowest pace of XLA's host measured
+  // between calls (DeviceModel::host_pace_*_scale on the file's costs; the
+  // costs estimated from the measured run stay), as counters. None when the
+  // file gives no range.
+  Status add_host_pace_range(const std::vector<sched::DeviceProgram>& original, const GraphProgram& laid,
+                             const std::vector<std::vector<int64_t>>& role_gaps, SimOptions options,
+                             const trace::Trace& modelled, trace::Trace& trace) const {
+    const HostCostEstimate estimate = measured_->host_costs.value_or(HostCostEstimate{});
+    const bool any_from_file = estimate.kernel_samples < kMinHostSamples ||
+                               estimate.library_samples < kMinHostSamples ||
+                               estimate.graph_samples < kMinHostSamples ||
+                               estimate.dynamic_slice_samples < kMinHostSamples;
+    if (!any_from_file || (model_.host_pace_fast_scale == 1 && model_.host_pace_slow_scale == 1)) {
+      return Status::ok();
+    }
+    const std::pair<const char*, double> paces[] = {{kHostPaceFastCounter, model_.host_pace_fast_scale},
+                                                    {kHostPaceSlowCounter, model_.host_pace_slow_scale}};
+    for (const auto& [counter, scale] : paces) {
+      DeviceModel scaled = model_;
+      for (double* us : {&scaled.host_kernel_launch_us, &scaled.host_library_call_us, &scaled.host_graph_launch_us,
+                         &scaled.host_graph_rerecord_us, &scaled.host_dynamic_slice_us}) {
+        *us *= scale;
+      }
+      const HostIssue host = host_issue_of(laid, original, with_host_costs(scaled, estimate), launch_.host_syncs,
+                                           launch_.dynamic_slices, launch_.launches_before_syncs);
+      options.host_issue = &host;
+      SL_ASSIGN_OR_RETURN(trace::Trace at_pace, trace_driven(laid.devices, &laid, role_gaps, options, modelled));
+      trace.add_counter(counter, at_pace.makespan_ns(),
+                        fmt::format("makespan with the device file's host costs x{} (the {} host pace measured "
+                                    "between calls), in ns",
+                                    scale, scale < 1 ? "fastest" : "slowest"));
+    }
+    return Status::ok();
+  }
+
   // What the host-issue model took from the measured run (sim/host_pace.h).
   void add_host_cost_counters(const HostCostEstimate& estimate, trace::Trace& trace) const {
     const DeviceModel used = with_host_costs(model_, estimate);

@@ -1,8 +1,11 @@
 // `streamlens run`: parse, verify, lower, execute on a backend, record.
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -66,6 +69,26 @@ Status write_text_file(const std::string& path, const std::string& text) {
   out << text;
   if (!out.flush()) return runtime_error("cannot write " + path);
   return Status::ok();
+}
+
+// The step at the fastest and slowest host pace measured between calls, when
+// the simulator recorded them (some host costs came from the device file)
+// and they differ from the step by 0.5% or more; "" otherwise.
+std::string host_pace_note(const trace::Trace& trace, int iterations) {
+  int64_t fast = -1, slow = -1;
+  for (const trace::Counter& c : trace.counters) {
+    if (c.name == sim::kHostPaceFastCounter) fast = c.value;
+    if (c.name == sim::kHostPaceSlowCounter) slow = c.value;
+  }
+  const double step = static_cast<double>(trace.makespan_ns()) / std::max(1, iterations);
+  if (fast < 0 || slow < 0 || step <= 0) return "";
+  auto near_step = [&](int64_t ns) { return std::abs(static_cast<double>(ns) - step) < 0.005 * step; };
+  if (near_step(fast) && near_step(slow)) return "";
+  return fmt::format("host costs from the device file: XLA's host takes another pace in each call, so this step is "
+                     "{:.1f} us at the file's pace, {:.1f} to {:.1f} us at the fastest and slowest calls measured "
+                     "(counters {}, {})",
+                     step / 1e3, static_cast<double>(fast) / 1e3, static_cast<double>(slow) / 1e3,
+                     sim::kHostPaceFastCounter, sim::kHostPaceSlowCounter);
 }
 
 }  // namespace
@@ -180,6 +203,10 @@ int cmd_run(const RunArgs& args) {
                    "(counters %s, %s)\n",
                    static_cast<long long>(c.value), sim::kCollectivesHeldCounter, sim::kHeldNsCounter);
     }
+  }
+
+  if (const std::string range = host_pace_note(recorded->output.trace, args.iterations); !range.empty()) {
+    std::fprintf(stderr, "note: %s\n", range.c_str());
   }
 
   if (!args.results.empty()) {

@@ -9,6 +9,9 @@
 # (b) what-if: each non-default setting's module simulated with the kernel
 #     times of the same program's default capture, against the setting's own
 #     measured median step; and the default's module from the cboff capture.
+#     Where the host costs came from the device file, the last column is the
+#     step at the fastest and slowest host pace measured between calls, "(in)"
+#     when the measured step lies inside.
 set -u
 SL=$1 ROOT=$2 DB=$3
 rm -f "$DB"
@@ -20,38 +23,44 @@ for d in "$ROOT"/*/; do
   run_of[$name]=$(sed -n 's/.* as run \([0-9]*\) .*/\1/p' <<< "$out" | head -1)
 done
 module_of() { ls "$ROOT/$1"/dump/*jit_*gpu_after_optimizations.txt | head -1; }
-# Prints "measured simulated error" for module of $1 costed with run $2, against run $3.
+# Prints "measured simulated error range" for module of $1 costed with run $2,
+# against run $3; range: the step at the fastest and slowest host pace when the
+# host costs came from the device file (run's note), with "in" when the
+# measured step lies inside it, else "-".
 score() {
-  local sim
+  local sim range
   sim=$("$SL" run "$(module_of "$1")" --backend sim --kernel-times "$2" --db "$DB" --name "$1 from $2" 2>&1) || {
-    echo "- - failed"; return; }
-  "$SL" compare "$3" last --db "$DB" 2>&1 | awk '
+    echo "- - failed -"; return; }
+  range=$(sed -n 's/.* us at the file.s pace, \([0-9.]*\) to \([0-9.]*\) us at the fastest.*/\1 \2/p' <<< "$sim")
+  "$SL" compare "$3" last --db "$DB" 2>&1 | awk -v range="$range" '
     /^A: /{for(i=1;i<=NF;i++) if($i=="makespan") a=$(i+1)}
     /^B: /{for(i=1;i<=NF;i++) if($i=="makespan") b=$(i+1)}
-    END{ if (a=="" || b=="") print "- - failed"; else printf "%.1f %.1f %+.1f%%\n", a, b, (b-a)/a*100 }'
+    END{ if (a=="" || b=="") { print "- - failed -"; exit }
+         r="-"; if (split(range, lh, " ") == 2) r=sprintf("%s-%s%s", lh[1], lh[2], (a>=lh[1] && a<=lh[2]) ? "_(in)" : "")
+         printf "%.1f %.1f %+.1f%% %s\n", a, b, (b-a)/a*100, r }'
 }
 echo "## (a) Replay: kernel times from the same capture"
 echo
 echo "| capture | measured median step (us) | simulated (us) | error |"
 echo "| --- | ---: | ---: | ---: |"
 for name in $(printf '%s\n' "${!run_of[@]}" | sort); do
-  read -r m s e <<< "$(score "$name" "${run_of[$name]}" "${run_of[$name]}")"
+  read -r m s e _ <<< "$(score "$name" "${run_of[$name]}" "${run_of[$name]}")"
   echo "| $name | $m | $s | $e |"
 done
 echo
 echo "## (b) What-if: another XLA setting's module, kernel times from the first capture"
 echo
-echo "| program | times from | module of | measured (us) | predicted (us) | error |"
-echo "| --- | --- | --- | ---: | ---: | ---: |"
+echo "| program | times from | module of | measured (us) | predicted (us) | error | at the fastest-slowest host (us) |"
+echo "| --- | --- | --- | ---: | ---: | ---: | --- |"
 for name in $(printf '%s\n' "${!run_of[@]}" | sort); do
   prog=${name%_*} setting=${name##*_}
   [ "$setting" = def ] && continue
   base=${prog}_def
   [ -n "${run_of[$base]:-}" ] || continue
-  read -r m s e <<< "$(score "$name" "${run_of[$base]}" "${run_of[$name]}")"
-  echo "| $prog | def | $setting | $m | $s | $e |"
+  read -r m s e r <<< "$(score "$name" "${run_of[$base]}" "${run_of[$name]}")"
+  echo "| $prog | def | $setting | $m | $s | $e | ${r//_/ } |"
   if [ "$setting" = cboff ]; then
-    read -r m s e <<< "$(score "$base" "${run_of[$name]}" "${run_of[$base]}")"
-    echo "| $prog | cboff | def | $m | $s | $e |"
+    read -r m s e r <<< "$(score "$base" "${run_of[$name]}" "${run_of[$base]}")"
+    echo "| $prog | cboff | def | $m | $s | $e | ${r//_/ } |"
   fi
 done

@@ -122,6 +122,39 @@ TEST_F(CommandBuffersCli, CommandBuffersOffPredictsTheModuleCompiledWithoutThem)
   EXPECT_EQ(simulate(off_module), predicted);
 }
 
+// The cb-on capture shows no kernel launched alone, so the what-if's host
+// launches them at the device file's pace: the run also gives the step at
+// the fastest and slowest calls' pace (x0.71, x1.33), which holds the step
+// mlp_nocb's own call measured (198.0 us, a slow call).
+TEST_F(CommandBuffersCli, AWhatIfAtTheDeviceFilesHostPaceGivesThePacesRange) {
+  const int64_t measured_off = import("mlp_nocb", "off.db");
+  ASSERT_GT(import("mlp"), 0);
+  Outcome o = run("run " + module_of("mlp_nocb") + " --backend sim --kernel-times 1 --allow-tf32 --json");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.err.find("note: host costs from the device file: XLA's host takes another pace in each call"),
+            std::string::npos)
+      << o.err;
+  auto j = nlohmann::json::parse(o.out, nullptr, false);
+  ASSERT_TRUE(j.is_object() && j.contains("makespan_ns")) << o.out.substr(0, 200);
+  auto counter = [&](const char* name) {
+    Outcome q = run(std::string("query \"select value from counters where run_id = 2 and name = '") + name + "'\"");
+    return q.exit_code == 0 && q.out.find('\n') != std::string::npos ? std::stoll(q.out.substr(q.out.find('\n') + 1))
+                                                                     : -1;
+  };
+  const int64_t fast = counter("sim.makespan_at_fast_host_ns");
+  const int64_t slow = counter("sim.makespan_at_slow_host_ns");
+  const int64_t step = j["makespan_ns"].get<int64_t>();
+  EXPECT_LT(fast, step);
+  EXPECT_GT(slow, step);
+  EXPECT_LE(fast, measured_off);
+  EXPECT_GE(slow, measured_off);
+  // Replayed with the host costs of its own call, the kinds its module
+  // launches come from the capture: no range.
+  Outcome replay = run("run " + module_of("mlp_nocb") + " --backend sim --kernel-times 1", "off.db");
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  EXPECT_EQ(replay.err.find("host takes another pace"), std::string::npos) << replay.err;
+}
+
 // The dump tells which launches carry host work of their own: the scan's
 // body graph is recorded again before each of its 32 launches (a
 // dynamic-slice fusion inside), and launched alone each trip's two

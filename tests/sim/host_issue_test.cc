@@ -190,6 +190,9 @@ TEST(HostIssue, TheH200ModelCarriesTheFittedHostCosts) {
   ASSERT_TRUE(m.is_ok()) << m.status().message();
   // The median over ten calls of calibration programs launched kernel by kernel.
   EXPECT_DOUBLE_EQ(m->host_kernel_launch_us, 7.05);
+  // The fastest and slowest of 28 calls, 5.0 and 9.4 us a kernel.
+  EXPECT_DOUBLE_EQ(m->host_pace_fast_scale, 0.71);
+  EXPECT_DOUBLE_EQ(m->host_pace_slow_scale, 1.33);
   // bench/fidelity/fit_host_issue.py on tests/corpus/captures/mlp_nocb.
   EXPECT_DOUBLE_EQ(m->host_library_call_us, 21.5);
   EXPECT_DOUBLE_EQ(m->stream_kernel_gap_us, 0.6);
