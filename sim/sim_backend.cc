@@ -81,15 +81,18 @@ class SimBackend : public exec::Backend {
   }
 
  private:
-  // A what-if whose host costs (a kind of them) come from the device file:
-  // the makespan again at the fastest and slowest pace of XLA's host measured
-  // between calls (DeviceModel::host_pace_*_scale on the file's costs; the
-  // costs estimated from the measured run stay), as counters. None when the
-  // file gives no range.
+  // The makespan again at the fastest and slowest pace of XLA's host
+  // measured between calls (DeviceModel::host_pace_*_scale on the file's
+  // costs), as counters, where the step's host pace is not the measured
+  // run's: a kind of host cost comes from the device file (the costs
+  // estimated from the run stay), or the module is another compilation (a
+  // what-if across XLA settings, run in another call: every cost is the
+  // file's). None when the file gives no range.
   Status add_host_pace_range(const std::vector<sched::DeviceProgram>& original, const GraphProgram& laid,
                              const std::vector<std::vector<int64_t>>& role_gaps, SimOptions options,
                              const trace::Trace& modelled, trace::Trace& trace) const {
-    const HostCostEstimate estimate = measured_->host_costs.value_or(HostCostEstimate{});
+    HostCostEstimate estimate = measured_->host_costs.value_or(HostCostEstimate{});
+    if (measured_->another_module) estimate = HostCostEstimate{};
     const bool any_from_file = estimate.kernel_samples < kMinHostSamples ||
                                estimate.library_samples < kMinHostSamples ||
                                estimate.graph_samples < kMinHostSamples ||

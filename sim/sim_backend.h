@@ -49,10 +49,12 @@ std::unique_ptr<exec::Backend> make_sim_backend(DeviceModel model, LaunchSetup l
 // it in a graph too, else pays the model's gap for its role; kernels launched
 // alone are timed by the host-issue model, not by their measured gaps (which
 // are its outcome, not its cause).
-// Where some of the host costs come from the device file (too few
-// launch-bound issues of a kind in the measured run, or --host-costs device),
-// the run also records its makespan at the fastest and slowest host pace
-// the file gives (DeviceModel::host_pace_*_scale) as these counters.
+// Where the step's host pace is not the measured run's (the module is
+// another compilation, MeasuredTimes::another_module; or some host costs come
+// from the device file: too few launch-bound issues of a kind, or
+// --host-costs device), the run also records its makespan at the fastest and
+// slowest host pace the file gives (DeviceModel::host_pace_*_scale) as these
+// counters.
 std::unique_ptr<exec::Backend> make_trace_driven_sim_backend(DeviceModel model, MeasuredTimes measured,
                                                              LaunchSetup launch = {});
 inline constexpr const char* kHostPaceFastCounter = "sim.makespan_at_fast_host_ns";

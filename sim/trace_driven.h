@@ -54,6 +54,10 @@ struct MeasuredTimes {
   // compiles with other flags). Empty: instructions match by name.
   std::unordered_map<std::string, std::string> source_of;
   int64_t renamed = 0;  // instructions of source_of whose partner has another name
+  // The simulated module is not the file the measured run was linked to
+  // (another compilation: a what-if across XLA settings), so the step it
+  // predicts runs in another call, at another host pace.
+  bool another_module = false;
 
   // The measured run's name for instruction `name` of the simulated module.
   std::string source(std::string_view name) const {

@@ -72,8 +72,9 @@ Status write_text_file(const std::string& path, const std::string& text) {
 }
 
 // The step at the fastest and slowest host pace measured between calls, when
-// the simulator recorded them (some host costs came from the device file)
-// and they differ from the step by 0.5% or more; "" otherwise.
+// the simulator recorded them (a what-if onto another compilation, or host
+// costs from the device file) and they differ from the step by 0.5% or
+// more; "" otherwise.
 std::string host_pace_note(const trace::Trace& trace, int iterations) {
   int64_t fast = -1, slow = -1;
   for (const trace::Counter& c : trace.counters) {
@@ -84,9 +85,9 @@ std::string host_pace_note(const trace::Trace& trace, int iterations) {
   if (fast < 0 || slow < 0 || step <= 0) return "";
   auto near_step = [&](int64_t ns) { return std::abs(static_cast<double>(ns) - step) < 0.005 * step; };
   if (near_step(fast) && near_step(slow)) return "";
-  return fmt::format("host costs from the device file: XLA's host takes another pace in each call, so this step is "
-                     "{:.1f} us at the file's pace, {:.1f} to {:.1f} us at the fastest and slowest calls measured "
-                     "(counters {}, {})",
+  return fmt::format("XLA's host takes another pace in each call: this step is {:.1f} us as simulated, {:.1f} to "
+                     "{:.1f} us at the fastest and slowest calls measured (the device file's host costs scaled; "
+                     "counters {}, {})",
                      step / 1e3, static_cast<double>(fast) / 1e3, static_cast<double>(slow) / 1e3,
                      sim::kHostPaceFastCounter, sim::kHostPaceSlowCounter);
 }
@@ -148,7 +149,7 @@ int cmd_run(const RunArgs& args) {
     if (choice->name != "sim") return fail(usage_error("--kernel-times goes with --backend sim"));
     auto driven =
         trace_driven_backend(args.db, args.kernel_times, args.device, std::move(launch), args.host_costs == "capture",
-                             &*module);
+                             &*module, args.program.program);
     if (!driven) return fail(driven.status());
     if (!driven->host_costs.empty()) std::fprintf(stderr, "%s\n", driven->host_costs.c_str());
     if (!driven->matching.empty()) std::fprintf(stderr, "%s\n", driven->matching.c_str());

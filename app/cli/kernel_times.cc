@@ -1,6 +1,7 @@
 #include "app/cli/kernel_times.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -21,20 +22,29 @@ namespace {
 
 // MeasuredTimes::source_of, from the run's linked module: nothing when that
 // file is gone or does not parse (instructions then match by name).
-void match_instructions(const nlohmann::json& config, const hlo::Module& target, sim::MeasuredTimes& measured) {
+void match_instructions(const nlohmann::json& config, const hlo::Module& target, const std::string& target_path,
+                        sim::MeasuredTimes& measured) {
   if (!config.is_object() || !config.contains("linked_module") || !config["linked_module"].is_string()) return;
-  auto source = hlo::parse_program_file(config["linked_module"].get<std::string>());
+  const std::string linked = config["linked_module"].get<std::string>();
+  auto source = hlo::parse_program_file(linked);
   if (!source) return;
   measured.source_of =
       xla::match_by_content(xla::instruction_fingerprints(target), xla::instruction_fingerprints(*source));
   measured.renamed = 0;
   for (const auto& [name, partner] : measured.source_of) measured.renamed += !partner.empty() && partner != name;
+  // Another file is another compilation, or the same one run again (XLA
+  // compiles the same HLO when command buffers are all it changes): either
+  // way another call, with its own host pace.
+  std::error_code ec;
+  const bool same_file = !target_path.empty() && std::filesystem::equivalent(linked, target_path, ec) && !ec;
+  measured.another_module = target_path.empty() ? source->source_text != target.source_text : !same_file;
 }
 
 }  // namespace
 
 Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const std::string& run, int64_t* run_id,
-                                                 const sim::DeviceModel* host_costs_of, const hlo::Module* target) {
+                                                 const sim::DeviceModel* host_costs_of, const hlo::Module* target,
+                                                 const std::string& target_path) {
   SL_ASSIGN_OR_RETURN(auto store, trace::TraceStore::open(db, trace::TraceStore::Mode::kReadOnly));
   SL_ASSIGN_OR_RETURN(StoredRun measured_run, load_stored_run(*store, run));
   if (run_id != nullptr) *run_id = measured_run.id;
@@ -78,7 +88,7 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
       gap = 0;
     }
   }
-  if (target != nullptr) match_instructions(config, *target, *measured);
+  if (target != nullptr) match_instructions(config, *target, target_path, *measured);
   // Graph nodes not known apart from kernels launched alone: no estimate
   // (a graph's nodes would pass for launches), the device file's costs.
   if (host_costs_of != nullptr) {
@@ -119,11 +129,13 @@ Result<std::map<std::string, int64_t>> measured_loop_trips(const std::string& db
 
 Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std::string& run,
                                                 const std::string& device, sim::LaunchSetup launch,
-                                                bool host_costs_from_capture, const hlo::Module* target) {
+                                                bool host_costs_from_capture, const hlo::Module* target,
+                                                const std::string& target_path) {
   int64_t run_id = 0;
   SL_ASSIGN_OR_RETURN(sim::DeviceModel model, sim::load_device_model(device));
   SL_ASSIGN_OR_RETURN(sim::MeasuredTimes measured,
-                      measured_kernel_times(db, run, &run_id, host_costs_from_capture ? &model : nullptr, target));
+                      measured_kernel_times(db, run, &run_id, host_costs_from_capture ? &model : nullptr, target,
+                                            target_path));
   TraceDrivenBackend out;
   if (measured.renamed > 0) {
     out.matching = fmt::format("kernel times by content: {} instructions of this module have their work under "

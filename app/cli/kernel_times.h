@@ -28,11 +28,14 @@ struct TraceDrivenBackend {
 // With `target` (the module to simulate) and the run's linked module still
 // readable, the target's instructions take the times of the run's
 // instructions that do the same work, whatever their names
-// (MeasuredTimes::source_of).
+// (MeasuredTimes::source_of). `target_path`, the file `target` was read
+// from: another file than the run's linked module is another call
+// (MeasuredTimes::another_module); without it, another text is.
 Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const std::string& run,
                                                  int64_t* run_id = nullptr,
                                                  const sim::DeviceModel* host_costs_of = nullptr,
-                                                 const hlo::Module* target = nullptr);
+                                                 const hlo::Module* target = nullptr,
+                                                 const std::string& target_path = "");
 
 // The trips that `module`'s while loops without a known trip count ran in a
 // linked capture: per loop, the median over steps of its predicate copies
@@ -48,6 +51,7 @@ Result<std::map<std::string, int64_t>> measured_loop_trips(const std::string& db
 Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std::string& run,
                                                 const std::string& device, sim::LaunchSetup launch = {},
                                                 bool host_costs_from_capture = true,
-                                                const hlo::Module* target = nullptr);
+                                                const hlo::Module* target = nullptr,
+                                                const std::string& target_path = "");
 
 }  // namespace sl::cli

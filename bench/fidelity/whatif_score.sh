@@ -31,7 +31,7 @@ score() {
   local sim range
   sim=$("$SL" run "$(module_of "$1")" --backend sim --kernel-times "$2" --db "$DB" --name "$1 from $2" 2>&1) || {
     echo "- - failed -"; return; }
-  range=$(sed -n 's/.* us at the file.s pace, \([0-9.]*\) to \([0-9.]*\) us at the fastest.*/\1 \2/p' <<< "$sim")
+  range=$(sed -n 's/.* us as simulated, \([0-9.]*\) to \([0-9.]*\) us at the fastest.*/\1 \2/p' <<< "$sim")
   "$SL" compare "$3" last --db "$DB" 2>&1 | awk -v range="$range" '
     /^A: /{for(i=1;i<=NF;i++) if($i=="makespan") a=$(i+1)}
     /^B: /{for(i=1;i<=NF;i++) if($i=="makespan") b=$(i+1)}
