@@ -91,8 +91,8 @@ struct DeviceModel {
   double host_sync_us = 0;            // host back after the main stream is done, at a sync
   // XLA's host takes another pace in each call (process): the host costs
   // above, scaled by these, give the fastest and slowest calls measured. A
-  // what-if whose host costs come from this file reports the step at both.
-  // Optional in device files: 1.
+  // trace-driven what-if onto another module, or with host costs from this
+  // file, reports the step at both. Optional in device files: 1.
   double host_pace_fast_scale = 1;
   double host_pace_slow_scale = 1;
   double graph_node_gap_us = 0;  // between a node and its predecessor; negative: they overlap

@@ -122,9 +122,9 @@ constexpr double kOutlierFactor = 3.0;
 // Kernels launched alone: 3 to 27 us a launch. The device file's cost is the
 // median of calls, and a slow call's intervals reach past 3x it: one H200's
 // XLA took 5.0-9.4 us a kernel in 28 calls of small programs
-// (bench/FIDELITY-real.md, "The host's pace"), single intervals of one launch up to 23 us; intervals that
-// are no kernel launch (around a CNN's cuDNN calls, a transformer's waits)
-// were 28 us a launch and more.
+// (bench/FIDELITY-real.md, "The host's pace"), single intervals of one
+// launch up to 23 us; intervals that are no kernel launch (around a CNN's
+// cuDNN calls, a transformer's waits) were 28 us a launch and more.
 constexpr double kKernelBandUs = 9.0;
 std::pair<double, int64_t> robust_cost_us(const std::vector<std::pair<double, int64_t>>& v, double band_us) {
   const double center = band_us * 1e3;

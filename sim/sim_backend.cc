@@ -51,9 +51,11 @@ class SimBackend : public exec::Backend {
     }
     SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(*devices, model_, sim_options));
     if (measured_) {
-      const trace::Trace modelled = trace;
-      SL_ASSIGN_OR_RETURN(trace, trace_driven(*devices, laid ? &*laid : nullptr, role_gaps, sim_options, modelled));
-      if (laid) SL_RETURN_IF_ERROR(add_host_pace_range(program.devices, *laid, role_gaps, sim_options, modelled, trace));
+      // `trace` is the model's run: each thunk's modelled duration for the replays.
+      SL_ASSIGN_OR_RETURN(trace::Trace driven,
+                          trace_driven(*devices, laid ? &*laid : nullptr, role_gaps, sim_options, trace));
+      if (laid) SL_RETURN_IF_ERROR(add_host_pace_range(program.devices, *laid, role_gaps, sim_options, trace, driven));
+      trace = std::move(driven);
     }
     if (laid) {
       map_back(*laid, program.devices, trace);
