@@ -113,7 +113,7 @@ INSTANTIATE_TEST_SUITE_P(
     FidelityReal, CommittedCapture,
     // adam: its step has 2 launch-bound intervals, too few for its own host pace, so its
     // replay takes the device file's (the median of ten calls, 7.05 us a kernel), and this
-    // call ran slower: -5.7% (+0.8% with the 9.0 fitted on mlp_nocb).
+    // call ran slower: -5.7% (-1.6% with the 9.0 fitted on mlp_nocb).
     ::testing::Values(std::pair{std::string("adam"), Expectation{true, -0.057}},
                       std::pair{std::string("layernorm_gelu"), Expectation{}},
                       std::pair{std::string("mlp"), Expectation{}},
