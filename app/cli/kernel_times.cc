@@ -102,22 +102,32 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
 
 Result<std::map<std::string, int64_t>> measured_loop_trips(const std::string& db, const std::string& run,
                                                            const hlo::Module& module) {
-  std::map<std::string, std::map<int32_t, int64_t>> copies;  // loop -> step -> predicate copies
+  std::vector<std::string> loops;
   for (const hlo::Computation& c : module.computations) {
     for (const hlo::Instruction& i : c.instructions) {
-      if (i.opcode == hlo::Opcode::kWhile && !i.known_trip_count) copies[i.name];
+      if (i.opcode == hlo::Opcode::kWhile && !i.known_trip_count) loops.push_back(i.name);
     }
   }
   std::map<std::string, int64_t> out;
-  if (copies.empty()) return out;
+  if (loops.empty()) return out;
   SL_ASSIGN_OR_RETURN(auto store, trace::TraceStore::open(db, trace::TraceStore::Mode::kReadOnly));
   SL_ASSIGN_OR_RETURN(StoredRun measured_run, load_stored_run(*store, run));
+  // The run's name for each loop: another compilation may number it anew.
+  sim::MeasuredTimes names;
+  match_instructions(nlohmann::json::parse(measured_run.info.config_json, nullptr, false), module, "", names);
+  auto run_name = [&](const std::string& loop) {
+    const std::string name = names.source(loop);
+    return name.empty() ? loop : name;
+  };
+  std::map<std::string, std::map<int32_t, int64_t>> copies;  // the run's loop -> step -> predicate copies
+  for (const std::string& loop : loops) copies[run_name(loop)];
   const trace::Trace& t = measured_run.trace;
   for (const trace::Event& e : t.events) {
     if (e.iteration < 0 || e.instruction == 0 || e.kind != trace::EventKind::kCopy) continue;
     if (auto it = copies.find(t.instruction_of(e)); it != copies.end()) ++it->second[e.iteration];
   }
-  for (const auto& [loop, per_step] : copies) {
+  for (const std::string& loop : loops) {
+    const auto& per_step = copies[run_name(loop)];
     if (per_step.empty()) continue;
     std::vector<int64_t> n;
     for (const auto& [step, count] : per_step) n.push_back(count);

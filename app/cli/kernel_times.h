@@ -40,7 +40,9 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
 // The trips that `module`'s while loops without a known trip count ran in a
 // linked capture: per loop, the median over steps of its predicate copies
 // (the step linker gives them the loop's name) less one, the last
-// condition's. Loops the run shows no copy of are left out.
+// condition's. A loop is the run's loop that does the same work, whatever
+// its name, when the run's linked module can be read (another compilation
+// numbers instructions anew). Loops the run shows no copy of are left out.
 Result<std::map<std::string, int64_t>> measured_loop_trips(const std::string& db, const std::string& run,
                                                            const hlo::Module& module);
 

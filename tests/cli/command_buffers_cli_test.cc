@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -201,6 +203,29 @@ TEST_F(CommandBuffersCli, ALoopWithoutATripCountRunsTheCapturesTrips) {
   int bodies = 0;
   for (const auto& e : j["events"]) bodies += e.value("instruction", "") == "input_multiply_reduce_fusion";
   EXPECT_EQ(bodies, 9);
+
+  // The module compiled again with the loop numbered anew: the capture's
+  // loop that does the same work gives its trips.
+  const std::filesystem::path again = dir_ / "again";
+  std::filesystem::create_directories(again);
+  for (const auto& f : std::filesystem::directory_iterator(kCaptures / "newton_while")) {
+    if (f.path().extension() != ".txt") continue;
+    std::ifstream in(f.path());
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (size_t at = text.find("while.6"); at != std::string::npos; at = text.find("while.6", at + 8)) {
+      text.replace(at, 7, "while.61");
+    }
+    std::ofstream(again / f.path().filename()) << text;
+  }
+  const std::string renamed = (again / std::filesystem::path(module_of("newton_while")).filename()).string();
+  Outcome r = run("run " + renamed + " --backend sim --kernel-times 1 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("unrolled 1 time"), std::string::npos) << r.err;
+  auto k = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(k.is_object() && k.contains("events")) << r.out.substr(0, 200);
+  int renamed_bodies = 0;
+  for (const auto& e : k["events"]) renamed_bodies += e.value("instruction", "") == "input_multiply_reduce_fusion";
+  EXPECT_EQ(renamed_bodies, 9);
 }
 
 // --kernel-times takes XLA's host costs from the measured run (sim/host_pace.h)
