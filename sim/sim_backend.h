@@ -54,7 +54,8 @@ std::unique_ptr<exec::Backend> make_sim_backend(DeviceModel model, LaunchSetup l
 // from the device file: too few launch-bound issues of a kind, or
 // --host-costs device), the run also records its makespan at the fastest and
 // slowest host pace the file gives (DeviceModel::host_pace_*_scale) as these
-// counters.
+// counters; the range holds the step as simulated, the measured run's own
+// pace being one call's.
 std::unique_ptr<exec::Backend> make_trace_driven_sim_backend(DeviceModel model, MeasuredTimes measured,
                                                              LaunchSetup launch = {});
 inline constexpr const char* kHostPaceFastCounter = "sim.makespan_at_fast_host_ns";

@@ -86,7 +86,8 @@ std::string host_pace_note(const trace::Trace& trace, int iterations) {
   auto near_step = [&](int64_t ns) { return std::abs(static_cast<double>(ns) - step) < 0.005 * step; };
   if (near_step(fast) && near_step(slow)) return "";
   return fmt::format("XLA's host takes another pace in each call: this step is {:.1f} us as simulated, {:.1f} to "
-                     "{:.1f} us at the fastest and slowest calls measured (the device file's host costs scaled; "
+                     "{:.1f} us at the fastest and slowest calls measured (the device file's host costs scaled, and "
+                     "the capture's own call; "
                      "counters {}, {})",
                      step / 1e3, static_cast<double>(fast) / 1e3, static_cast<double>(slow) / 1e3,
                      sim::kHostPaceFastCounter, sim::kHostPaceSlowCounter);
