@@ -1,9 +1,12 @@
 // libstreamlens_inject.so: loaded by the CUDA driver through
 // CUDA_INJECTION64_PATH (set by `streamlens capture -- CMD`). Records every
 // kernel, memcpy and memset of the process with CUPTI and writes them as JSON
-// lines (capture_file.h) to $STREAMLENS_CAPTURE_FILE at exit.
+// lines (capture_file.h): to $STREAMLENS_CAPTURE_DIR/capture.PID.jsonl, one
+// file per process (a launcher's children each load the library), else to
+// $STREAMLENS_CAPTURE_FILE (one process).
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,6 +19,11 @@
 #include "cupti_tracer/cupti_api.h"
 
 namespace {
+
+// A process forked from the captured one shares its file but not its CUPTI
+// session: the copy writes nothing (a child that runs CUDA after exec loads
+// the library anew, into a file of its own).
+bool g_forked = false;
 
 // Writes each record as it arrives. Runs on CUPTI's worker thread or inside
 // the flush at exit; the mutex only orders writers, it never spans a CUPTI call.
@@ -33,7 +41,7 @@ class FileSink : public sl::cupti::ActivitySink {
   }
   void write(const std::string& line) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (file_ == nullptr) return;
+    if (file_ == nullptr || g_forked) return;
     std::fwrite(line.data(), 1, line.size(), file_);
     std::fputc('\n', file_);
   }
@@ -59,18 +67,19 @@ std::string command_line() {
 }
 
 void finish_capture() {
-  if (g_file_sink == nullptr) return;
+  if (g_file_sink == nullptr || g_forked) return;
   sl::Status s = sl::cupti::CuptiApi::stop();  // flushes into the sink
   if (!s.is_ok()) std::fprintf(stderr, "streamlens inject: %s\n", s.message().c_str());
   g_file_sink->close();
 }
 
-}  // namespace
-
-extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
-  if (g_file_sink != nullptr) return 1;
+// Opens the capture file and starts CUPTI; 1 on success. Called once, from
+// whichever injection comes first.
+int start_capture() {
+  const char* dir = std::getenv("STREAMLENS_CAPTURE_DIR");
   const char* env = std::getenv("STREAMLENS_CAPTURE_FILE");
-  std::string path = env && *env ? env : "streamlens_capture." + std::to_string(::getpid()) + ".jsonl";
+  const std::string own = "capture." + std::to_string(::getpid()) + ".jsonl";
+  std::string path = dir && *dir ? std::string(dir) + "/" + own : env && *env ? env : "streamlens_" + own;
   std::FILE* file = std::fopen(path.c_str(), "w");
   if (file == nullptr) {
     std::fprintf(stderr, "streamlens inject: cannot write %s\n", path.c_str());
@@ -94,14 +103,32 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     return 0;
   }
   std::atexit(finish_capture);
+  pthread_atfork(nullptr, nullptr, [] { g_forked = true; });
   return 1;
 }
 
+// The driver and NVTX may load this library on two threads at once.
+int start_capture_once() {
+  static std::once_flag once;
+  static int started = 0;
+  std::call_once(once, [] { started = start_capture(); });
+  return started;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) { return start_capture_once(); }
+
 // NVTX loads the library NVTX_INJECTION64_PATH names and calls this (`capture
-// --capture-range nvtx:NAME` points it here): CUPTI's own NVTX injection,
-// loaded with this library, then reports every NVTX call to its subscribers.
+// --capture-range nvtx:NAME` points it here) at the process's first NVTX
+// call: CUPTI's own NVTX injection, loaded with this library, then reports
+// every NVTX call to its subscribers. The capture starts here too, so that
+// a range opened before the program first uses CUDA (and the NVTX call that
+// loaded us) is seen; CUPTI needs no CUDA context to subscribe.
 extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(const void* get_export_table) {
   using Init = int (*)(const void*);
   auto cupti_init = reinterpret_cast<Init>(dlsym(RTLD_NEXT, "InitializeInjectionNvtx2"));
-  return cupti_init != nullptr ? cupti_init(get_export_table) : 0;
+  const int nvtx_ready = cupti_init != nullptr ? cupti_init(get_export_table) : 0;
+  if (nvtx_ready != 0) start_capture_once();
+  return nvtx_ready;
 }

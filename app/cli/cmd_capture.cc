@@ -10,9 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
@@ -51,16 +53,18 @@ std::string join(const std::vector<std::string>& words) {
 }
 
 // Runs the command with the injection variables set; returns its exit status.
-Result<int> run_child(const std::vector<std::string>& command, const std::string& library, const std::string& out) {
+// Every process of it that uses CUDA writes a file of its own into `out_dir`.
+Result<int> run_child(const std::vector<std::string>& command, const std::string& library,
+                      const std::string& out_dir) {
   setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
-  setenv("STREAMLENS_CAPTURE_FILE", out.c_str(), 1);
+  setenv("STREAMLENS_CAPTURE_DIR", out_dir.c_str(), 1);
   std::vector<char*> argv;
   for (const std::string& w : command) argv.push_back(const_cast<char*>(w.c_str()));
   argv.push_back(nullptr);
   pid_t pid = 0;
   int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
   unsetenv("CUDA_INJECTION64_PATH");
-  unsetenv("STREAMLENS_CAPTURE_FILE");
+  unsetenv("STREAMLENS_CAPTURE_DIR");
   if (rc != 0) return runtime_error("cannot start '" + command[0] + "': " + std::strerror(rc));
   int status = 0;
   if (waitpid(pid, &status, 0) < 0) return runtime_error("waitpid failed for '" + command[0] + "'");
@@ -68,6 +72,27 @@ Result<int> run_child(const std::vector<std::string>& command, const std::string
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+// One process's capture file in the capture directory (capture.PID.jsonl).
+struct ProcessCapture {
+  long pid = 0;
+  std::string path;
+};
+
+// The processes that wrote a capture, by process id (a launcher's workers
+// each load the injection library).
+std::vector<ProcessCapture> process_captures(const std::filesystem::path& dir) {
+  std::vector<ProcessCapture> out;
+  std::error_code ec;
+  for (const auto& f : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string file = f.path().filename().string();
+    if (!file.starts_with("capture.") || !file.ends_with(".jsonl")) continue;
+    const std::string pid = file.substr(8, file.size() - 8 - 6);
+    if (pid.empty() || !std::all_of(pid.begin(), pid.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    out.push_back({std::stol(pid), f.path().string()});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.pid < b.pid; });
+  return out;
+}
 
 // The child's XLA_FLAGS: the user's own, then the dump flags (XLA takes the
 // last value of a repeated flag, so an explicit --xla_dump_to of the user's
@@ -81,6 +106,46 @@ Result<std::string> xla_flags_with_dump(const std::string& dump_dir) {
   std::filesystem::create_directories(dump_dir, ec);
   if (ec) return runtime_error("cannot create " + dump_dir + ": " + ec.message());
   return (flags.empty() ? "" : flags + " ") + "--xla_dump_to=" + dump_dir + " --xla_dump_hlo_as_text";
+}
+
+// Saves one process's capture as a run, linked to the dumped module it ran
+// when there is a dump (a capture that matches no dumped module is still
+// saved as captured, with the reason on stderr), and says so on stdout.
+Result<int64_t> save_capture(trace::TraceStore& store, const std::string& name,
+                             const std::vector<std::string>& command, long pid, const trace::Trace& captured,
+                             const std::string& xla_dump, int child_status) {
+  trace::RunInfo info = captured_run_info(
+      name, command[0],
+      nlohmann::json{{"command", command}, {"pid", pid}}.dump(-1, ' ', false,
+                                                               nlohmann::json::error_handler_t::replace),
+      captured);
+  Result<int64_t> id = int64_t{0};
+  std::string linked_line;
+  if (!xla_dump.empty()) {
+    trace::Trace linked_trace = captured;
+    auto linked = link_to_dump_dir(linked_trace, xla_dump);
+    if (linked) {
+      nlohmann::json config = nlohmann::json::parse(info.config_json, nullptr, false);
+      config["xla_dump"] = xla_dump;
+      info.config_json = config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      id = save_linked_run(store, info, *linked, linked_trace, 0);
+      linked_line = link_summary_line(*linked);
+    } else {
+      std::fprintf(stderr, "streamlens: warning: %s not linked: %s\n", name.c_str(),
+                   linked.status().message().c_str());
+      id = store.save_run(info, "", {}, captured);
+    }
+  } else {
+    id = store.save_run(info, "", {}, captured);
+  }
+  if (!id) return id.status();
+  if (child_status != 0) {
+    (void)store.finish_run(*id, trace::RunStatus::kFailed, captured.makespan_ns(), captured.counters);
+  }
+  std::printf("captured %zu events from '%s' as run %lld (exit status %d)\n", captured.events.size(), name.c_str(),
+              static_cast<long long>(*id), child_status);
+  if (!linked_line.empty()) std::printf("linked: %s\n", linked_line.c_str());
+  return id;
 }
 
 }  // namespace
@@ -111,58 +176,68 @@ int cmd_capture(const StoreArgs& args, const CaptureArgs& capture) {
   auto store = open_store_for_writing(args.db);
   if (!store) return fail(store.status());
 
-  std::string out = (std::filesystem::temp_directory_path() /
-                     ("streamlens-capture-" + std::to_string(getpid()) + ".jsonl")).string();
+  // A directory of its own: every process of the command that uses CUDA
+  // writes its file there (a launcher's workers, a script's subprocesses).
+  const std::filesystem::path out_dir =
+      std::filesystem::temp_directory_path() / ("streamlens-capture-" + std::to_string(getpid()));
+  std::error_code ec;
+  std::filesystem::remove_all(out_dir, ec);
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) return fail(runtime_error("cannot create " + out_dir.string() + ": " + ec.message()));
   if (!capture.capture_range.empty()) setenv("STREAMLENS_CAPTURE_RANGE", capture.capture_range.c_str(), 1);
   if (nvtx_range) setenv("NVTX_INJECTION64_PATH", library.c_str(), 1);
-  Result<int> child = run_child(command, library, out);
+  Result<int> child = run_child(command, library, out_dir.string());
   unsetenv("STREAMLENS_CAPTURE_RANGE");
   if (nvtx_range) unsetenv("NVTX_INJECTION64_PATH");
   if (had_xla_flags) setenv("XLA_FLAGS", saved_xla_flags.c_str(), 1);
   else unsetenv("XLA_FLAGS");
-  if (!child) return fail(child.status());
+  if (!child) {
+    std::filesystem::remove_all(out_dir, ec);
+    return fail(child.status());
+  }
   cupti::CaptureWindow window;
   window.delay_ns = static_cast<int64_t>(capture.delay_s * 1e9);
   window.duration_ns = static_cast<int64_t>(capture.duration_s * 1e9);
   window.profiler_ranges = !capture.capture_range.empty();
-  Result<trace::Trace> captured = cupti::import_capture_file(out, window);
-  std::filesystem::remove(out);
-  if (!captured) return fail(captured.status());
-  if (!capture.capture_range.empty() && captured->events.empty()) {
-    std::fprintf(stderr, "streamlens: warning: nothing ran inside a %s range%s\n", capture.capture_range.c_str(),
-                 nvtx_range ? " (NVTX calls made before the program first used CUDA are not seen)" : "");
-  }
-
-  trace::RunInfo info = captured_run_info(
-      name.empty() ? join(command) : name, command[0],
-      nlohmann::json{{"command", command}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), *captured);
-  Result<int64_t> id = int64_t{0};
-  std::string linked_line;
-  if (!capture.xla_dump.empty()) {
-    // One run, linked to the module that ran; a capture that matches no
-    // dumped module is still saved as captured, with the reason on stderr.
-    trace::Trace linked_trace = *captured;
-    auto linked = link_to_dump_dir(linked_trace, capture.xla_dump);
-    if (linked) {
-      nlohmann::json config = nlohmann::json::parse(info.config_json, nullptr, false);
-      config["xla_dump"] = capture.xla_dump;
-      info.config_json = config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-      id = save_linked_run(**store, info, *linked, linked_trace, 0);
-      linked_line = link_summary_line(*linked);
+  std::vector<std::pair<long, trace::Trace>> captured;
+  std::optional<Status> unreadable;  // the first file that could not be read
+  for (const ProcessCapture& p : process_captures(out_dir)) {
+    Result<trace::Trace> t = cupti::import_capture_file(p.path, window);
+    if (t) {
+      captured.emplace_back(p.pid, std::move(*t));
     } else {
-      std::fprintf(stderr, "streamlens: warning: not linked: %s\n", linked.status().message().c_str());
-      id = (*store)->save_run(info, "", {}, *captured);
+      std::fprintf(stderr, "streamlens: warning: process %ld: %s\n", p.pid, t.status().message().c_str());
+      if (!unreadable) unreadable = t.status();
     }
+  }
+  std::filesystem::remove_all(out_dir, ec);
+  if (captured.empty() && unreadable) return fail(*unreadable);
+  if (captured.empty()) {
+    return fail(runtime_error(fmt::format("'{}' (exit status {}) used no CUDA: nothing was captured", command[0],
+                                          *child)));
+  }
+  // A process that recorded nothing (a launcher that only set CUDA up) is
+  // left out where others recorded something.
+  const bool any_events =
+      std::any_of(captured.begin(), captured.end(), [](const auto& c) { return !c.second.events.empty(); });
+  if (any_events) {
+    std::erase_if(captured, [](const auto& c) { return c.second.events.empty(); });
   } else {
-    id = (*store)->save_run(info, "", {}, *captured);
+    captured.resize(1);
+    if (!capture.capture_range.empty()) {
+      std::fprintf(stderr, "streamlens: warning: nothing ran inside a %s range\n", capture.capture_range.c_str());
+    }
   }
-  if (!id) return fail(id.status());
-  if (*child != 0) {
-    (void)(*store)->finish_run(*id, trace::RunStatus::kFailed, captured->makespan_ns(), captured->counters);
+  const std::string base_name = name.empty() ? join(command) : name;
+  for (auto& [pid, trace] : captured) {
+    const std::string run_name = captured.size() > 1 ? fmt::format("{} (pid {})", base_name, pid) : base_name;
+    Result<int64_t> id = save_capture(**store, run_name, command, pid, trace, capture.xla_dump, *child);
+    if (!id) return fail(id.status());
   }
-  std::printf("captured %zu events from '%s' as run %lld (exit status %d)\n", captured->events.size(),
-              info.name.c_str(), static_cast<long long>(*id), *child);
-  if (!linked_line.empty()) std::printf("linked: %s\n", linked_line.c_str());
+  if (captured.size() > 1) {
+    std::printf("%zu processes captured, a run each; `streamlens merge` joins them into one run\n",
+                captured.size());
+  }
   return *child == 0 ? kExitOk : kExitRuntime;
 }
 #else

@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
   add_db(imp);
 
   sl::cli::CaptureArgs capture_args;
-  auto* capture = app.add_subcommand("capture", "record every CUDA kernel of a command: capture -- CMD ARGS...");
+  auto* capture = app.add_subcommand("capture", "record every CUDA kernel of a command, a run per process: capture -- CMD ARGS...");
   add_db(capture);
   capture->add_option("--name", capture_args.name, "name of the run");
   capture->add_option("--xla-dump", capture_args.xla_dump,
@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
             return "expected cudaProfilerApi or nvtx:NAME, got '" + v + "'";
           },
           "cudaProfilerApi|nvtx:NAME"));
-  capture->add_option("--delay", capture_args.delay_s, "keep records from S seconds after the command starts")
+  capture->add_option("--delay", capture_args.delay_s, "keep records from S seconds after each process first uses CUDA")
       ->check(CLI::Range(0.0, 1e6));
   capture->add_option("--duration", capture_args.duration_s, "keep records for S seconds (after --delay)")
       ->check(CLI::Range(0.0, 1e6));
