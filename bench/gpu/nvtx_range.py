@@ -1,6 +1,8 @@
 """Programs that mark NVTX ranges, for `capture --capture-range nvtx:NAME`.
   python3 bench/gpu/nvtx_range.py torch   # range "train": 3 matmuls before,
                                           # 5 matmul + relu inside, 3 adds after
+  python3 bench/gpu/nvtx_range.py torch_early  # range "train" pushed before the program
+                                          # first uses CUDA: 5 matmul + relu inside, 3 adds after
   python3 bench/gpu/nvtx_range.py jax     # jax.profiler.TraceAnnotation("jax_train")
                                           # around 4 steps, 2 steps before and after
 """
@@ -13,6 +15,17 @@ if sys.argv[1] == "torch":
         y = x @ x
     torch.cuda.synchronize()
     torch.cuda.nvtx.range_push("train")
+    for _ in range(5):
+        y = torch.relu(x @ x)
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_pop()
+    for _ in range(3):
+        y = x + 1
+    torch.cuda.synchronize()
+elif sys.argv[1] == "torch_early":
+    import torch
+    torch.cuda.nvtx.range_push("train")
+    x = torch.randn(1024, 1024, device="cuda")
     for _ in range(5):
         y = torch.relu(x @ x)
     torch.cuda.synchronize()
