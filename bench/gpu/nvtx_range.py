@@ -8,24 +8,17 @@
 """
 import sys
 
-if sys.argv[1] == "torch":
+if sys.argv[1] in ("torch", "torch_early"):
     import torch
+    early = sys.argv[1] == "torch_early"
+    if early:
+        torch.cuda.nvtx.range_push("train")
     x = torch.randn(1024, 1024, device="cuda")
-    for _ in range(3):
-        y = x @ x
-    torch.cuda.synchronize()
-    torch.cuda.nvtx.range_push("train")
-    for _ in range(5):
-        y = torch.relu(x @ x)
-    torch.cuda.synchronize()
-    torch.cuda.nvtx.range_pop()
-    for _ in range(3):
-        y = x + 1
-    torch.cuda.synchronize()
-elif sys.argv[1] == "torch_early":
-    import torch
-    torch.cuda.nvtx.range_push("train")
-    x = torch.randn(1024, 1024, device="cuda")
+    if not early:
+        for _ in range(3):
+            y = x @ x
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_push("train")
     for _ in range(5):
         y = torch.relu(x @ x)
     torch.cuda.synchronize()
