@@ -39,6 +39,21 @@ ENTRY main {
   EXPECT_FALSE(reshaped.status.is_ok());
 }
 
+// Every device fails on the same op, each in its own thread: the error is
+// device 0's every time (it was whichever thread got there first, so
+// tests/corpus/expected_status.tsv changed from one --update to the next).
+TEST(Errors, DevicesFailingAtOnceReportTheLowestDevice) {
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    auto r = run_hlo(R"(HloModule e, replica_count=8
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT c = f32[4] custom-call(x), custom_call_target="opaque"
+})", 8);
+    ASSERT_FALSE(r.status.is_ok());
+    EXPECT_NE(r.status.message().find("device 0:"), std::string::npos) << attempt << ": " << r.status.message();
+  }
+}
+
 TEST(Errors, OneFailingDeviceDoesNotDeadlockTheOthers) {
   // Replica 0 (devices 0 and 1) fails inside a conditional; the others wait
   // in an all-reduce for it and must be released.

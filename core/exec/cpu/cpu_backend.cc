@@ -126,6 +126,7 @@ Result<RunOutput> run_cpu(const hlo::Module& module, int64_t replicas, int64_t p
   std::vector<DeviceOutcome> outcomes(static_cast<size_t>(devices));
   std::mutex mu;
   Status first_error;  // the root cause: the first device to fail
+  int64_t first_failed = -1;
   int64_t finished = 0;
 
   std::vector<std::thread> threads;
@@ -142,9 +143,12 @@ Result<RunOutput> run_cpu(const hlo::Module& module, int64_t replicas, int64_t p
       if (!outcome.status.is_ok()) {
         {
           std::lock_guard<std::mutex> lock(mu);
-          if (first_error.is_ok()) first_error = outcome.status;
+          if (first_error.is_ok()) {
+            first_error = outcome.status;
+            first_failed = g;
+          }
         }
-        rendezvous.abort(outcome.status);
+        rendezvous.abort(outcome.status, g);
       }
       rendezvous.device_finished(g);
       std::lock_guard<std::mutex> lock(mu);
@@ -153,7 +157,18 @@ Result<RunOutput> run_cpu(const hlo::Module& module, int64_t replicas, int64_t p
     });
   }
   for (std::thread& t : threads) t.join();
-  if (!first_error.is_ok()) return first_error;
+  if (!first_error.is_ok()) {
+    // Devices that fail on their own (each on the same op) race to be first:
+    // the lowest one's error is reported, so the message does not depend on
+    // the threads' timing. A device the first one's abort stopped carries
+    // that same error.
+    for (int64_t g = 0; g < devices; ++g) {
+      const Status& own = outcomes[static_cast<size_t>(g)].status;
+      if (own.is_ok() || (g != first_failed && own.message() == first_error.message())) continue;
+      return own;
+    }
+    return first_error;
+  }
 
   RunOutput output;
   output.device_description = fmt::format("cpu reference ({} device thread{})", devices, devices == 1 ? "" : "s");

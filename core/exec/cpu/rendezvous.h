@@ -32,7 +32,8 @@ using Contribution = std::shared_ptr<const std::vector<Literal>>;
 
 class Rendezvous {
  public:
-  explicit Rendezvous(int64_t num_devices) : finished_(static_cast<size_t>(num_devices), false) {}
+  explicit Rendezvous(int64_t num_devices)
+      : finished_(static_cast<size_t>(num_devices), false), failed_(static_cast<size_t>(num_devices), false) {}
 
   // Contributes `value` for `device` and waits until every device in
   // `participants` has contributed under the same key. Returns the
@@ -46,8 +47,10 @@ class Rendezvous {
   void post(int64_t from, int64_t to, int64_t sequence, Contribution value);
   Result<Contribution> take(const hlo::Instruction& receiver, int64_t from, int64_t to, int64_t sequence);
 
-  // Fails every current and future exchange with `why` (the first abort wins).
-  void abort(const Status& why);
+  // Fails every current and future exchange that not all its participants
+  // have joined, and every take, with `why` (the first abort wins); `device`
+  // (-1: none) is the one that failed.
+  void abort(const Status& why, int64_t device = -1);
   // `device` will contribute nothing more; waiters that need it give up.
   void device_finished(int64_t device);
 
@@ -62,6 +65,7 @@ class Rendezvous {
   std::map<RendezvousKey, Slot> slots_;
   std::map<std::tuple<int64_t, int64_t, int64_t>, Contribution> mailbox_;  // (from, to, sequence)
   std::vector<bool> finished_;
+  std::vector<bool> failed_;  // devices that aborted
   Status aborted_;
 };
 
