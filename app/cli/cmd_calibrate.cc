@@ -11,7 +11,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "app/cli/output_guard.h"
-#include "app/cli/run_ref.h"
+#include "app/common/run_ref.h"
 #include "core/hlo/parser.h"
 #include "core/hlo/verifier.h"
 #include "core/trace/store/trace_store.h"
@@ -37,7 +37,7 @@ bool is_measured(const std::string& backend) {
 }
 
 Result<LoadedRun> load_run(trace::TraceStore& store, const std::string& ref) {
-  SL_ASSIGN_OR_RETURN(int64_t id, resolve_run(store, ref));
+  SL_ASSIGN_OR_RETURN(int64_t id, app::resolve_run(store, ref));
   LoadedRun run;
   SL_ASSIGN_OR_RETURN(run.info, store.run_info(id));
   if (!is_measured(run.info.backend)) {

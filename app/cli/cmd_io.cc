@@ -5,7 +5,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "app/cli/output_guard.h"
-#include "app/cli/run_ref.h"
+#include "app/common/run_ref.h"
 #include "app/cli/store_access.h"
 #include "core/trace/export.h"
 #include "core/trace/store/nsys_import.h"
@@ -20,7 +20,7 @@ int cmd_export(const StoreArgs& args, const std::string& run, const std::string&
   if (!safe.is_ok()) return fail(safe);
   auto store = trace::TraceStore::open(args.db, trace::TraceStore::Mode::kReadOnly);
   if (!store) return fail(store.status());
-  auto loaded = load_stored_run(**store, run);
+  auto loaded = app::load_stored_run(**store, run);
   if (!loaded) return fail(loaded.status());
   Status written = trace::export_run(loaded->info, loaded->trace, *parsed_format, out);
   if (!written.is_ok()) return fail(written);

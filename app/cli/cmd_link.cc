@@ -6,7 +6,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
-#include "app/cli/run_ref.h"
+#include "app/common/run_ref.h"
 #include "app/cli/xla_link.h"
 
 namespace sl::cli {
@@ -14,7 +14,7 @@ namespace sl::cli {
 int cmd_link(const LinkArgs& args) {
   auto store = trace::TraceStore::open(args.db, trace::TraceStore::Mode::kOpenExisting);
   if (!store) return fail(store.status());
-  auto run = load_stored_run(**store, args.run);
+  auto run = app::load_stored_run(**store, args.run);
   if (!run) return fail(run.status());
   auto linked = link_to_module(run->trace, args.module, args.thunks);
   if (!linked) return fail(linked.status());

@@ -14,7 +14,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "app/cli/output_guard.h"
-#include "app/cli/run_ref.h"
+#include "app/common/run_ref.h"
 #include "app/cli/store_access.h"
 #include "core/trace/store/trace_store.h"
 
@@ -55,7 +55,7 @@ Status load_input(MergeInput& in, std::string* program_text,
                   std::vector<sched::StreamAssignmentEntry>* streams) {
   SL_ASSIGN_OR_RETURN(std::unique_ptr<trace::TraceStore> store,
                       trace::TraceStore::open(in.db, trace::TraceStore::Mode::kReadOnly));
-  SL_ASSIGN_OR_RETURN(StoredRun run, load_stored_run(*store, in.run_ref));
+  SL_ASSIGN_OR_RETURN(app::StoredRun run, app::load_stored_run(*store, in.run_ref));
   in.run_id = run.id;
   in.info = std::move(run.info);
   in.trace = std::move(run.trace);

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "app/cli/command_buffer_setup.h"
+#include "app/common/command_buffer_setup.h"
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "app/cli/program_loader.h"
@@ -38,8 +38,8 @@ int cmd_lower(const ProgramArgs& args, int64_t device) {
   }
   print_text(stdout, sched::format_lowered(*lowered, device));
   // How XLA launches it, when its thunk dump is beside it.
-  if (Result<CommandBufferInfo> cb = command_buffer_setup(args.program, *module, *lowered, "auto"); cb.is_ok()) {
-    print_text(stdout, command_buffer_text(*cb, *lowered, device < 0 ? 0 : device));
+  if (Result<app::CommandBufferInfo> cb = app::command_buffer_setup(args.program, *module, *lowered, "auto"); cb.is_ok()) {
+    print_text(stdout, app::command_buffer_text(*cb, *lowered, device < 0 ? 0 : device));
   }
   return kExitOk;
 }

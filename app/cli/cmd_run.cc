@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
-#include "app/cli/command_buffer_setup.h"
+#include "app/common/command_buffer_setup.h"
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
-#include "app/cli/kernel_times.h"
+#include "app/common/kernel_times.h"
 #include "app/cli/program_loader.h"
 #include "app/cli/output_guard.h"
 #include "app/cli/progress.h"
@@ -105,7 +105,7 @@ int cmd_run(const RunArgs& args) {
   if (!args.kernel_times.empty()) {
     // Loops without a known trip count run as often as in the measured run
     // (errors about the run itself come with the kernel times below).
-    if (auto trips = measured_loop_trips(args.db, args.kernel_times, *module)) options->trip_counts = std::move(*trips);
+    if (auto trips = app::measured_loop_trips(args.db, args.kernel_times, *module)) options->trip_counts = std::move(*trips);
   }
   Result<sched::LoweredProgram> lowered = sched::lower(*module, *options);
   if (!lowered) return fail(lowered.status());
@@ -133,23 +133,23 @@ int cmd_run(const RunArgs& args) {
   // cuda: the command buffers the dump shows, each run as one CUDA graph.
   std::vector<std::vector<sched::CommandBuffer>> cuda_graphs;
   if (choice->name == "sim") {
-    Result<CommandBufferInfo> cb =
-        command_buffer_setup(args.program.program, *module, *lowered, args.command_buffers, options->trip_counts);
+    Result<app::CommandBufferInfo> cb =
+        app::command_buffer_setup(args.program.program, *module, *lowered, args.command_buffers, options->trip_counts);
     if (!cb) return fail(cb.status());
-    if (const std::string line = command_buffer_line(*cb); !line.empty()) std::fprintf(stderr, "%s\n", line.c_str());
+    if (const std::string line = app::command_buffer_line(*cb); !line.empty()) std::fprintf(stderr, "%s\n", line.c_str());
     launch = std::move(cb->setup);
   } else if (choice->name == "cuda") {
-    Result<CommandBufferInfo> cb = command_buffer_setup(args.program.program, *module, *lowered, args.command_buffers);
+    Result<app::CommandBufferInfo> cb = app::command_buffer_setup(args.program.program, *module, *lowered, args.command_buffers);
     if (!cb) return fail(cb.status());
     if (cb->setup.command_buffers && !cb->setup.graphs.empty() && cb->graph_nodes > 0) {
-      std::fprintf(stderr, "%s: run as CUDA graphs\n", command_buffer_line(*cb).c_str());
+      std::fprintf(stderr, "%s: run as CUDA graphs\n", app::command_buffer_line(*cb).c_str());
       cuda_graphs = std::move(cb->setup.graphs);
     }
   }
   if (!args.kernel_times.empty()) {
     if (choice->name != "sim") return fail(usage_error("--kernel-times goes with --backend sim"));
     auto driven =
-        trace_driven_backend(args.db, args.kernel_times, args.device, std::move(launch), args.host_costs == "capture",
+        app::trace_driven_backend(args.db, args.kernel_times, args.device, std::move(launch), args.host_costs == "capture",
                              &*module, args.program.program);
     if (!driven) return fail(driven.status());
     if (!driven->host_costs.empty()) std::fprintf(stderr, "%s\n", driven->host_costs.c_str());

@@ -6,7 +6,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "app/cli/linked_report.h"
-#include "app/cli/run_ref.h"
+#include "app/common/run_ref.h"
 #include "app/cli/terminal.h"
 #include "core/trace/compare.h"
 #include "core/trace/report.h"
@@ -41,11 +41,11 @@ int cmd_runs(const StoreArgs& args) {
 int cmd_show(const StoreArgs& args, const std::string& run) {
   auto store = open_existing_store(args.db);
   if (!store) return fail(store.status());
-  auto loaded = load_stored_run(**store, run);
+  auto loaded = app::load_stored_run(**store, run);
   if (!loaded) return fail(loaded.status());
   if (args.json) {
     std::printf("%s\n", trace::run_json(loaded->info, loaded->trace).c_str());
-  } else if (is_linked_run(loaded->info)) {
+  } else if (app::is_linked_run(loaded->info)) {
     auto program = (*store)->program_text(loaded->id);
     std::fputs(format_linked_show(loaded->info, loaded->trace, program ? *program : "").c_str(), stdout);
   } else {
@@ -57,9 +57,9 @@ int cmd_show(const StoreArgs& args, const std::string& run) {
 int cmd_compare(const StoreArgs& args, const std::string& run_a, const std::string& run_b) {
   auto store = open_existing_store(args.db);
   if (!store) return fail(store.status());
-  auto a = load_stored_run(**store, run_a);
+  auto a = app::load_stored_run(**store, run_a);
   if (!a) return fail(a.status());
-  auto b = load_stored_run(**store, run_b);
+  auto b = app::load_stored_run(**store, run_b);
   if (!b) return fail(b.status());
   trace::Comparison comparison = trace::compare_runs(a->info, a->trace, b->info, b->trace);
   if (args.json) {

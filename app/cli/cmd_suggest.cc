@@ -12,7 +12,7 @@
 
 #include "app/cli/cmd_suggest.h"
 #include "app/cli/exit_codes.h"
-#include "app/cli/kernel_times.h"
+#include "app/common/kernel_times.h"
 #include "app/cli/program_loader.h"
 #include "app/cli/progress.h"
 #include "app/cli/suggest_verify.h"
@@ -211,7 +211,7 @@ int cmd_suggest(const SuggestArgs& args) {
   sim::SimEvaluatorOptions evaluator_options{
       .replicas = args.replicas, .partitions = args.partitions, .allow_tf32 = args.allow_tf32, .measured = {}};
   if (!args.kernel_times.empty()) {
-    auto measured = measured_kernel_times(args.db, args.kernel_times, nullptr, nullptr, &*module);
+    auto measured = app::measured_kernel_times(args.db, args.kernel_times, nullptr, nullptr, &*module);
     if (!measured) return fail(measured.status());
     evaluator_options.measured = std::move(*measured);
   }

@@ -24,10 +24,6 @@ struct StepStats {
 
 }  // namespace
 
-bool is_linked_run(const trace::RunInfo& info) {
-  return info.config_json.find("\"linked_module\"") != std::string::npos;
-}
-
 std::string format_linked_show(const trace::RunInfo& info, const trace::Trace& trace, const std::string& program_text) {
   std::map<int32_t, StepStats> steps;
   int64_t outside = 0;

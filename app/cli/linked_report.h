@@ -5,13 +5,11 @@
 
 #include <string>
 
+#include "app/common/run_ref.h"
 #include "core/trace/run_info.h"
 #include "core/trace/trace.h"
 
 namespace sl::cli {
-
-// True when the run was linked (`link`, `capture --xla-dump`).
-bool is_linked_run(const trace::RunInfo& info);
 
 // `program_text` is the module the run is linked to (the store keeps it).
 std::string format_linked_show(const trace::RunInfo& info, const trace::Trace& trace, const std::string& program_text);

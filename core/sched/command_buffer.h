@@ -2,7 +2,7 @@
 // A command buffer (CUDA graph) as XLA executes one: some of a device's
 // thunks launched together as the nodes of one graph, with the DAG between
 // them instead of stream order. Filled from XLA's thunk dump
-// (app/cli/command_buffer_setup.h); laid out as lanes by the simulator
+// (app/common/command_buffer_setup.h); laid out as lanes by the simulator
 // (sim/command_buffers.h) and captured into a CUDA graph by the cuda backend.
 
 #include <cstdint>

@@ -11,7 +11,7 @@
 #include <string>
 #include <tuple>
 
-#include "app/cli/command_buffer_setup.h"
+#include "app/common/command_buffer_setup.h"
 #include "core/hlo/parser.h"
 #include "tests/gpu/cuda_test_util.h"
 
@@ -69,7 +69,7 @@ void replay_jax_dump(const std::string& size, const std::string& program, double
   ASSERT_TRUE(module.is_ok()) << module.status().message();
   auto lowered = sched::lower(*module, {});
   ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
-  auto cb = cli::command_buffer_setup(path, *module, *lowered, "on");
+  auto cb = app::command_buffer_setup(path, *module, *lowered, "on");
   ASSERT_TRUE(cb.is_ok()) << cb.status().message();
   ASSERT_FALSE(cb->setup.graphs.empty());
   int64_t nodes = 0;

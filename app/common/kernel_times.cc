@@ -1,4 +1,4 @@
-#include "app/cli/kernel_times.h"
+#include "app/common/kernel_times.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -7,16 +7,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/cli/command_buffer_setup.h"
-#include "app/cli/linked_report.h"
-#include "app/cli/run_ref.h"
+#include "app/common/command_buffer_setup.h"
+#include "app/common/run_ref.h"
 #include "core/hlo/parser.h"
 #include "core/trace/store/trace_store.h"
 #include "core/xla/instruction_match.h"
 #include "sim/device_model.h"
 #include "sim/sim_backend.h"
 
-namespace sl::cli {
+namespace sl::app {
 
 namespace {
 
@@ -162,4 +161,4 @@ Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std
   return out;
 }
 
-}  // namespace sl::cli
+}  // namespace sl::app

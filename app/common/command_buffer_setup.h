@@ -13,7 +13,7 @@
 #include "core/sched/lowering.h"
 #include "sim/sim_backend.h"
 
-namespace sl::cli {
+namespace sl::app {
 
 struct CommandBufferInfo {
   sim::LaunchSetup setup;
@@ -55,4 +55,4 @@ std::string command_buffer_line(const CommandBufferInfo& info);
 // backend runs it as one CUDA graph. Empty without a dump.
 std::string command_buffer_text(const CommandBufferInfo& info, const sched::LoweredProgram& lowered, int64_t device);
 
-}  // namespace sl::cli
+}  // namespace sl::app

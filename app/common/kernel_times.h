@@ -14,7 +14,7 @@
 #include "sim/sim_backend.h"
 #include "sim/trace_driven.h"
 
-namespace sl::cli {
+namespace sl::app {
 
 struct TraceDrivenBackend {
   std::unique_ptr<exec::Backend> backend;
@@ -56,4 +56,4 @@ Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std
                                                 const hlo::Module* target = nullptr,
                                                 const std::string& target_path = "");
 
-}  // namespace sl::cli
+}  // namespace sl::app

@@ -1,4 +1,4 @@
-#include "app/cli/command_buffer_setup.h"
+#include "app/common/command_buffer_setup.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -12,7 +12,7 @@
 #include "core/xla/launch_plan.h"
 #include "core/xla/thunk_sequence.h"
 
-namespace sl::cli {
+namespace sl::app {
 namespace {
 
 // Only the dump after the thunk passes says whether command buffers were
@@ -275,4 +275,4 @@ std::string command_buffer_text(const CommandBufferInfo& info, const sched::Lowe
   return out;
 }
 
-}  // namespace sl::cli
+}  // namespace sl::app

@@ -1,10 +1,10 @@
-#include "app/cli/run_ref.h"
+#include "app/common/run_ref.h"
 
 #include <algorithm>
 #include <charconv>
 #include <vector>
 
-namespace sl::cli {
+namespace sl::app {
 
 Result<int64_t> resolve_run(trace::TraceStore& store, const std::string& ref) {
   if (ref.rfind("last", 0) == 0) {
@@ -33,9 +33,9 @@ Result<int64_t> resolve_run(trace::TraceStore& store, const std::string& ref) {
   return id;
 }
 
-}  // namespace sl::cli
+}  // namespace sl::app
 
-namespace sl::cli {
+namespace sl::app {
 
 Result<StoredRun> load_stored_run(trace::TraceStore& store, const std::string& ref) {
   StoredRun run;
@@ -45,4 +45,8 @@ Result<StoredRun> load_stored_run(trace::TraceStore& store, const std::string& r
   return run;
 }
 
-}  // namespace sl::cli
+bool is_linked_run(const trace::RunInfo& info) {
+  return info.config_json.find("\"linked_module\"") != std::string::npos;
+}
+
+}  // namespace sl::app
