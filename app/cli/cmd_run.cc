@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fmt/format.h>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -33,7 +34,10 @@
 namespace sl::cli {
 namespace {
 
-std::string config_json(const RunArgs& args, const sched::LowerOptions& options, const std::string& backend) {
+// `kernel_times_run`: the linked capture a trace-driven simulation is costed
+// by (0: none), kept with the device file so a rerun (streamlens-gui) is too.
+std::string config_json(const RunArgs& args, const sched::LowerOptions& options, const std::string& backend,
+                        int64_t kernel_times_run) {
   nlohmann::json config = {
       {"program", args.program.program},
       {"backend", backend},
@@ -51,6 +55,13 @@ std::string config_json(const RunArgs& args, const sched::LowerOptions& options,
       {"pid", static_cast<int64_t>(getpid())},
       {"host", app::process_host_name()},
   };
+  if (kernel_times_run > 0) {
+    std::error_code ec;
+    const std::filesystem::path module_path = std::filesystem::absolute(args.program.program, ec);
+    config["kernel_times"] = kernel_times_run;
+    config["module_path"] = ec ? args.program.program : module_path.string();
+    config["device"] = args.device;
+  }
   // One process per GPU: every rank's times count from rank 0's start
   // (CudaOptions::dist), so `streamlens merge` lines the ranks' runs up as they are.
   if (backend == "cuda") {
@@ -146,6 +157,7 @@ int cmd_run(const RunArgs& args) {
       cuda_graphs = std::move(cb->setup.graphs);
     }
   }
+  int64_t kernel_times_run = 0;
   if (!args.kernel_times.empty()) {
     if (choice->name != "sim") return fail(usage_error("--kernel-times goes with --backend sim"));
     auto driven =
@@ -156,6 +168,7 @@ int cmd_run(const RunArgs& args) {
     if (!driven->matching.empty()) std::fprintf(stderr, "%s\n", driven->matching.c_str());
     choice->backend = std::move(driven->backend);
     choice->device_model = driven->description;
+    kernel_times_run = driven->run_id;
   } else if (launch.xla_executable) {
     auto model = sim::load_device_model(args.device);
     if (!model) return fail(model.status());
@@ -172,7 +185,7 @@ int cmd_run(const RunArgs& args) {
   info.backend = choice->name;
   info.device_model = choice->device_model;
   info.num_devices = static_cast<int64_t>(lowered->devices.size());
-  info.config_json = config_json(args, *options, choice->name);
+  info.config_json = config_json(args, *options, choice->name, kernel_times_run);
 
   exec::RunOptions run_options;
   run_options.init = args.init == "random" ? exec::InitMode::kRandom : exec::InitMode::kRamp;

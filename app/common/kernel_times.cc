@@ -151,6 +151,7 @@ Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std
                                "another name in run {}'s module (XLA numbers each compilation anew)",
                                measured.renamed, run_id);
   }
+  out.run_id = run_id;
   out.description = fmt::format("{} + kernel times of run {} ({} steps)", device, run_id, measured.steps);
   if (!host_costs_from_capture) {
     out.host_costs = fmt::format("host costs: {}'s device file (--host-costs device)", device);
@@ -158,6 +159,24 @@ Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std
     out.host_costs = fmt::format("host costs from run {}: {}", run_id, sim::host_costs_line(*measured.host_costs, model));
   }
   out.backend = sim::make_trace_driven_sim_backend(std::move(model), std::move(measured), std::move(launch));
+  return out;
+}
+
+KernelTimesSource kernel_times_source(const trace::RunInfo& info) {
+  KernelTimesSource out;
+  auto config = nlohmann::json::parse(info.config_json, nullptr, false);
+  if (!config.is_object()) return out;
+  auto text = [&](const char* key) {
+    return config.contains(key) && config[key].is_string() ? config[key].get<std::string>() : std::string();
+  };
+  if (info.backend == "capture" && is_linked_run(info)) {
+    out.run = info.id;
+    out.module_path = text("linked_module");
+  } else if (info.backend == "sim" && config.contains("kernel_times") && config["kernel_times"].is_number_integer()) {
+    out.run = config["kernel_times"].get<int64_t>();
+    out.module_path = text("module_path");
+    if (!text("device").empty()) out.device = text("device");
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "core/common/status.h"
 #include "core/exec/backend.h"
 #include "core/hlo/module.h"
+#include "core/trace/run_info.h"
 #include "sim/device_model.h"
 #include "sim/sim_backend.h"
 #include "sim/trace_driven.h"
@@ -18,6 +19,7 @@ namespace sl::app {
 
 struct TraceDrivenBackend {
   std::unique_ptr<exec::Backend> backend;
+  int64_t run_id = 0;       // the linked capture the times come from
   std::string description;  // "h200 + kernel times of run 3 (31 steps)"
   std::string host_costs;   // the run summary's line on the host costs used
   std::string matching;     // how instructions were matched to the run's, when by content
@@ -55,5 +57,17 @@ Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std
                                                 bool host_costs_from_capture = true,
                                                 const hlo::Module* target = nullptr,
                                                 const std::string& target_path = "");
+
+// What a simulation of a run again is costed by: a linked capture's own
+// kernel times, or those a trace-driven simulation was costed by (its config's
+// "kernel_times"), with the module file simulated (the capture's
+// "linked_module", the simulation's "module_path") and the device file. None (run 0) for
+// any other run.
+struct KernelTimesSource {
+  int64_t run = 0;
+  std::string module_path;
+  std::string device = "h200";
+};
+KernelTimesSource kernel_times_source(const trace::RunInfo& info);
 
 }  // namespace sl::app

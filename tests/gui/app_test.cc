@@ -103,6 +103,30 @@ TEST_F(GuiApp, ScriptMovesAnInstructionAndRerunsOnTheSimulator) {
   EXPECT_TRUE(moved);
 }
 
+// The Rerun button on a capture of a JAX program linked to its module: the
+// simulator reruns the module on the capture's kernel times (the what-if for
+// the real program), as `streamlens run --kernel-times` does.
+TEST_F(GuiApp, ScriptRerunsALinkedCaptureOnItsKernelTimes) {
+  const std::filesystem::path capture = std::filesystem::path(SL_SOURCE_DIR) / "tests/corpus/captures/mlp";
+  const std::string import = std::string(SL_STREAMLENS) + " import " + (capture / "capture.jsonl").string() +
+                             " --xla-dump " + capture.string() + " --db " + db_ + " >/dev/null 2>&1";
+  if (std::system(import.c_str()) != 0) GTEST_SKIP() << "this streamlens reads no capture files";
+  std::string script = dir_.file("rerun.txt");
+  std::ofstream(script) << "set-stream wrapped_subtract 1\nrerun sim\nwait-frames 2\n";
+  Outcome o = run_gui("--db " + db_ + " --run 1 --script " + script);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  auto store = trace::TraceStore::open(db_, trace::TraceStore::Mode::kReadOnly);
+  ASSERT_TRUE(store);
+  auto rerun = (*store)->run_info(2);
+  ASSERT_TRUE(rerun) << rerun.status().message();
+  EXPECT_EQ(rerun->device_model, "h200 + kernel times of run 1 (31 steps)");
+  auto streams = (*store)->stream_assignment(2);
+  ASSERT_TRUE(streams);
+  bool moved = false;
+  for (const auto& s : *streams) moved |= s.instruction == "wrapped_subtract" && s.stream == 1 && s.overridden;
+  EXPECT_TRUE(moved);
+}
+
 // Suggest, then apply the best: the new run is the suggestion, simulated.
 TEST_F(GuiApp, ScriptSuggestsAndAppliesTheBestOnTheSimulator) {
   std::ifstream in(std::string(SL_SOURCE_DIR) + "/samples/two_gemms_two_streams.hlo");

@@ -16,6 +16,7 @@
 #include "app/gui/model/app_state.h"
 #include "app/gui/model/apply_internal.h"
 #include "core/hlo/parser.h"
+#include "core/sched/lowering.h"
 
 namespace sl::gui {
 namespace {
@@ -66,6 +67,12 @@ Result<std::shared_ptr<LoadedRun>> load_run(const Services& services, const std:
   if (!run->program_text.empty()) {
     // A program that no longer parses is still shown; reruns report the parse error.
     Result<hlo::Module> module = hlo::parse_program(run->program_text, run->info.program_name + ".hlo");
+    if (module && run->streams.empty()) {
+      // A capture linked to its XLA module ran on CUDA's streams, not on an
+      // assignment of ours: edits start from the module's as lowered, which
+      // its reruns use.
+      if (Result<sched::LoweredProgram> lowered = sched::lower(*module, {})) run->streams = std::move(lowered->streams);
+    }
     if (module) run->outline = outline_program(*module, run->streams);
   }
   progress.phase = JobProgress::kIndexing;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/common/kernel_times.h"
 #include "app/gui/model/app_state.h"
 #include "app/gui/model/apply_internal.h"
 
@@ -20,8 +21,11 @@ int64_t config_int(const std::string& config_json, const char* key) {
   return config[key].get<int64_t>();
 }
 
-// The simulator's device model for reruns and suggestions: the run's own when it was simulated.
+// The simulator's device model for reruns and suggestions: the run's own when
+// it was simulated (a trace-driven run's in its config, its device_model
+// being a description).
 std::string sim_device_of(const trace::RunInfo& source) {
+  if (app::kernel_times_source(source).run > 0) return app::kernel_times_source(source).device;
   return source.backend == "sim" && !source.device_model.empty() ? source.device_model : "h200";
 }
 
@@ -52,6 +56,14 @@ void start_rerun(AppState& s, const std::string& backend, sched::StreamOverrides
   request.comm_sms = comm_sms;
   request.replicas = config_int(source.config_json, "replicas");
   request.partitions = config_int(source.config_json, "partitions");
+  // A linked capture of an XLA program, or a simulation costed by one: the
+  // simulator reruns it with the capture's kernel times (the what-if for the
+  // real program), not with the device model's guesses.
+  if (backend == "sim") {
+    app::KernelTimesSource times = app::kernel_times_source(source);
+    request.kernel_times_run = times.run;
+    request.module_path = times.module_path;
+  }
 
   s.job = RerunJob{};
   s.job.active = true;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "app/common/kernel_times.h"
 #include "app/gui/model/app_state.h"
 #include "app/gui/model/apply_internal.h"
 
@@ -27,6 +28,9 @@ void suggest(AppState& s, const Suggest& a) {
   request.replicas = config_int(source.config_json, "replicas");
   request.partitions = config_int(source.config_json, "partitions");
   request.budget = a.budget;
+  // A linked capture (or a simulation costed by one): searched on its kernel times.
+  request.db_path = s.db_path;
+  request.kernel_times_run = app::kernel_times_source(source).run;
   for (const auto& e : s.current->streams) {
     if (e.overridden) request.saved_overrides.push_back(e.instruction);
   }

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/common/backend_factory.h"
+#include "app/common/command_buffer_setup.h"
+#include "app/common/kernel_times.h"
 #include "app/common/run_recorder.h"
 #include "app/gui/model/program_outline.h"
 #include "core/hlo/parser.h"
@@ -64,6 +66,12 @@ std::string config_json(const RerunRequest& request, const sched::LoweredProgram
       {"comm_sms", request.comm_sms},
       {"source", "streamlens-gui"},
   };
+  if (request.backend == "sim" && request.kernel_times_run > 0) {
+    // As `streamlens run --kernel-times` records it: a rerun of this run is costed alike.
+    config["kernel_times"] = request.kernel_times_run;
+    config["module_path"] = request.module_path;
+    config["device"] = request.device_model;
+  }
   return config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -94,12 +102,31 @@ Result<int64_t> run_pipeline(const RerunRequest& request, JobProgress& progress)
   options.overrides = request.overrides;
   options.replica_count = request.replicas;
   options.num_partitions = request.partitions;
+  const bool trace_driven = request.backend == "sim" && request.kernel_times_run > 0;
+  const std::string kernel_times = std::to_string(request.kernel_times_run);
+  if (trace_driven) {
+    // Loops without a known trip count run as often as in the capture.
+    if (auto trips = app::measured_loop_trips(request.db_path, kernel_times, module)) {
+      options.trip_counts = std::move(*trips);
+    }
+  }
   SL_ASSIGN_OR_RETURN(sched::LoweredProgram lowered, sched::lower(module, options));
   // Refused up front rather than after minutes of work and an empty failed run.
   if (request.backend == "cpu") {
     if (std::string why = cpu_refusal(module); !why.empty()) return invalid_input("cpu rerun refused: " + why);
   }
   SL_ASSIGN_OR_RETURN(app::BackendChoice choice, app::make_backend(request.backend, request.device_model, false));
+  if (trace_driven) {
+    // As `streamlens run MODULE --backend sim --kernel-times RUN`: launched as
+    // the thunk dump beside the module says (as any HLO program when it is gone).
+    SL_ASSIGN_OR_RETURN(app::CommandBufferInfo launch, app::command_buffer_setup(request.module_path, module, lowered,
+                                                                                 "auto", options.trip_counts));
+    SL_ASSIGN_OR_RETURN(app::TraceDrivenBackend driven,
+                        app::trace_driven_backend(request.db_path, kernel_times, request.device_model,
+                                                  std::move(launch.setup), true, &module, request.module_path));
+    choice.backend = std::move(driven.backend);
+    choice.device_model = driven.description;
+  }
   if (progress.cancel) return runtime_error("rerun cancelled before it started");
 
   // Open (and so validate) the database before the possibly long run.

@@ -40,6 +40,11 @@ struct RerunRequest {
   int64_t replicas = 0;           // 0: the module's own (as `streamlens run`)
   int64_t partitions = 0;
   int comm_sms = exec::kDefaultCommSms;  // as `streamlens run --comm-sms`
+  // sim: costed by this linked capture's kernel times, as XLA launches the
+  // module read from `module_path` (`streamlens run --kernel-times`); 0: by
+  // the device model alone.
+  int64_t kernel_times_run = 0;
+  std::string module_path;
 };
 
 struct Services {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "app/common/kernel_times.h"
 #include "app/gui/model/services.h"
 #include "core/exec/backend.h"
 #include "core/hlo/parser.h"
@@ -29,8 +30,13 @@ Result<SuggestOutcome> run_suggest(const SuggestRequest& request, JobProgress& p
     progress.done = done;
     progress.total = total;
   };
-  const sim::Evaluator evaluate =
-      sim::make_sim_evaluator(module, model, {.replicas = request.replicas, .partitions = request.partitions});
+  sim::SimEvaluatorOptions evaluator_options{.replicas = request.replicas, .partitions = request.partitions};
+  if (request.kernel_times_run > 0) {
+    SL_ASSIGN_OR_RETURN(evaluator_options.measured,
+                        app::measured_kernel_times(request.db_path, std::to_string(request.kernel_times_run), nullptr,
+                                                   nullptr, &module));
+  }
+  const sim::Evaluator evaluate = sim::make_sim_evaluator(module, model, std::move(evaluator_options));
   SL_ASSIGN_OR_RETURN(sim::SearchResult result, sim::search(space, evaluate, options));
 
   SuggestOutcome out;

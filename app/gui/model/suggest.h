@@ -27,6 +27,10 @@ struct SuggestRequest {
   // Instructions the source run overrode: applying a suggestion puts those
   // it does not move back where the program puts them.
   std::vector<std::string> saved_overrides;
+  // Costed by this linked capture's kernel times (in `db_path`), as
+  // `streamlens suggest --kernel-times`; 0: by the device model alone.
+  std::string db_path;
+  int64_t kernel_times_run = 0;
 };
 
 struct Suggestion {
