@@ -148,6 +148,12 @@ int cmd_run(const RunArgs& args) {
         app::command_buffer_setup(args.program.program, *module, *lowered, args.command_buffers, options->trip_counts);
     if (!cb) return fail(cb.status());
     if (const std::string line = app::command_buffer_line(*cb); !line.empty()) std::fprintf(stderr, "%s\n", line.c_str());
+    for (const std::string& node : app::overridden_graph_nodes(*cb, *lowered, options->overrides)) {
+      std::fprintf(stderr,
+                   "note: %s runs as a node of a command buffer (CUDA graph), where XLA orders work by the graph's "
+                   "edges, not by streams: its --stream changes nothing (--command-buffers off launches it alone)\n",
+                   node.c_str());
+    }
     launch = std::move(cb->setup);
   } else if (choice->name == "cuda") {
     Result<app::CommandBufferInfo> cb = app::command_buffer_setup(args.program.program, *module, *lowered, args.command_buffers);

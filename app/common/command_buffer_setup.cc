@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <set>
 #include <unordered_map>
 
 #include "core/hlo/parser.h"
@@ -198,6 +199,22 @@ Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, c
     }
   }
   return info;
+}
+
+std::vector<std::string> overridden_graph_nodes(const CommandBufferInfo& info, const sched::LoweredProgram& lowered,
+                                                const sched::StreamOverrides& overrides) {
+  std::set<std::string> out;
+  if (!info.setup.command_buffers || info.setup.graphs.empty() || lowered.devices.empty() || overrides.empty()) {
+    return {};
+  }
+  const std::vector<sched::Thunk>& thunks = lowered.devices[0].thunks;
+  for (const sched::CommandBuffer& graph : info.setup.graphs[0]) {
+    for (uint32_t t : graph.thunks) {
+      if (t >= thunks.size() || thunks[t].instruction == nullptr) continue;
+      if (overrides.count(thunks[t].instruction->name)) out.insert(thunks[t].instruction->name);
+    }
+  }
+  return {out.begin(), out.end()};
 }
 
 LaunchedInstructions launched_instructions(const std::string& module_path) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "core/common/status.h"
 #include "core/hlo/module.h"
@@ -45,6 +46,12 @@ struct LaunchedInstructions {
   sim::HostWorkOf host_work;
 };
 LaunchedInstructions launched_instructions(const std::string& module_path);
+
+// The instructions of `overrides` that run as graph nodes under `info`
+// (device 0): inside a command buffer XLA orders work by the graph's edges,
+// not by streams, so moving one to another stream changes nothing.
+std::vector<std::string> overridden_graph_nodes(const CommandBufferInfo& info, const sched::LoweredProgram& lowered,
+                                                const sched::StreamOverrides& overrides);
 
 // "command buffers (DUMP): 1 graph launch a step, 17 of 17 thunks as graph
 // nodes", and how many launches XLA records again first.

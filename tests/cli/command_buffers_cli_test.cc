@@ -197,6 +197,27 @@ TEST_F(CommandBuffersCli, TheHostPacesRangeHoldsTheStepAsSimulated) {
   EXPECT_EQ(slow, step);
 }
 
+// Inside a command buffer XLA orders work by the graph's edges, not by
+// streams: moving a node to another stream changes nothing, and run says so.
+TEST_F(CommandBuffersCli, MovingAGraphNodeToAnotherStreamIsSaidToChangeNothing) {
+  ASSERT_GT(import("mlp"), 0);
+  const std::string module = module_of("mlp") + " --backend sim --kernel-times 1";
+  Outcome moved = run("run " + module + " --stream wrapped_subtract=1 --json");
+  ASSERT_EQ(moved.exit_code, 0) << moved.err;
+  EXPECT_NE(moved.err.find("note: wrapped_subtract runs as a node of a command buffer (CUDA graph)"),
+            std::string::npos)
+      << moved.err;
+  Outcome plain = run("run " + module + " --json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.err.find("runs as a node of a command buffer"), std::string::npos) << plain.err;
+  auto makespan = [](const Outcome& o) {
+    auto j = nlohmann::json::parse(o.out, nullptr, false);
+    return j.is_object() && j.contains("makespan_ns") ? j["makespan_ns"].get<int64_t>() : -1;
+  };
+  EXPECT_EQ(makespan(moved), makespan(plain));
+  EXPECT_GT(makespan(plain), 0);
+}
+
 // The dump tells which launches carry host work of their own: the scan's
 // body graph is recorded again before each of its 32 launches (a
 // dynamic-slice fusion inside), and launched alone each trip's two
