@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <algorithm>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/forward_signals.h"
 #include "app/cli/xla_link.h"
 #include "app/cli/exit_codes.h"
 #include "app/cli/store_access.h"
@@ -67,7 +69,16 @@ Result<int> run_child(const std::vector<std::string>& command, const std::string
   unsetenv("STREAMLENS_CAPTURE_DIR");
   if (rc != 0) return runtime_error("cannot start '" + command[0] + "': " + std::strerror(rc));
   int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return runtime_error("waitpid failed for '" + command[0] + "'");
+  {
+    ForwardSignals forward(pid);  // stopping the capture stops the command, whose records are then saved
+    while (waitpid(pid, &status, 0) < 0) {
+      if (errno != EINTR) return runtime_error("waitpid failed for '" + command[0] + "'");
+    }
+    if (forward.received() > 0) {
+      std::fprintf(stderr, "streamlens: %s '%s' on a signal; saving what it recorded\n",
+                   forward.received() == 1 ? "sent SIGINT to" : "killed", command[0].c_str());
+    }
+  }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }

@@ -41,6 +41,10 @@ timeout 120 "$SL" capture --db "$DB" --name jax --capture-range nvtx:jax_train -
 step "capture --capture-range cudaProfilerApi -- python3 bench/gpu/profiler_range.py"
 timeout 120 "$SL" capture --db "$DB" --name range --capture-range cudaProfilerApi -- python3 bench/gpu/profiler_range.py \
   2>&1 | tail -2
+step "Ctrl-C at a terminal during capture (bench/gpu/ctrl_c_capture.py)"
+timeout 150 python3 bench/gpu/ctrl_c_capture.py "$SL" "$DB" 2>&1 | tail -6
+"$SL" query --db "$DB" "select r.name, r.status, count(e.name) as gemms from runs r join events e on e.run_id = r.id
+  and e.kind = 'gemm' where r.name = 'ctrl-c' group by r.id" 2>&1
 step "capture -- /bin/true (no CUDA)"
 timeout 60 "$SL" capture --db "$DB" -- /bin/true; echo "rc=$?"
 step cupti_tests

@@ -6,6 +6,9 @@
 //   capture_child N --spawn A B     ... then runs itself twice, with A and B
 //   capture_child N --nvtx-early R  pushes NVTX range R before CUDA starts,
 //                                   pops it after the N memsets, then 3 more
+//   capture_child N --until-sigint F  ... then creates file F and waits (60 s
+//                                   at most) for SIGINT, to exit normally as
+//                                   a Python program does on KeyboardInterrupt
 // Exits 0, or 1 on a CUDA error (said on stderr).
 
 #include <cuda_runtime.h>
@@ -14,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +27,8 @@
 extern char** environ;
 
 namespace {
+
+volatile sig_atomic_t g_interrupted = 0;
 
 bool memsets(int n, void* buffer, cudaStream_t stream) {
   for (int i = 0; i < n; ++i) {
@@ -66,6 +72,11 @@ int main(int argc, char** argv) {
     if (copy == 0) std::exit(0);  // atexit handlers run in the copy
     int status = 0;
     if (copy < 0 || waitpid(copy, &status, 0) < 0) return 1;
+  }
+  if (mode == "--until-sigint" && argc > 3) {
+    std::signal(SIGINT, [](int) { g_interrupted = 1; });
+    if (std::FILE* ready = std::fopen(argv[3], "w")) std::fclose(ready);
+    for (int waited = 0; !g_interrupted && waited < 6000; ++waited) usleep(10000);
   }
   if (mode == "--spawn" && argc > 4) {
     if (run_self(argv[0], argv[3]) != 0 || run_self(argv[0], argv[4]) != 0) return 1;

@@ -4,7 +4,10 @@
 // command is tests/capture/capture_child_main.cc (memsets only). Skipped
 // without a GPU.
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +17,9 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
+
+extern char** environ;
 
 namespace sl::capture_test {
 namespace {
@@ -112,6 +118,47 @@ TEST_F(CaptureCli, AnNvtxRangeOpenedBeforeCudaStartsIsSeen) {
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_EQ(o.err.find("nothing ran inside"), std::string::npos) << o.err;
   EXPECT_EQ(memsets_per_run(), "name\tcount(e.kind)\nearly\t5\n");  // not the 3 after the range
+}
+
+// Stopping a capture stops its command, and what the command recorded is
+// saved (before, streamlens died at once and the run was lost): SIGTERM to
+// streamlens reaches the command as SIGINT, which it ends on normally.
+TEST_F(CaptureCli, StoppingTheCaptureSavesWhatTheCommandRecorded) {
+  const fs::path ready = dir_ / "ready";
+  const std::string streamlens_path = (build_dir() / "app/cli/streamlens").string();
+  const std::string child = (build_dir() / "tests/capture_child").string();
+  const std::string db = (dir_ / "t.db").string(), out = (dir_ / "out.txt").string();
+  std::vector<std::string> words = {streamlens_path, "capture", "--db", db, "--name", "stopped", "--",
+                                    child,           "4",       "--until-sigint", ready.string()};
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&files, 1, 2);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], &files, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&files);
+  for (int waited = 0; !fs::exists(ready) && waited < 3000; ++waited) {
+    if (waitpid(pid, nullptr, WNOHANG) == pid) break;  // it ended first: no GPU, say
+    usleep(10000);
+  }
+  if (!fs::exists(ready)) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    const std::string said = read_text(out);
+    if (said.find("no GPU") != std::string::npos) GTEST_SKIP() << "no GPU";
+    FAIL() << "the command never got ready: " << said;
+  }
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  const std::string said = read_text(out);
+  ASSERT_TRUE(WIFEXITED(status)) << "streamlens died of signal " << WTERMSIG(status) << ": " << said;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << said;  // the command ended normally on its SIGINT
+  EXPECT_NE(said.find("sent SIGINT to"), std::string::npos) << said;
+  EXPECT_EQ(memsets_per_run(), "name\tcount(e.kind)\nstopped\t4\n");
 }
 
 // A command that never uses CUDA writes no capture: said, exit 3.
