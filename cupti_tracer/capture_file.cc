@@ -1,11 +1,14 @@
 #include "cupti_tracer/capture_file.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <iterator>
 #include <optional>
 #include <variant>
 #include <vector>
 #include <fstream>
 #include <istream>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <type_traits>
 
@@ -47,10 +50,40 @@ std::string capture_range_line(bool on, uint64_t timestamp) {
   return json{{"k", "range"}, {"on", on}, {"t", timestamp}}.dump();
 }
 
+namespace {
+
+// The next line into `line` (false at the end). A capture's records are
+// short (a kernel's name a few KB at most): a longer line is damage, so it
+// is cut at kMaxCaptureLineBytes, read on to its end, and said (*too_long)
+// rather than held whole in memory.
+bool next_line(std::istream& in, std::string& line, bool* too_long) {
+  line.clear();
+  *too_long = false;
+  std::streambuf* buffer = in.rdbuf();
+  bool any = false;
+  for (int c = buffer->sbumpc(); c != std::char_traits<char>::eof(); c = buffer->sbumpc()) {
+    any = true;
+    if (c == '\n') return true;
+    if (line.size() < kMaxCaptureLineBytes) {
+      line.push_back(static_cast<char>(c));
+    } else {
+      *too_long = true;
+    }
+  }
+  return any;
+}
+
+}  // namespace
+
 Status read_capture(std::istream& in, ActivitySink& sink, int64_t* bad_lines) {
   std::string line;
   int64_t bad = 0;
-  while (std::getline(in, line)) {
+  bool too_long = false;
+  while (next_line(in, line, &too_long)) {
+    if (too_long) {
+      ++bad;
+      continue;
+    }
     if (line.empty()) continue;
     json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object() || !j.contains("k") || !j["k"].is_string()) { ++bad; continue; }
@@ -94,12 +127,12 @@ namespace {
 
 // The time intervals a window keeps, from the file's meta and range lines.
 struct Intervals {
-  std::vector<std::pair<uint64_t, uint64_t>> spans;  // [from, to)
+  std::vector<std::pair<uint64_t, uint64_t>> spans;  // [from, to), in order of `from`
+  // By bisection: a capture of a training loop can hold a range per step.
   bool keeps(uint64_t t) const {
-    for (const auto& [from, to] : spans) {
-      if (t >= from && t < to) return true;
-    }
-    return false;
+    auto after = std::upper_bound(spans.begin(), spans.end(), t,
+                                  [](uint64_t value, const auto& span) { return value < span.first; });
+    return after != spans.begin() && t < std::prev(after)->second;
   }
 };
 
@@ -109,7 +142,9 @@ Result<Intervals> window_intervals(const std::string& path, const CaptureWindow&
   uint64_t t0 = 0;
   std::vector<std::pair<bool, uint64_t>> marks;
   std::string line;
-  while (std::getline(in, line)) {
+  bool too_long = false;
+  while (next_line(in, line, &too_long)) {
+    if (too_long) continue;
     if (line.find("\"meta\"") == std::string::npos && line.find("\"range\"") == std::string::npos) continue;
     json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!j.is_object() || !j.contains("k") || !j["k"].is_string()) continue;
@@ -171,6 +206,18 @@ class WindowSink : public ActivitySink {
 }  // namespace
 
 Result<trace::Trace> import_capture_file(const std::string& path, const CaptureWindow& window) {
+  // Read twice (ranges, then records) and by size: a regular file only, so
+  // a device node such as /dev/zero or a pipe is refused, not read forever.
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) return invalid_input(path + ": cannot open capture file");
+  if (!std::filesystem::is_regular_file(status)) return invalid_input(path + ": not a regular file (a capture file is one)");
+  const uintmax_t bytes = std::filesystem::file_size(path, ec);
+  if (!ec && bytes > static_cast<uintmax_t>(kMaxCaptureBytes)) {
+    return invalid_input(fmt::format("{}: {} GiB, over the {} GiB a capture file may hold (capture less: "
+                                     "--duration, --capture-range)",
+                                     path, bytes >> 30, kMaxCaptureBytes >> 30));
+  }
   const bool windowed = window.delay_ns > 0 || window.duration_ns > 0 || window.profiler_ranges;
   Intervals keep;
   if (windowed) {

@@ -9,6 +9,7 @@
 //   {"k":"range","on":true,"t":N}   (--capture-range: cudaProfilerStart/Stop, or an NVTX range's push/pop)
 // "meta" may carry "t0": the CUPTI timestamp when the process was injected.
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -29,6 +30,11 @@ std::string capture_range_line(bool on, uint64_t timestamp);
 // the end), and with `profiler_ranges` only inside the file's ranges
 // (cudaProfilerStart to cudaProfilerStop, or NVTX ranges of one name). A
 // record is kept when it starts inside.
+// A line longer than this is counted bad and not held (records are short);
+// a file larger than kMaxCaptureBytes is refused.
+constexpr size_t kMaxCaptureLineBytes = size_t{1} << 20;
+constexpr int64_t kMaxCaptureBytes = int64_t{32} << 30;
+
 struct CaptureWindow {
   int64_t delay_ns = 0;
   int64_t duration_ns = 0;

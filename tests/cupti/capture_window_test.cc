@@ -66,5 +66,49 @@ TEST(CaptureWindow, ADelayWithoutAStartTimeIsAnError) {
   EXPECT_NE(t.status().message().find("t0"), std::string::npos);
 }
 
+// A range per training step: each record is kept by the range it starts in
+// (found by bisection), whatever the number of ranges.
+TEST(CaptureWindow, ManyRangesKeepWhatRanInsideEach) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("sl_ranges_" + std::to_string(::getpid()) + ".jsonl")).string();
+  std::ofstream out(path);
+  out << capture_meta_line(7, "prog", 1000) << "\n";
+  for (uint64_t step = 0; step < 1000; ++step) {
+    out << capture_range_line(true, 1'000'000 + step * 100) << "\n";
+    out << capture_range_line(false, 1'000'000 + step * 100 + 50) << "\n";
+  }
+  // One kernel inside each of steps 0, 500 and 999's range, one between 500's and 501's.
+  for (uint64_t start : {1'000'010ull, 1'050'020ull, 1'099'949ull, 1'050'060ull}) {
+    out << "{\"k\":\"kernel\",\"dev\":0,\"stream\":7,\"corr\":1,\"start\":" << start << ",\"end\":" << start + 1
+        << ",\"name\":\"k" << start << "\"}\n";
+  }
+  out.close();
+  auto t = import_capture_file(path, CaptureWindow{.profiler_ranges = true});
+  ASSERT_TRUE(t.is_ok()) << t.status().message();
+  EXPECT_EQ(names(*t), (std::vector<std::string>{"k1000010", "k1050020", "k1099949"}));
+  std::filesystem::remove(path);
+}
+
+// Damage is bounded: a line past kMaxCaptureLineBytes counts as bad and the
+// records after it are read; a device node is refused, not read forever.
+TEST(CaptureWindow, AnOverlongLineIsBadAndADeviceIsRefused) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("sl_long_" + std::to_string(::getpid()) + ".jsonl")).string();
+  std::ofstream out(path);
+  out << std::string(kMaxCaptureLineBytes + 10, 'a') << "\n";
+  out << "{\"k\":\"kernel\",\"dev\":0,\"stream\":7,\"corr\":1,\"start\":5,\"end\":9,\"name\":\"after\"}\n";
+  out.close();
+  auto t = import_capture_file(path);
+  ASSERT_TRUE(t.is_ok()) << t.status().message();
+  EXPECT_EQ(names(*t), (std::vector<std::string>{"after"}));
+  int64_t bad = 0;
+  for (const trace::Counter& c : t->counters) bad += c.name == "capture_bad_lines" ? c.value : 0;
+  EXPECT_EQ(bad, 1);
+  std::filesystem::remove(path);
+  auto device = import_capture_file("/dev/zero");
+  ASSERT_FALSE(device.is_ok());
+  EXPECT_NE(device.status().message().find("not a regular file"), std::string::npos) << device.status().message();
+}
+
 }  // namespace
 }  // namespace sl::cupti
