@@ -221,7 +221,12 @@ int cmd_capture(const StoreArgs& args, const CaptureArgs& capture) {
       if (!unreadable) unreadable = t.status();
     }
   }
-  std::filesystem::remove_all(out_dir, ec);
+  if (unreadable) {
+    // Not lost: the raw records stay for `streamlens import` (with a window, say).
+    std::fprintf(stderr, "streamlens: the capture files are kept in %s\n", out_dir.c_str());
+  } else {
+    std::filesystem::remove_all(out_dir, ec);
+  }
   if (captured.empty() && unreadable) return fail(*unreadable);
   if (captured.empty()) {
     return fail(runtime_error(fmt::format("'{}' (exit status {}) used no CUDA: nothing was captured", command[0],
