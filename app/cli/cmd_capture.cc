@@ -222,7 +222,7 @@ int cmd_capture(const StoreArgs& args, const CaptureArgs& capture) {
     }
   }
   if (unreadable) {
-    // Not lost: the raw records stay for `streamlens import` (with a window, say).
+    // Not lost: the raw records stay, for `streamlens import` once the cause is fixed.
     std::fprintf(stderr, "streamlens: the capture files are kept in %s\n", out_dir.c_str());
   } else {
     std::filesystem::remove_all(out_dir, ec);
