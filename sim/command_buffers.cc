@@ -214,6 +214,38 @@ std::vector<std::vector<int64_t>> role_gaps_ns(const GraphProgram& program, cons
   return out;
 }
 
+ColdGraphWait cold_graph_wait(const GraphProgram& program, const DeviceModel& model,
+                              const std::vector<std::vector<uint8_t>>* modelled_gap) {
+  ColdGraphWait out;
+  if (model.graph_cold_wait_per_node_us <= 0 || model.graph_cold_wait_max_us <= 0 || program.graphs == 0) return out;
+  std::vector<int64_t> nodes(static_cast<size_t>(program.graphs), 0);
+  out.graph_of.resize(program.graph_of.size());
+  out.holds.resize(program.graph_of.size());
+  for (size_t d = 0; d < program.graph_of.size(); ++d) {
+    out.graph_of[d] = program.graph_of[d];
+    out.holds[d].assign(program.graph_of[d].size(), 0);
+    for (size_t i = 0; i < program.graph_of[d].size(); ++i) {
+      const int64_t g = program.graph_of[d][i];
+      if (g < 0 || g >= program.graphs || program.role[d][i] == LaunchRole::kSynthetic) {
+        out.graph_of[d][i] = -1;
+        continue;
+      }
+      ++nodes[static_cast<size_t>(g)];
+      const bool modelled = modelled_gap == nullptr ||
+                            (d < modelled_gap->size() && i < (*modelled_gap)[d].size() && (*modelled_gap)[d][i] != 0);
+      out.holds[d][i] = modelled ? 1 : 0;
+    }
+  }
+  out.wait_ns.reserve(nodes.size());
+  for (int64_t n : nodes) {
+    const double us = std::min(model.graph_cold_wait_max_us,
+                               model.graph_cold_wait_per_node_us *
+                                   static_cast<double>(std::max<int64_t>(0, n - model.graph_cold_wait_free_nodes)));
+    out.wait_ns.push_back(std::llround(us * 1e3));
+  }
+  return out;
+}
+
 HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::DeviceProgram>& original,
                         const DeviceModel& model, const std::vector<std::vector<uint32_t>>& syncs_before,
                         const std::vector<std::vector<uint32_t>>& dynamic_slices,

@@ -61,6 +61,14 @@ Result<GraphProgram> lay_out_command_buffers(const std::vector<sched::DeviceProg
 std::vector<std::vector<int64_t>> role_gaps_ns(const GraphProgram& program, const DeviceModel& model,
                                                bool stream_launch);
 
+// The wait after each cold launch's first node (SimOptions::cold_graph_wait),
+// from DeviceModel::graph_cold_wait_*: per graph launch, by its node count.
+// The wait holds back the nodes `modelled_gap` marks (per device, per thunk:
+// those whose gap is the model's; null: every node). No launches (wait_ns
+// empty) when the model has no wait.
+ColdGraphWait cold_graph_wait(const GraphProgram& program, const DeviceModel& model,
+                              const std::vector<std::vector<uint8_t>>* modelled_gap = nullptr);
+
 // The host thread's cost of issuing each thunk of `program` (sim/engine.h,
 // HostIssue): a kernel launched alone host_kernel_launch_us, a library call
 // (cuBLAS) host_library_call_us, a dynamic-slice fusion (original indices in

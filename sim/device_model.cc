@@ -272,6 +272,9 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.host_pace_slow_scale = r.optional_number("host_pace_slow_scale", 1, kScale);
   m.graph_node_gap_us = r.optional_number("graph_node_gap_us", m.kernel_launch_us, kSignedGap);
   m.graph_concurrency = static_cast<int>(r.optional_number("graph_concurrency", 1, kCount));
+  m.graph_cold_wait_per_node_us = r.optional_number("graph_cold_wait_per_node_us", 0, kMicroseconds);
+  m.graph_cold_wait_free_nodes = static_cast<int>(r.optional_number("graph_cold_wait_free_nodes", 0, kCount));
+  m.graph_cold_wait_max_us = r.optional_number("graph_cold_wait_max_us", 0, kMicroseconds);
   m.gemm_wave_overhead_us = r.optional_number("gemm_wave_overhead_us", 0, kMicroseconds);
   m.nccl_launch_us = r.number("nccl_launch_us", kMicroseconds);
   m.contention_factor = r.number("contention_factor", kScale);

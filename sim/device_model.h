@@ -97,6 +97,13 @@ struct DeviceModel {
   double host_pace_slow_scale = 1;
   double graph_node_gap_us = 0;  // between a node and its predecessor; negative: they overlap
   int graph_concurrency = 1;     // lanes a graph's independent nodes run on at once
+  // A graph launched while the GPU waits for the host (cold): its nodes after
+  // the first start no earlier than graph_cold_wait_per_node_us for each of
+  // its nodes past graph_cold_wait_free_nodes, at most graph_cold_wait_max_us,
+  // after its first node started. Optional in device files: 0 (no wait).
+  double graph_cold_wait_per_node_us = 0;
+  int graph_cold_wait_free_nodes = 0;
+  double graph_cold_wait_max_us = 0;
 
   GemmEfficiencyTable gemm_efficiency;
   // Time each wave of CTA tiles adds beyond its FLOPs (filling the pipeline,

@@ -103,6 +103,9 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
   w.put(root, "", "host_pace_slow_scale", m.host_pace_slow_scale);
   w.put(root, "", "graph_node_gap_us", m.graph_node_gap_us);
   w.put(root, "", "graph_concurrency", m.graph_concurrency);
+  w.put(root, "", "graph_cold_wait_per_node_us", m.graph_cold_wait_per_node_us);
+  w.put(root, "", "graph_cold_wait_free_nodes", m.graph_cold_wait_free_nodes);
+  w.put(root, "", "graph_cold_wait_max_us", m.graph_cold_wait_max_us);
   w.put(root, "", "gemm_wave_overhead_us", m.gemm_wave_overhead_us);
   w.put(root, "", "nccl_launch_us", m.nccl_launch_us);
   w.put(root, "", "contention_factor", m.contention_factor);

@@ -75,6 +75,10 @@ Result<trace::Trace> Engine::run() {
     trace_.add_counter(kHostSyncsCounter, host_syncs_,
                        "times the host blocked until the main stream was done (a while loop's predicate copy)");
   }
+  if (options_.cold_graph_wait != nullptr) {
+    trace_.add_counter(kColdGraphWaitNsCounter, std::llround(cold_graph_wait_ns_),
+                       "ns graph nodes waited after a cold graph launch's first node started (graph_cold_wait_*)");
+  }
   if (waits_without_record_ > 0) {
     trace_.add_counter("sim.wait_without_record", waits_without_record_,
                        "stream waits on an event with no record before them in program order (no-op, as in CUDA)");

@@ -62,6 +62,7 @@ inline constexpr int64_t kNoGap = INT64_MIN;
 inline constexpr const char* kHostBoundCounter = "sim.host_bound_kernels";
 inline constexpr const char* kHostWaitNsCounter = "sim.host_wait_ns";
 inline constexpr const char* kHostSyncsCounter = "sim.host_syncs";
+inline constexpr const char* kColdGraphWaitNsCounter = "sim.cold_graph_wait_ns";
 
 // XLA's host thread (docs/simulator.md, "Host issue"): one per device, it
 // issues the device's thunks in program order, each costing `cost_ns` of
@@ -80,6 +81,18 @@ struct HostIssue {
   // loop condition's launches and the predicate copy before the sync; missing = 0.
   std::vector<std::vector<int64_t>> before_sync_ns;
   int64_t sync_ns = 0;
+};
+
+// A CUDA graph launched while the GPU waits for the host (a cold launch;
+// docs/simulator.md, "Command buffers"): its nodes after the first start no
+// earlier than `wait_ns` of their launch after the first node started.
+struct ColdGraphWait {
+  // Per device, per thunk: its graph launch (GraphProgram::graph_of), -1 for
+  // none; `holds` says whether the wait holds the node back (its gap is the
+  // model's: a measured gap already shows its wait).
+  std::vector<std::vector<int64_t>> graph_of;
+  std::vector<std::vector<uint8_t>> holds;
+  std::vector<int64_t> wait_ns;  // per graph launch
 };
 
 struct SimOptions {
@@ -102,6 +115,8 @@ struct SimOptions {
   // The host-issue model; null: every thunk is issued before the GPU needs
   // it (the launch gap alone). Must outlive simulate().
   const HostIssue* host_issue = nullptr;
+  // The wait after a cold graph launch's first node; null: none. Must outlive simulate().
+  const ColdGraphWait* cold_graph_wait = nullptr;
   // Called now and then with thunks done / total; may be empty.
   std::function<void(int64_t done, int64_t total)> progress;
 };

@@ -4,6 +4,8 @@
 #include "sim/engine_state.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <optional>
 
 #include "sim/cost_model.h"
@@ -48,6 +50,29 @@ void Engine::mark_dirty(int device) {
   }
 }
 
+void Engine::hold_for_cold_graph(int device, uint32_t index, int64_t graph, bool waited_for_host, double& launch_ns,
+                                 double& work_ns) {
+  const ColdGraphWait& wait = *options_.cold_graph_wait;
+  DeviceState& dev = devices_[static_cast<size_t>(device)];
+  if (dev.graph_first_start_ns.size() < wait.wait_ns.size()) {
+    dev.graph_first_start_ns.resize(wait.wait_ns.size(), std::numeric_limits<double>::quiet_NaN());
+  }
+  double& first = dev.graph_first_start_ns[static_cast<size_t>(graph)];
+  const double start = now_ + std::max(0.0, launch_ns);
+  if (std::isnan(first)) {
+    // The launch's first node: cold when the GPU had to wait for the host.
+    first = waited_for_host ? start : -std::numeric_limits<double>::infinity();
+    return;
+  }
+  const auto& holds = wait.holds[static_cast<size_t>(device)];
+  if (index >= holds.size() || holds[index] == 0) return;
+  const double earliest = first + static_cast<double>(wait.wait_ns[static_cast<size_t>(graph)]);
+  if (start >= earliest) return;
+  cold_graph_wait_ns_ += earliest - start;
+  work_ns += earliest - start;
+  launch_ns = std::max(0.0, launch_ns) + (earliest - start);
+}
+
 void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t index, double issue) {
   const int64_t sms = thunk.kind == ThunkKind::kGemm ? gemm_sms(model_, thunk, options_.comm_sms) : 0;
   const std::optional<KernelWork> work =
@@ -68,12 +93,17 @@ void Engine::start_kernel(int device, int stream, const Thunk& thunk, uint32_t i
     cost.work_ns = cost.work_ns - launch_ns + static_cast<double>(gap);
     launch_ns = static_cast<double>(gap);
   }
+  bool waited_for_host = false;
   if (const double host_wait = issue - now_; host_wait > 0 && host_wait > launch_ns) {
     // Issued after its stream could have run it: the GPU waits for the host.
     host_wait_ns_ += host_wait - std::max(0.0, launch_ns);
     ++host_bound_;
     cost.work_ns += host_wait - launch_ns;
     launch_ns = host_wait;
+    waited_for_host = true;
+  }
+  if (const int64_t g = cold_graph_of(static_cast<size_t>(device), index); g >= 0) {
+    hold_for_cold_graph(device, index, g, waited_for_host, launch_ns, cost.work_ns);
   }
   if (launch_ns < 0) {
     // A graph node overlapping its predecessor's tail (CUPTI shows it

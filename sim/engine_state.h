@@ -69,6 +69,9 @@ struct DeviceState {
   std::vector<double> issue_ns;
   std::vector<int> host_parked;
   int main_stream = -1;  // index into `streams` of sched::kMainStream, -1 none
+  // Per graph launch (SimOptions::cold_graph_wait): when its first node
+  // started, if the launch was cold; -infinity when warm; NaN not yet.
+  std::vector<double> graph_first_start_ns;
 };
 
 struct Member {
@@ -163,6 +166,11 @@ class Engine {
   std::optional<double> issue_time(int device, uint32_t thunk);
   Status drain();
   void start_kernel(int device, int stream, const Thunk& thunk, uint32_t index, double issue);
+  // SimOptions::cold_graph_wait: the first node of launch `graph` to start
+  // marks it cold or warm; a later node of a cold one that `holds` starts no
+  // earlier than its wait after that (longer launch gap and work).
+  void hold_for_cold_graph(int device, uint32_t index, int64_t graph, bool waited_for_host, double& launch_ns,
+                           double& work_ns);
   Status arrive(int device, int stream, const Thunk& thunk, uint32_t index);
   void start_collective(Rendezvous& rv);
   void launch_collective(Rendezvous& rv, const std::vector<int>& blocked, double complete_at);
@@ -190,6 +198,13 @@ class Engine {
     const auto* fixed = options_.fixed_thunk_ns;
     if (fixed == nullptr || device >= fixed->size() || thunk >= (*fixed)[device].size()) return 0;
     return (*fixed)[device][thunk];
+  }
+  // SimOptions::cold_graph_wait's graph launch of (device slot, thunk), or -1.
+  int64_t cold_graph_of(size_t device, uint32_t thunk) const {
+    const ColdGraphWait* wait = options_.cold_graph_wait;
+    if (wait == nullptr || device >= wait->graph_of.size() || thunk >= wait->graph_of[device].size()) return -1;
+    const int64_t g = wait->graph_of[device][thunk];
+    return g >= 0 && static_cast<size_t>(g) < wait->wait_ns.size() ? g : -1;
   }
   // SimOptions::fixed_thunk_gap_ns of (device slot, thunk), or kNoGap.
   int64_t fixed_gap_ns(size_t device, uint32_t thunk) const {
@@ -226,6 +241,7 @@ class Engine {
   int64_t custom_calls_by_bytes_ = 0;
   int64_t host_bound_ = 0;   // kernels whose start their issue set
   double host_wait_ns_ = 0;  // time those kernels waited for the host beyond their launch gap
+  double cold_graph_wait_ns_ = 0;  // time graph nodes waited after a cold launch's first node
   int64_t host_syncs_ = 0;
   // Content of each kernel instruction, analysed once (occurrences share it).
   std::unordered_map<const hlo::Instruction*, KernelWork> work_;

@@ -36,6 +36,7 @@ class SimBackend : public exec::Backend {
     const std::vector<sched::DeviceProgram>* devices = &program.devices;
     std::optional<GraphProgram> laid;
     std::vector<std::vector<int64_t>> role_gaps;
+    ColdGraphWait cold;
     HostIssue host;
     if (launch_.xla_executable) {
       const std::vector<std::vector<CommandBuffer>> none;
@@ -44,6 +45,8 @@ class SimBackend : public exec::Backend {
       devices = &laid->devices;
       role_gaps = role_gaps_ns(*laid, model_, true);
       sim_options.fixed_thunk_gap_ns = &role_gaps;
+      cold = cold_graph_wait(*laid, model_);
+      if (!cold.wait_ns.empty()) sim_options.cold_graph_wait = &cold;
       // Trace-driven: the host as fast as it was in the measured run.
       const bool from_capture = measured_ && measured_->host_costs;
       host = host_issue_of(*laid, program.devices, from_capture ? with_host_costs(model_, *measured_->host_costs) : model_,
@@ -180,7 +183,11 @@ class SimBackend : public exec::Backend {
     DeviceModel replay = model_;
     if (measured_->launch_gap_ns > 0) replay.kernel_launch_us = static_cast<double>(measured_->launch_gap_ns) / 1e3;
     int64_t gaps_by_role = 0;
-    if (laid != nullptr) gaps_by_role = keep_gaps_launched_alike(devices, *laid, role_gaps, times.gap_ns);
+    std::vector<std::vector<uint8_t>> modelled_gap;
+    if (laid != nullptr) gaps_by_role = keep_gaps_launched_alike(devices, *laid, role_gaps, times.gap_ns, modelled_gap);
+    // A measured gap shows the wait after a cold launch's first node already.
+    const ColdGraphWait cold = laid != nullptr ? cold_graph_wait(*laid, model_, &modelled_gap) : ColdGraphWait{};
+    options.cold_graph_wait = cold.wait_ns.empty() ? nullptr : &cold;
     // Only a graph node overlaps its predecessor; a stream replays idle time.
     for (size_t d = 0; d < times.gap_ns.size(); ++d) {
       for (size_t i = 0; i < times.gap_ns[d].size(); ++i) {
@@ -214,12 +221,16 @@ class SimBackend : public exec::Backend {
   // from the race between the host and the GPU, which the host-issue model
   // runs again (replaying it would count the host twice, and on a second
   // stream it is the wait for the other stream). Returns how many graph
-  // nodes got their role's gap.
+  // nodes got their role's gap; `modelled` marks the thunks that did (per
+  // device, per thunk).
   int64_t keep_gaps_launched_alike(const std::vector<sched::DeviceProgram>& devices, const GraphProgram& laid,
                                    const std::vector<std::vector<int64_t>>& role_gaps,
-                                   std::vector<std::vector<int64_t>>& gaps) const {
+                                   std::vector<std::vector<int64_t>>& gaps,
+                                   std::vector<std::vector<uint8_t>>& modelled) const {
     int64_t replaced = 0;
+    modelled.assign(gaps.size(), {});
     for (size_t d = 0; d < devices.size() && d < gaps.size(); ++d) {
+      modelled[d].assign(gaps[d].size(), 0);
       for (size_t i = 0; i < gaps[d].size(); ++i) {
         const LaunchRole role = laid.role[d][i];
         if (role == LaunchRole::kSynthetic) continue;
@@ -231,6 +242,7 @@ class SimBackend : public exec::Backend {
                                  measured_->in_graph.count(measured_->source(devices[d].thunks[i].attributed_name)) > 0;
         if (gaps[d][i] != kNoGap && graph_there) continue;
         gaps[d][i] = role_gaps[d][i];
+        modelled[d][i] = 1;
         ++replaced;
       }
     }
