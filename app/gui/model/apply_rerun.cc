@@ -25,7 +25,7 @@ int64_t config_int(const std::string& config_json, const char* key) {
 // it was simulated (a trace-driven run's in its config, its device_model
 // being a description).
 std::string sim_device_of(const trace::RunInfo& source) {
-  if (app::kernel_times_source(source).run > 0) return app::kernel_times_source(source).device;
+  if (const app::KernelTimesSource times = app::kernel_times_source(source); times.run > 0) return times.device;
   return source.backend == "sim" && !source.device_model.empty() ? source.device_model : "h200";
 }
 
