@@ -1,6 +1,7 @@
 // `streamlens capture -- CMD ARGS...`: run any CUDA program with the CUPTI
 // injection library (CUDA_INJECTION64_PATH) and store what it recorded.
 
+#include <dlfcn.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,6 +47,19 @@ std::string injection_library() {
     if (!ec && std::filesystem::exists(candidate)) return std::filesystem::weakly_canonical(candidate).string();
   }
   return SL_INJECT_LIBRARY;
+}
+
+// CUDA drops an injection library it cannot load without a word (a missing
+// libcupti, an undefined symbol), and the capture would then say the command
+// used no CUDA: load it here first, as CUDA will, and say why it fails.
+Status check_loadable(const std::string& library) {
+  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    return runtime_error("the injection library " + library + " cannot be loaded: " + (why ? why : "unknown error"));
+  }
+  dlclose(handle);
+  return Status::ok();
 }
 
 std::string join(const std::vector<std::string>& words) {
@@ -184,6 +198,7 @@ int cmd_capture(const StoreArgs& args, const CaptureArgs& capture) {
   if ((*cuda)->device_count() == 0) return fail(runtime_error("no GPU: capture records CUDA programs"));
   std::string library = injection_library();
   if (!std::filesystem::exists(library)) return fail(runtime_error("injection library not found: " + library));
+  if (Status loadable = check_loadable(library); !loadable.is_ok()) return fail(loadable);
   auto store = open_store_for_writing(args.db);
   if (!store) return fail(store.status());
 

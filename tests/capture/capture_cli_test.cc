@@ -169,5 +169,18 @@ TEST_F(CaptureCli, ACommandWithoutCudaCapturesNothing) {
   EXPECT_NE(o.err.find("used no CUDA: nothing was captured"), std::string::npos) << o.err;
 }
 
+// CUDA silently drops an injection library it cannot load; the capture
+// loads it first and says why, instead of "used no CUDA".
+TEST_F(CaptureCli, AnInjectionLibraryThatCannotLoadIsNamed) {
+  const fs::path broken = dir_ / "libbroken_inject.so";
+  std::ofstream(broken) << "not a shared object";
+  setenv("STREAMLENS_INJECT", broken.c_str(), 1);
+  Outcome o = streamlens("capture", "-- /bin/true");
+  unsetenv("STREAMLENS_INJECT");
+  if (o.err.find("no GPU") != std::string::npos) GTEST_SKIP() << "no GPU";
+  EXPECT_EQ(o.exit_code, 3) << o.err;
+  EXPECT_NE(o.err.find("libbroken_inject.so cannot be loaded"), std::string::npos) << o.err;
+}
+
 }  // namespace
 }  // namespace sl::capture_test
