@@ -201,20 +201,26 @@ Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, c
   return info;
 }
 
-std::vector<std::string> overridden_graph_nodes(const CommandBufferInfo& info, const sched::LoweredProgram& lowered,
-                                                const sched::StreamOverrides& overrides) {
+std::set<std::string> graph_node_instructions(const CommandBufferInfo& info, const sched::LoweredProgram& lowered) {
   std::set<std::string> out;
-  if (!info.setup.command_buffers || info.setup.graphs.empty() || lowered.devices.empty() || overrides.empty()) {
-    return {};
-  }
+  if (!info.setup.command_buffers || info.setup.graphs.empty() || lowered.devices.empty()) return out;
   const std::vector<sched::Thunk>& thunks = lowered.devices[0].thunks;
   for (const sched::CommandBuffer& graph : info.setup.graphs[0]) {
     for (uint32_t t : graph.thunks) {
-      if (t >= thunks.size() || thunks[t].instruction == nullptr) continue;
-      if (overrides.count(thunks[t].instruction->name)) out.insert(thunks[t].instruction->name);
+      if (t < thunks.size() && thunks[t].instruction != nullptr) out.insert(thunks[t].instruction->name);
     }
   }
-  return {out.begin(), out.end()};
+  return out;
+}
+
+std::vector<std::string> overridden_graph_nodes(const CommandBufferInfo& info, const sched::LoweredProgram& lowered,
+                                                const sched::StreamOverrides& overrides) {
+  std::vector<std::string> out;
+  if (overrides.empty()) return out;
+  for (const std::string& node : graph_node_instructions(info, lowered)) {
+    if (overrides.count(node)) out.push_back(node);
+  }
+  return out;
 }
 
 LaunchedInstructions launched_instructions(const std::string& module_path) {

@@ -5,6 +5,7 @@
 // `run --backend sim` (`--command-buffers`) and `lower`.
 
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -47,9 +48,11 @@ struct LaunchedInstructions {
 };
 LaunchedInstructions launched_instructions(const std::string& module_path);
 
-// The instructions of `overrides` that run as graph nodes under `info`
-// (device 0): inside a command buffer XLA orders work by the graph's edges,
-// not by streams, so moving one to another stream changes nothing.
+// The instructions that run as graph nodes under `info` (device 0): inside
+// a command buffer XLA orders work by the graph's edges, not by streams, so
+// moving one to another stream changes nothing.
+std::set<std::string> graph_node_instructions(const CommandBufferInfo& info, const sched::LoweredProgram& lowered);
+// Those of them that `overrides` moves, sorted.
 std::vector<std::string> overridden_graph_nodes(const CommandBufferInfo& info, const sched::LoweredProgram& lowered,
                                                 const sched::StreamOverrides& overrides);
 

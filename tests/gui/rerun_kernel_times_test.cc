@@ -13,6 +13,7 @@
 #include <string>
 
 #include "app/common/kernel_times.h"
+#include "app/gui/model/app_state.h"
 #include "app/gui/model/services.h"
 #include "app/gui/model/suggest.h"
 #include "tests/gui/gui_test_util.h"
@@ -123,6 +124,38 @@ TEST_F(GuiRerunKernelTimes, SuggestOnALinkedCaptureSearchesOnItsKernelTimes) {
             std::string::npos)
       << measured->original_makespan_ns << " " << cli.substr(0, 300);
   EXPECT_NE(measured->original_makespan_ns, modelled->original_makespan_ns);
+}
+
+// Moving a graph node of a linked capture changes nothing in its rerun (XLA
+// orders a command buffer's nodes by its edges): the program panel marks the
+// node and the edit says so at once, as `run --stream` notes it. The same
+// program captured without command buffers has no graph nodes.
+TEST_F(GuiRerunKernelTimes, MovingAGraphNodeSaysItChangesNothing) {
+  const fs::path nocb = kCapture.parent_path() / "mlp_nocb";
+  if (streamlens("import " + (kCapture / "capture.jsonl").string() + " --xla-dump " + kCapture.string()) != 0) {
+    GTEST_SKIP() << "this streamlens reads no capture files (built without CUDA's headers)";
+  }
+  ASSERT_EQ(streamlens("import " + (nocb / "capture.jsonl").string() + " --xla-dump " + nocb.string()), 0);
+  AppState state;
+  state.services = default_services();
+  apply(state, OpenDatabase{db_});
+  apply(state, OpenRun{1});
+  wait_for_job(state);
+  ASSERT_TRUE(state.has_run()) << state.message.text;
+  EXPECT_TRUE(state.current->graph_nodes.count("wrapped_subtract")) << state.current->graph_nodes.size();
+  apply(state, SetStream{"wrapped_subtract", 1});
+  EXPECT_FALSE(state.message.error) << state.message.text;
+  EXPECT_NE(state.message.text.find("command buffer (CUDA graph)"), std::string::npos) << state.message.text;
+  EXPECT_EQ(state.edits.at("wrapped_subtract"), 1);  // the edit is kept all the same
+
+  apply(state, OpenRun{2});
+  wait_for_job(state);
+  ASSERT_TRUE(state.has_run()) << state.message.text;
+  ASSERT_EQ(state.current->info.id, 2);
+  EXPECT_TRUE(state.current->graph_nodes.empty());
+  state.edits.clear();
+  apply(state, SetStream{"wrapped_subtract", 1});
+  EXPECT_EQ(state.message.text.find("command buffer"), std::string::npos) << state.message.text;
 }
 
 // Any other run reruns on the device model alone.

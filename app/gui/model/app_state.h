@@ -11,6 +11,7 @@
 #include <future>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,10 @@ struct LoadedRun {
   std::vector<sched::StreamAssignmentEntry> streams;  // as saved with the run
   std::string program_text;                            // empty for imported/captured runs
   ProgramOutline outline;                              // from program_text (empty without one)
+  // Instructions a trace-driven rerun launches as nodes of XLA's command
+  // buffers (CUDA graphs): ordered by the graph's edges, so a stream edit of
+  // one changes nothing (app::graph_node_instructions).
+  std::set<std::string> graph_nodes;
   double load_ms = 0;                                  // read + index, wall clock
   // The same on the loading thread's CPU clock, and its parts (a busy
   // machine stretches the wall time, not these); statistics come later.

@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "app/common/command_buffer_setup.h"
+#include "app/common/kernel_times.h"
 #include "app/gui/layout/ruler.h"
 #include "app/gui/model/app_state.h"
 #include "app/gui/model/apply_internal.h"
@@ -67,11 +69,21 @@ Result<std::shared_ptr<LoadedRun>> load_run(const Services& services, const std:
   if (!run->program_text.empty()) {
     // A program that no longer parses is still shown; reruns report the parse error.
     Result<hlo::Module> module = hlo::parse_program(run->program_text, run->info.program_name + ".hlo");
-    if (module && run->streams.empty()) {
-      // A capture linked to its XLA module ran on CUDA's streams, not on an
-      // assignment of ours: edits start from the module's as lowered, which
-      // its reruns use.
-      if (Result<sched::LoweredProgram> lowered = sched::lower(*module, {})) run->streams = std::move(lowered->streams);
+    const app::KernelTimesSource times = app::kernel_times_source(run->info);
+    if (module && (run->streams.empty() || times.run > 0)) {
+      if (Result<sched::LoweredProgram> lowered = sched::lower(*module, {})) {
+        // A capture linked to its XLA module ran on CUDA's streams, not on an
+        // assignment of ours: edits start from the module's as lowered, which
+        // its reruns use.
+        if (run->streams.empty()) run->streams = lowered->streams;
+        // Its reruns launch the module as XLA's thunk dump says.
+        if (times.run > 0 && !times.module_path.empty()) {
+          if (Result<app::CommandBufferInfo> cb =
+                  app::command_buffer_setup(times.module_path, *module, *lowered, "auto", {})) {
+            run->graph_nodes = app::graph_node_instructions(*cb, *lowered);
+          }
+        }
+      }
     }
     if (module) run->outline = outline_program(*module, run->streams);
   }
@@ -365,6 +377,11 @@ void set_stream(AppState& s, const SetStream& a) {
     s.edits.erase(a.instruction);
   } else {
     s.edits[a.instruction] = a.stream;
+  }
+  if (s.current->graph_nodes.count(a.instruction) != 0) {
+    return info(s, fmt::format("{} -> stream {}: it runs as a node of a command buffer (CUDA graph), where XLA "
+                               "orders work by the graph's edges, not by streams, so a rerun will show no change",
+                               a.instruction, a.stream));
   }
   info(s, fmt::format("{} -> stream {} (rerun to see the effect)", a.instruction, a.stream));
 }

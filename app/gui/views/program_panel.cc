@@ -179,6 +179,14 @@ void show_program_panel(const AppState& state, UiState& ui, ActionQueue& out) {
     } else {
       ImGui::TextUnformatted(entry.instruction.c_str());
     }
+    if (run.graph_nodes.count(entry.instruction) != 0) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("(graph)");
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip("a node of XLA's command buffer (CUDA graph): ordered by the graph's edges,\n"
+                          "not by streams, so moving it to another stream changes nothing");
+      }
+    }
     ImGui::Unindent(ImGui::GetFontSize() * 0.5f);
     ImGui::TableSetColumnIndex(1);
     const int stream = effective_stream(state, entry.instruction);
