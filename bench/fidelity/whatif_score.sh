@@ -15,14 +15,24 @@
 set -u
 SL=$1 ROOT=$2 DB=$3
 rm -f "$DB"
-declare -A run_of
+declare -A run_of linked_of
 for d in "$ROOT"/*/; do
   name=$(basename "$d")
   out=$("$SL" import "$d/capture.jsonl" --xla-dump "$d/dump" --db "$DB" --name "$name" 2>&1) || {
     echo "import $name failed: $out" >&2; continue; }
   run_of[$name]=$(sed -n 's/.* as run \([0-9]*\) .*/\1/p' <<< "$out" | head -1)
+  linked_of[$name]=$(sed -n 's/^linked: [0-9]* steps of \([^,]*\),.*/\1/p' <<< "$out" | head -1)
 done
-module_of() { ls "$ROOT/$1"/dump/*jit_*gpu_after_optimizations.txt | head -1; }
+# The module the capture was linked to (a dump can hold others: flax's
+# jax.random.key(0) compiles jit__threefry_seed before the step).
+module_of() {
+  local m=${linked_of[$1]:-}
+  if [ -n "$m" ] && ls "$ROOT/$1"/dump/*."$m".*gpu_after_optimizations.txt > /dev/null 2>&1; then
+    ls "$ROOT/$1"/dump/*."$m".*gpu_after_optimizations.txt | head -1
+  else
+    ls "$ROOT/$1"/dump/*jit_*gpu_after_optimizations.txt | head -1
+  fi
+}
 # Prints "measured simulated error range" for module of $1 costed with run $2,
 # against run $3; range: the step at the fastest and slowest host pace when the
 # host costs came from the device file (run's note), with "in" when the
