@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -249,7 +250,8 @@ ColdGraphWait cold_graph_wait(const GraphProgram& program, const DeviceModel& mo
 HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::DeviceProgram>& original,
                         const DeviceModel& model, const std::vector<std::vector<uint32_t>>& syncs_before,
                         const std::vector<std::vector<uint32_t>>& dynamic_slices,
-                        const std::vector<std::vector<int64_t>>& launches_before_syncs) {
+                        const std::vector<std::vector<int64_t>>& launches_before_syncs,
+                        const std::vector<std::vector<int64_t>>& after_issue_ns) {
   auto ns = [](double us) { return std::llround(us * 1e3); };
   HostIssue out;
   out.sync_ns = ns(model.host_sync_us);
@@ -266,8 +268,10 @@ HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::De
       }
     }
     int64_t graph_paid = -1;  // the last graph whose launch the host paid
+    int64_t after_previous = 0;  // host time the previous thunk kept after its issue
     for (size_t i = 0; i < thunks.size(); ++i) {
       const sched::Thunk& t = thunks[i];
+      cost[i] = std::exchange(after_previous, 0);
       switch (program.role[d][i]) {
         case LaunchRole::kStream: {
           // XLA's Gemm thunk calls cuBLAS(Lt), whose host side costs far more than a kernel launch.
@@ -275,9 +279,10 @@ HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::De
                                (t.instruction == nullptr || t.instruction->opcode != hlo::Opcode::kFusion);
           const uint32_t o = program.original[d][i];
           const bool slice = o < slicing.size() && slicing[o] != 0;
-          cost[i] = ns(library ? model.host_library_call_us
-                       : slice ? model.host_dynamic_slice_us
-                               : model.host_kernel_launch_us);
+          cost[i] += ns(library ? model.host_library_call_us
+                        : slice ? model.host_dynamic_slice_us
+                                : model.host_kernel_launch_us);
+          if (d < after_issue_ns.size() && o < after_issue_ns[d].size()) after_previous = after_issue_ns[d][o];
           break;
         }
         case LaunchRole::kGraphStart:
@@ -286,7 +291,7 @@ HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::De
             graph_paid = g;
             const int64_t rerecorded =
                 g >= 0 && static_cast<size_t>(g) < program.rerecorded_commands.size() ? program.rerecorded_commands[static_cast<size_t>(g)] : 0;
-            cost[i] = ns(model.host_graph_launch_us + static_cast<double>(rerecorded) * model.host_graph_rerecord_us);
+            cost[i] += ns(model.host_graph_launch_us + static_cast<double>(rerecorded) * model.host_graph_rerecord_us);
           }
           break;
         case LaunchRole::kSynthetic:

@@ -79,11 +79,15 @@ ColdGraphWait cold_graph_wait(const GraphProgram& program, const DeviceModel& mo
 // `syncs_before` lists (per device; a while loop without a known trip count,
 // every trip), for host_sync_us after the main stream is done, having issued
 // `launches_before_syncs` (per device, per sync; missing = 0) launches of the
-// loop's condition at host_kernel_launch_us each before it.
+// loop's condition at host_kernel_launch_us each before it. A thunk launched
+// alone keeps the host `after_issue_ns` (per device, per original thunk;
+// missing = 0) more after its issue: a cuDNN call's own host code between
+// its first launch and its last, which the call's GPU span already shows.
 HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::DeviceProgram>& original,
                         const DeviceModel& model, const std::vector<std::vector<uint32_t>>& syncs_before,
                         const std::vector<std::vector<uint32_t>>& dynamic_slices,
-                        const std::vector<std::vector<int64_t>>& launches_before_syncs = {});
+                        const std::vector<std::vector<int64_t>>& launches_before_syncs = {},
+                        const std::vector<std::vector<int64_t>>& after_issue_ns = {});
 
 // Maps a simulation of `program` back to the original program: correlations
 // to original thunk indices, lane streams to the stream that launched the

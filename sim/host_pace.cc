@@ -33,7 +33,7 @@ int32_t median_step(const trace::Trace& linked, const std::vector<int32_t>& step
   return by_span[(by_span.size() - 1) / 2].second;
 }
 
-enum class Issue { kNone, kKernel, kLibrary, kSlice, kGraph };
+enum class Issue { kNone, kKernel, kLibrary, kSlice, kGraph, kDnn };
 
 // The host's issues between two launch-bound ones (the first excluded, the
 // second included): the host spent `span_ns` on them, as it never waits for
@@ -42,7 +42,10 @@ enum class Issue { kNone, kKernel, kLibrary, kSlice, kGraph };
 // (robust_cost_us) leaves the worst of those out.
 struct Interval {
   int64_t span_ns = 0;
-  int64_t kernels = 0, libraries = 0, slices = 0, graphs = 0;
+  // dnn: cuDNN calls, whose host code between their own launches is no
+  // issue cost of any kind (sim/command_buffers.h, after_issue_ns): an
+  // interval with one estimates nothing.
+  int64_t kernels = 0, libraries = 0, slices = 0, graphs = 0, dnn = 0;
   int64_t rerecorded_commands = 0;  // of the graphs launched
 };
 
@@ -80,6 +83,8 @@ void intervals_of_device(const trace::Trace& linked, std::vector<const trace::Ev
       issue = previous_node && !bound ? Issue::kNone : Issue::kGraph;
     } else if (previous != nullptr && e->instruction != 0 && previous->instruction == e->instruction) {
       issue = Issue::kNone;  // a thunk of several kernels (a cuBLAS call) is issued once
+    } else if (e->instruction != 0 && work.dnn_call.count(instruction) > 0) {
+      issue = Issue::kDnn;
     } else if (e->kind == trace::EventKind::kGemm && instruction.find("fusion") == std::string::npos) {
       issue = Issue::kLibrary;
     } else if (e->instruction != 0 && work.dynamic_slice.count(instruction) > 0) {
@@ -94,6 +99,7 @@ void intervals_of_device(const trace::Trace& linked, std::vector<const trace::Ev
       (issue == Issue::kKernel    ? open.kernels
        : issue == Issue::kLibrary ? open.libraries
        : issue == Issue::kSlice   ? open.slices
+       : issue == Issue::kDnn     ? open.dnn
                                   : open.graphs) += 1;
       if (bound) {
         if (anchor) {
@@ -151,6 +157,7 @@ HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unor
   }
   std::vector<Interval> intervals;
   for (auto& [device, events] : by_device) intervals_of_device(linked, std::move(events), in_graph, work, intervals);
+  std::erase_if(intervals, [](const Interval& i) { return i.dnn > 0; });
   // Kernels first (intervals of kernels alone), then library calls with the
   // kernels' cost taken off, then dynamic-slice fusions and graph launches
   // with the kinds before them taken off (and a graph's re-recording, at the

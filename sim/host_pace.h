@@ -52,6 +52,9 @@ struct HostCostEstimate {
 struct HostWorkOf {
   std::unordered_set<std::string> dynamic_slice;
   std::unordered_map<std::string, int64_t> rerecorded_commands;
+  // cuDNN calls: their host code runs between their own launches (a memset,
+  // then 10-30 us, then the kernel), time that is no kernel launch's.
+  std::unordered_set<std::string> dnn_call;
 };
 
 // `linked`: a linked capture (its events carry their step as iteration).

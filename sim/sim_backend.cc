@@ -49,8 +49,9 @@ class SimBackend : public exec::Backend {
       if (!cold.wait_ns.empty()) sim_options.cold_graph_wait = &cold;
       // Trace-driven: the host as fast as it was in the measured run.
       const bool from_capture = measured_ && measured_->host_costs;
+      dnn_host_after_ = measured_ ? dnn_host_after(program.devices, *measured_) : std::vector<std::vector<int64_t>>{};
       host = host_issue_of(*laid, program.devices, from_capture ? with_host_costs(model_, *measured_->host_costs) : model_,
-                           launch_.host_syncs, launch_.dynamic_slices, launch_.launches_before_syncs);
+                           launch_.host_syncs, launch_.dynamic_slices, launch_.launches_before_syncs, dnn_host_after_);
       sim_options.host_issue = &host;
     }
     SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(*devices, model_, sim_options));
@@ -115,7 +116,7 @@ class SimBackend : public exec::Backend {
         *us *= scale;
       }
       const HostIssue host = host_issue_of(laid, original, with_host_costs(scaled, estimate), launch_.host_syncs,
-                                           launch_.dynamic_slices, launch_.launches_before_syncs);
+                                           launch_.dynamic_slices, launch_.launches_before_syncs, dnn_host_after_);
       options.host_issue = &host;
       SL_ASSIGN_OR_RETURN(trace::Trace at_pace, trace_driven(laid.devices, &laid, role_gaps, options, modelled));
       // The measured run is one call too: where its own pace lies outside
@@ -128,6 +129,27 @@ class SimBackend : public exec::Backend {
                                     scale, scale < 1 ? "fastest" : "slowest", scale < 1 ? "faster" : "slower"));
     }
     return Status::ok();
+  }
+
+  // Per device, per thunk: the host time a cuDNN call keeps after its issue
+  // (host_issue_of's after_issue_ns), its first record's start to its last's
+  // in the measured run where the run launched it alone (in a graph the
+  // GPU, not the host, spaced them). Library calls of cuBLAS are costed whole
+  // by host_library_call_us.
+  static std::vector<std::vector<int64_t>> dnn_host_after(const std::vector<sched::DeviceProgram>& devices,
+                                                          const MeasuredTimes& measured) {
+    std::vector<std::vector<int64_t>> out(devices.size());
+    for (size_t d = 0; d < devices.size(); ++d) {
+      out[d].assign(devices[d].thunks.size(), 0);
+      for (size_t i = 0; i < devices[d].thunks.size(); ++i) {
+        const std::string source = measured.source(devices[d].thunks[i].attributed_name);
+        if (!measured.host_work.dnn_call.count(source) || measured.in_graph.count(source)) continue;
+        if (auto span = measured.issue_span_ns_per_step.find(source); span != measured.issue_span_ns_per_step.end()) {
+          out[d][i] = std::max<int64_t>(0, span->second);
+        }
+      }
+    }
+    return out;
   }
 
   // What the host-issue model took from the measured run (sim/host_pace.h).
@@ -210,6 +232,10 @@ class SimBackend : public exec::Backend {
                       "thunks the measured run never ran, costed by the model times its bias");
     trace.add_counter("trace_driven.model_bias_permille", std::llround(times.model_bias * 1000),
                       "median of measured / modelled kernel time over the matched thunks, x1000");
+    trace.add_counter("trace_driven.gemm_model_bias_permille", std::llround(times.gemm_model_bias * 1000),
+                      fmt::format("the same over the matched GEMM thunks ({} of them; the median over all when "
+                                  "fewer than {}), x1000: the bias of the GEMMs the model costs",
+                                  times.gemm_bias_samples, kMinGemmBiasSamples));
     trace.add_counter("trace_driven.launch_gap_ns", measured_->launch_gap_ns,
                       "median idle time between records of a stream in the measured steps, used as the launch gap");
     return trace;
@@ -251,6 +277,7 @@ class SimBackend : public exec::Backend {
 
   DeviceModel model_;
   std::optional<MeasuredTimes> measured_;
+  std::vector<std::vector<int64_t>> dnn_host_after_;  // of the last run (dnn_host_after)
   LaunchSetup launch_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "core/trace/iterations.h"
 #include "core/xla/launch_plan.h"
@@ -30,7 +31,7 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
   for (size_t i = 0; i < steps.size(); ++i) step_index[steps[i]] = i;
 
   // Per instruction, per step: the sum of its records' durations.
-  std::unordered_map<uint32_t, std::vector<int64_t>> per_step, gap_per_step;
+  std::unordered_map<uint32_t, std::vector<int64_t>> per_step, gap_per_step, issue_span_per_step;
   std::vector<std::pair<int64_t, int64_t>> span(steps.size(), {INT64_MAX, INT64_MIN});
   std::map<std::tuple<int32_t, int32_t, int32_t>, std::vector<const trace::Event*>> by_stream;  // step, device, stream
   for (const trace::Event& e : linked.events) {
@@ -54,6 +55,9 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
     std::sort(events.begin(), events.end(), [](const trace::Event* a, const trace::Event* b) {
       return a->start_ns < b->start_ns;
     });
+    // The start of the current library call's last record that started at
+    // its issue (after idle time: the GPU waited for the host).
+    int64_t call_issue_known = events.empty() ? 0 : events[0]->start_ns;
     for (size_t i = 1; i < events.size(); ++i) {
       // Signed: a kernel that CUPTI shows starting before its predecessor's
       // end (graph nodes, about 0.1 us) overlaps it by that much.
@@ -62,9 +66,21 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
       const trace::Event& e = *events[i];
       if (e.instruction == 0) continue;
       const size_t s = step_index.at(e.iteration);
-      if (e.instruction == events[i - 1]->instruction && gap > 0 && e.kind != trace::EventKind::kCopy &&
-          events[i - 1]->kind != trace::EventKind::kCopy &&
-          linked.name_of(e) != xla::sanitized_kernel_name(linked.instruction_of(e))) {
+      const bool same_call = e.instruction == events[i - 1]->instruction && e.kind != trace::EventKind::kCopy &&
+                             events[i - 1]->kind != trace::EventKind::kCopy &&
+                             linked.name_of(e) != xla::sanitized_kernel_name(linked.instruction_of(e));
+      if (!same_call) {
+        call_issue_known = e.start_ns;
+      } else if (gap > 0) {
+        // The host issued this record when it started: its code ran that
+        // long since the call's earlier known issue. (A record right behind
+        // the previous one may have been issued any time before.)
+        auto& v = issue_span_per_step[e.instruction];
+        if (v.empty()) v.assign(steps.size(), 0);
+        v[s] += e.start_ns - call_issue_known;
+        call_issue_known = e.start_ns;
+      }
+      if (same_call && gap > 0) {
         // Between two records of one library call (a cuDNN convolution's
         // kernels, issued one by one by the library's host code): the stream
         // is the call's until its last record ends, so the gap is the call's
@@ -79,6 +95,9 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
   }
   for (auto& [instruction, v] : per_step) out.ns_per_step[linked.strings.get(instruction)] = median_of(v);
   for (auto& [instruction, v] : gap_per_step) out.gap_ns_per_step[linked.strings.get(instruction)] = median_of(v);
+  for (auto& [instruction, v] : issue_span_per_step) {
+    out.issue_span_ns_per_step[linked.strings.get(instruction)] = median_of(v);
+  }
   out.launch_gap_ns = median_of(gaps);
   return out;
 }
@@ -88,6 +107,8 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
   ThunkTimes out;
   // Each thunk's modelled duration: its events' total (a thunk's events carry its index).
   std::map<std::pair<int32_t, int64_t>, int64_t> model_ns;  // (device slot, thunk index)
+  // Thunks the model costs as GEMMs (cuBLAS calls and GEMM fusions alike).
+  std::set<std::pair<int32_t, int64_t>> model_gemm;
   std::map<int64_t, int32_t> slot_of_device;
   for (size_t d = 0; d < devices.size(); ++d) slot_of_device[devices[d].device] = static_cast<int32_t>(d);
   for (const trace::Event& e : modelled.events) {
@@ -95,12 +116,16 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
     auto slot = slot_of_device.find(e.device);
     if (slot == slot_of_device.end()) continue;
     model_ns[{slot->second, e.correlation}] += e.duration_ns();
+    if (e.kind == trace::EventKind::kGemm) model_gemm.insert({slot->second, e.correlation});
   }
+  auto is_gemm = [&](size_t d, size_t i) {
+    return model_gemm.count({static_cast<int32_t>(d), static_cast<int64_t>(i)}) != 0;
+  };
   // Thunks per instruction per device: a measured step's time is shared by
   // the instruction's occurrences (a loop body's kernels run once a trip).
   out.ns.resize(devices.size());
   out.gap_ns.resize(devices.size());
-  std::vector<double> ratios;
+  std::vector<double> ratios, gemm_ratios;
   for (size_t d = 0; d < devices.size(); ++d) {
     const auto& thunks = devices[d].thunks;
     std::unordered_map<std::string_view, int64_t> occurrences;
@@ -125,11 +150,15 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
       ++out.matched_thunks;
       auto model = model_ns.find({static_cast<int32_t>(d), static_cast<int64_t>(i)});
       if (model != model_ns.end() && model->second > 0 && t.kind != sched::ThunkKind::kCollective) {
-        ratios.push_back(static_cast<double>(ns) / static_cast<double>(model->second));
+        const double ratio = static_cast<double>(ns) / static_cast<double>(model->second);
+        ratios.push_back(ratio);
+        if (is_gemm(d, i)) gemm_ratios.push_back(ratio);
       }
     }
   }
   out.model_bias = ratios.empty() ? 1.0 : median_of(ratios);
+  out.gemm_bias_samples = static_cast<int64_t>(gemm_ratios.size());
+  out.gemm_model_bias = out.gemm_bias_samples >= kMinGemmBiasSamples ? median_of(gemm_ratios) : out.model_bias;
   for (size_t d = 0; d < devices.size(); ++d) {
     const auto& thunks = devices[d].thunks;
     for (size_t i = 0; i < thunks.size(); ++i) {
@@ -139,7 +168,8 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
       }
       auto model = model_ns.find({static_cast<int32_t>(d), static_cast<int64_t>(i)});
       if (model == model_ns.end() || model->second <= 0) continue;
-      out.ns[d][i] = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(model->second) * out.model_bias));
+      const double bias = is_gemm(d, i) ? out.gemm_model_bias : out.model_bias;
+      out.ns[d][i] = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(model->second) * bias));
       ++out.modelled_thunks;
     }
   }

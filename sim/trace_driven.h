@@ -7,7 +7,11 @@
 // An instruction the run never executed is costed by the device model,
 // scaled by the model's bias on the instructions that were matched (the
 // median of measured / modelled over them), so a model that is 20% slow on
-// this program's kernels is 20% slow on none of them.
+// this program's kernels is 20% slow on none of them. GEMMs take the bias
+// of the matched GEMMs when there are kMinGemmBiasSamples of them: the
+// model's error on a GEMM (its efficiency curve) is not its error on the
+// elementwise kernels around it (launch latency, bandwidth), and one median
+// over both could scale a GEMM the model takes 8x too long by 1.2.
 
 #include <cstdint>
 #include <optional>
@@ -33,6 +37,12 @@ struct MeasuredTimes {
   // CUDA graph, long where a graph or a loop trip starts; negative where its
   // record starts before the previous one ends (graph nodes overlap so).
   std::unordered_map<std::string, int64_t> gap_ns_per_step;
+  // Instruction -> the time from its first record's start to the start of
+  // its last record that began after idle time (so at its issue), per step
+  // (median over steps), for library calls of several records: a cuDNN call
+  // launched alone spends it in its host code (sim/command_buffers.h,
+  // after_issue_ns).
+  std::unordered_map<std::string, int64_t> issue_span_ns_per_step;
   int64_t steps = 0;
   int64_t median_step_ns = 0;     // the median step's span, first start to last end
   // Median idle time between consecutive records of one stream inside a step:
@@ -78,9 +88,13 @@ struct ThunkTimes {
   // The idle time before each thunk (its launch gap), or kNoGap: the model's.
   std::vector<std::vector<int64_t>> gap_ns;
   int64_t matched_thunks = 0;      // costed from the measured run
-  int64_t modelled_thunks = 0;     // costed by the model (times model_bias)
+  int64_t modelled_thunks = 0;     // costed by the model (times model_bias or gemm_model_bias)
   double model_bias = 1.0;         // median measured / modelled over matched kernel thunks
+  double gemm_model_bias = 1.0;    // the same over matched GEMM thunks; model_bias with too few
+  int64_t gemm_bias_samples = 0;   // matched GEMM thunks with a modelled time
 };
+
+inline constexpr int64_t kMinGemmBiasSamples = 3;
 
 // `modelled` is a simulation of `devices` by the model alone: its events
 // carry their thunk index as correlation (sim/engine_trace.cc), which gives

@@ -240,6 +240,7 @@ LaunchedInstructions launched_instructions(const std::string& module_path) {
   for (const xla::PlannedLaunch& l : plan.launches) {
     if (l.instruction.empty()) continue;
     if (l.dynamic_slice) out.host_work.dynamic_slice.insert(l.instruction);
+    if (l.kind == xla::LaunchKind::kDnn) out.host_work.dnn_call.insert(l.instruction);
     if (plain || !l.in_command_buffer) continue;
     out.in_graph.insert(l.instruction);
     if (l.graph >= 0 && static_cast<size_t>(l.graph) < plan.rerecorded_commands.size() &&

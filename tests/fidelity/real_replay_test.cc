@@ -121,10 +121,11 @@ INSTANTIATE_TEST_SUITE_P(
                       // +14.8% until command buffers were modelled (its graph's nodes overlap their
                       // predecessors' tails); within 3% since.
                       std::pair{std::string("transformer_small"), Expectation{}},
-                      // Hold-out set 4's 1-D CNN (its def capture), a known miss: cuDNN's own host
-                      // code between a call's launches is simulated as the call's GPU time while the
-                      // host runs ahead (bench/FIDELITY-real.md, hold-out set 4): -18.4%.
-                      std::pair{std::string("conv1d_train"), Expectation{true, -0.184}}),
+                      // Hold-out set 4's 1-D CNN (its def capture), a known miss: -18.4% while
+                      // cuDNN's own host code between a call's launches was simulated as the call's
+                      // GPU time with the host running ahead; +5.0% since the host stays in the
+                      // call (bench/FIDELITY-real.md, "cuDNN's host code").
+                      std::pair{std::string("conv1d_train"), Expectation{true, 0.050}}),
     [](const auto& info) { return info.param.first; });
 
 // FIDELITY-real.md (b): kernel times with command buffers on, the module XLA

@@ -185,6 +185,23 @@ TEST(HostIssue, ARecordedAgainGraphAndADynamicSliceCostTheirHostWork) {
   EXPECT_EQ(host.cost_ns[0], (std::vector<int64_t>{15000, 13000, 0}));
 }
 
+TEST(HostIssue, ACudnnCallKeepsTheHostUntilItsLastLaunch) {
+  // A cuDNN call launched alone whose host code ran 12 us between its first
+  // and last launch, then a kernel: the kernel's issue waits for it, and the
+  // graph after pays only its launch.
+  sched::DeviceProgram p;
+  p.thunks = {mem_kernel(0, 1000, "conv"), mem_kernel(0, 1000, "k"), mem_kernel(0, 1000, "n0"),
+              mem_kernel(0, 1000, "n1")};
+  auto laid = lay_out_command_buffers({p}, {{last_two_as_graph(p)}}, 1);
+  ASSERT_TRUE(laid.is_ok()) << laid.status().message();
+  DeviceModel m = simple_model();
+  m.host_kernel_launch_us = 7;
+  m.host_graph_launch_us = 3;
+  const HostIssue host = host_issue_of(*laid, {p}, m, {}, {}, {}, {{12000, 0, 0, 0}});
+  ASSERT_EQ(host.cost_ns.size(), 1u);
+  EXPECT_EQ(host.cost_ns[0], (std::vector<int64_t>{7000, 12000 + 7000, 3000, 0}));
+}
+
 TEST(HostIssue, TheH200ModelCarriesTheFittedHostCosts) {
   auto m = load_device_model("h200");
   ASSERT_TRUE(m.is_ok()) << m.status().message();

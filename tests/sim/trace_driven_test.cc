@@ -55,9 +55,84 @@ TEST(TraceDriven, AStreamIsALibraryCallsUntilItsLastKernelEnds) {
   Result<MeasuredTimes> m = measured_times(t);
   ASSERT_TRUE(m.is_ok()) << m.status().message();
   EXPECT_EQ(m->ns_per_step.at("cudnn-conv.3"), 20000) << "its kernels and the 5 us between them";
+  EXPECT_EQ(m->issue_span_ns_per_step.at("cudnn-conv.3"), 8000) << "its host code issued the kernel 8 us later";
+  EXPECT_EQ(m->issue_span_ns_per_step.count("loop_add_fusion"), 0u) << "XLA's kernel again is a loop's next trip";
   EXPECT_EQ(m->ns_per_step.at("loop_add_fusion"), 2000) << "two trips: the host's 9 us between them are no kernel's";
   EXPECT_EQ(m->gap_ns_per_step.at("loop_add_fusion"), 10000 + 9000);
   EXPECT_EQ(m->ns_per_step.at("copy-start"), 2000);
+}
+
+// A program of `gemms` GEMM thunks the model costs 8 us and the run measured
+// at 1 us, and five elementwise thunks modelled at 1 us and measured at
+// 1.5 us; then one GEMM and one elementwise thunk the run never ran.
+struct BiasCase {
+  std::vector<std::string> names;
+  sched::DeviceProgram program;
+  MeasuredTimes measured;
+  trace::Trace modelled;
+};
+
+BiasCase bias_case(int gemms) {
+  BiasCase c;
+  for (int i = 0; i < gemms; ++i) c.names.push_back("gemm_fusion_dot." + std::to_string(i));
+  for (int i = 0; i < 5; ++i) c.names.push_back("loop_add_fusion." + std::to_string(i));
+  c.names.push_back("custom-call.9");  // a cuBLAS call the other compilation did not have
+  c.names.push_back("loop_multiply_fusion");
+  for (size_t i = 0; i < c.names.size(); ++i) {
+    const bool gemm = c.names[i].starts_with("gemm") || c.names[i].starts_with("custom");
+    sched::Thunk t;
+    t.kind = c.names[i].starts_with("custom") ? sched::ThunkKind::kGemm : sched::ThunkKind::kKernel;
+    t.attributed_name = c.names[i];
+    c.program.thunks.push_back(t);
+    const int64_t model_ns = gemm ? 8000 : 1000;
+    const uint32_t e = test_support::add_event(c.modelled, 0, 0, gemm ? trace::EventKind::kGemm
+                                                                       : trace::EventKind::kElementwise,
+                                               c.names[i], c.names[i], 0, model_ns);
+    c.modelled.events[e].correlation = static_cast<int64_t>(i);
+    if (i + 2 < c.names.size()) c.measured.ns_per_step[c.names[i]] = gemm ? 1000 : 1500;
+  }
+  return c;
+}
+
+// The model is 8x slow on this run's GEMMs and 1.5x fast on its other
+// kernels: a GEMM it never saw takes the GEMMs' bias, not the median of all.
+TEST(TraceDriven, AGemmTheRunNeverRanTakesTheGemmsBias) {
+  BiasCase c = bias_case(4);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled);
+  EXPECT_EQ(t.matched_thunks, 9);
+  EXPECT_EQ(t.modelled_thunks, 2);
+  EXPECT_EQ(t.gemm_bias_samples, 4);
+  EXPECT_DOUBLE_EQ(t.gemm_model_bias, 0.125);
+  EXPECT_DOUBLE_EQ(t.model_bias, 1.5);
+  EXPECT_EQ(t.ns[0][9], 1000) << "8 us x 0.125, not x 1.5";
+  EXPECT_EQ(t.ns[0][10], 1500);
+}
+
+// With fewer matched GEMMs than kMinGemmBiasSamples, one median for all.
+TEST(TraceDriven, TooFewMatchedGemmsShareTheMedianOfAll) {
+  BiasCase c = bias_case(2);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled);
+  EXPECT_EQ(t.gemm_bias_samples, 2);
+  EXPECT_DOUBLE_EQ(t.gemm_model_bias, t.model_bias);
+  EXPECT_DOUBLE_EQ(t.model_bias, 1.5);  // 2 of 7 ratios are 0.125
+  EXPECT_EQ(t.ns[0][7], 12000);
+}
+
+// A cuDNN call of three kernels: the second after 4 us of idle GPU (issued
+// then), the third right behind it, issued any time before: the host's code
+// ran 4 us + the first kernel's, not the 30 us of the second kernel too.
+TEST(TraceDriven, ARecordRightBehindTheLastTellsNothingOfTheHost) {
+  trace::Trace t;
+  auto add = [&](const char* name, int64_t start, int64_t end) {
+    t.events[test_support::add_event(t, 0, 0, trace::EventKind::kGemm, name, "cudnn-conv-bw-filter.2", start,
+                                     end)].iteration = 0;
+  };
+  add("init_device_workspace_kernel__5x_cudnn", 0, 3000);
+  add("wgrad_execute_segment_k_on_kernel__5x_cudnn", 7000, 37000);
+  add("wgrad_execute_split_k_kernel__5x_cudnn", 36900, 42000);
+  Result<MeasuredTimes> m = measured_times(t);
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_EQ(m->issue_span_ns_per_step.at("cudnn-conv-bw-filter.2"), 7000);
 }
 
 TEST(TraceDriven, ARunWithoutStepsIsInvalidInput) {
