@@ -8,7 +8,7 @@
 # (a) replay: each capture's module simulated with its own kernel times.
 # (b) what-if: each non-default setting's module simulated with the kernel
 #     times of the same program's default capture, against the setting's own
-#     measured median step; and the default's module from the cboff capture.
+#     measured median step; and the default's module from each such capture.
 #     Where the host costs came from the device file, the last column is the
 #     step at the fastest and slowest host pace measured between calls, "(in)"
 #     when the measured step lies inside.
@@ -69,8 +69,6 @@ for name in $(printf '%s\n' "${!run_of[@]}" | sort); do
   [ -n "${run_of[$base]:-}" ] || continue
   read -r m s e r <<< "$(score "$name" "${run_of[$base]}" "${run_of[$name]}")"
   echo "| $prog | def | $setting | $m | $s | $e | ${r//_/ } |"
-  if [ "$setting" = cboff ]; then
-    read -r m s e r <<< "$(score "$base" "${run_of[$name]}" "${run_of[$base]}")"
-    echo "| $prog | cboff | def | $m | $s | $e | ${r//_/ } |"
-  fi
+  read -r m s e r <<< "$(score "$base" "${run_of[$name]}" "${run_of[$base]}")"
+  echo "| $prog | $setting | def | $m | $s | $e | ${r//_/ } |"
 done
