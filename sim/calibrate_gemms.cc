@@ -40,7 +40,7 @@ void fit_gemm_efficiency(const FitInputs& in, DeviceModel& model, FitLog& log) {
   for (const Sample& s : in.samples) {
     if (s.thunk->kind != ThunkKind::kGemm || !alone(s) || sms_of(model, s) > 0) continue;
     const sched::GemmDims& d = s.thunk->gemm;
-    double peak = gemm_peak_flops(model, d.type, s.run->allow_tf32);
+    double peak = gemm_peak_flops(model, d.type, s.run->allow_tf32 || d.tf32);
     double quantization = gemm_efficiency(model, d) / table.lookup(d.m, d.n, d.k);
     double busy = s.duration_ns;  // the launch is the gap before the kernel
     double memory_ns = static_cast<double>(s.thunk->bytes_accessed) / hbm_bytes_per_ns(model);

@@ -33,13 +33,26 @@ KernelCost make_cost(double compute_ns, double memory_ns, double launch_ns, doub
   return cost;
 }
 
-int64_t gemm_tiles(const GemmEfficiencyTable& table, const sched::GemmDims& dims) {
+int64_t output_tiles(const GemmEfficiencyTable& table, const sched::GemmDims& dims) {
   return ceil_div(std::max<int64_t>(dims.m, 1), table.tile_m) * ceil_div(std::max<int64_t>(dims.n, 1), table.tile_n) *
          std::max<int64_t>(dims.batch, 1);
 }
 
 int64_t sms_or_all(const DeviceModel& model, int64_t sms) {
   return std::max<int64_t>(sms > 0 ? std::min<int64_t>(sms, model.sm_count) : model.sm_count, 1);
+}
+
+// CTAs a GEMM runs on `sms` SMs: its output tiles, times the K splits the
+// library takes when those leave SMs idle (as many as fill them, each at
+// least split_k_min_k long). A weight gradient of a few tiles over a long
+// batch K runs on every SM this way, not on a few.
+int64_t gemm_tiles(const DeviceModel& model, const sched::GemmDims& dims, int64_t sms) {
+  const GemmEfficiencyTable& table = model.gemm_efficiency;
+  const int64_t tiles = output_tiles(table, dims);
+  sms = sms_or_all(model, sms);
+  if (table.split_k_min_k <= 0 || tiles >= sms) return tiles;
+  const int64_t splits = std::clamp<int64_t>(dims.k / table.split_k_min_k, 1, sms / tiles);
+  return tiles * splits;
 }
 
 }  // namespace
@@ -61,13 +74,13 @@ double gemm_peak_flops(const DeviceModel& model, PrimitiveType type, bool allow_
 }
 
 int64_t gemm_waves(const DeviceModel& model, const sched::GemmDims& dims, int64_t sms) {
-  return ceil_div(gemm_tiles(model.gemm_efficiency, dims), sms_or_all(model, sms));
+  return ceil_div(gemm_tiles(model, dims, sms), sms_or_all(model, sms));
 }
 
 double gemm_efficiency(const DeviceModel& model, const sched::GemmDims& dims, int64_t sms) {
   const GemmEfficiencyTable& table = model.gemm_efficiency;
   double base = table.lookup(dims.m, dims.n, dims.k);
-  const int64_t tiles = gemm_tiles(table, dims);
+  const int64_t tiles = gemm_tiles(model, dims, sms);
   sms = sms_or_all(model, sms);
   int64_t waves = ceil_div(tiles, sms);
   double quantization = waves > 0 ? static_cast<double>(tiles) / static_cast<double>(waves * sms) : 1.0;
@@ -75,7 +88,7 @@ double gemm_efficiency(const DeviceModel& model, const sched::GemmDims& dims, in
 }
 
 bool gemm_fills_device(const DeviceModel& model, const sched::GemmDims& dims) {
-  return gemm_tiles(model.gemm_efficiency, dims) >= std::max<int64_t>(model.sm_count, 1);
+  return output_tiles(model.gemm_efficiency, dims) >= std::max<int64_t>(model.sm_count, 1);
 }
 
 int64_t gemm_sms(const DeviceModel& model, const sched::Thunk& thunk, int comm_sms) {
@@ -95,14 +108,17 @@ KernelCost gemm_cost(const DeviceModel& model, const sched::GemmDims& d, double 
   const int64_t all = std::max(model.sm_count, 1);
   const bool limited = sms > 0 && sms < all;
   const double sm_share = limited ? static_cast<double>(sms) / static_cast<double>(all) : 1.0;
-  double rate = gemm_peak_flops(model, d.type, allow_tf32) * gemm_efficiency(model, d, limited ? sms : 0) * sm_share *
+  // f32 GEMMs at the TF32 rate where XLA rounds them (as the cuda backend
+  // runs them), or all of them with allow_tf32.
+  const double peak = gemm_peak_flops(model, d.type, allow_tf32 || d.tf32);
+  double rate = peak * gemm_efficiency(model, d, limited ? sms : 0) * sm_share *
                 (limited ? model.sm_limited_gemm_scale : 1.0);
   double compute_ns = rate > 0 ? flops / rate * kNsPerS : 0;
   if (compute_ns > 0) {
     compute_ns += static_cast<double>(gemm_waves(model, d, limited ? sms : 0)) * model.gemm_wave_overhead_us * 1e3;
   }
   double memory_ns = bytes / hbm_bytes_per_ns(model);
-  int64_t tiles = gemm_tiles(model.gemm_efficiency, d);
+  const int64_t tiles = gemm_tiles(model, d, limited ? sms : 0);
   double occupancy = std::min(sm_share, static_cast<double>(tiles) / static_cast<double>(all));
   return make_cost(compute_ns, memory_ns, model.kernel_launch_us * 1e3, occupancy, model.min_kernel_us * 1e3);
 }

@@ -34,6 +34,7 @@ constexpr Range kMicroseconds{0, 1e6, "a time in us (0 to 1 s)"};
 constexpr Range kSignedGap{-10, 1e6, "a time in us (-10 to 1 s; negative: overlap)"};
 constexpr Range kScale{1e-3, 1e3, "a relative scale"};
 constexpr Range kTile{1, 4096, "a CTA tile size"};
+constexpr Range kSplitK{1, 1 << 20, "a GEMM's K extent"};
 
 // Reads fields of one JSON object and remembers the first error, so the
 // loader can read everything in a straight line and report once.
@@ -148,6 +149,7 @@ void read_gemm_table(FieldReader& reader, const std::string& file, GemmEfficienc
   FieldReader inner(*t, file, "gemm_efficiency: ");
   table->tile_m = inner.integer("tile_m", kTile);
   table->tile_n = inner.integer("tile_n", kTile);
+  table->split_k_min_k = static_cast<int64_t>(inner.optional_number("split_k_min_k", 0, kSplitK));
   reader.adopt(inner);
   if (!reader.error().empty()) return;
   table->m_edges = read_edges(reader, *t, "m_edges");

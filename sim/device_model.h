@@ -30,6 +30,10 @@ struct GemmEfficiencyTable {
   std::vector<std::vector<std::vector<double>>> values;
   int64_t tile_m = 128;  // CTA tile for wave quantization
   int64_t tile_n = 256;
+  // A GEMM whose output tiles leave SMs idle has its K split over more CTAs
+  // (cuBLAS's split-K, Triton's split_k), each split at least this long in
+  // K; 0: never split.
+  int64_t split_k_min_k = 0;
   double lookup(int64_t m, int64_t n, int64_t k) const;
 };
 

@@ -123,6 +123,7 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
   ordered_json table;
   w.put(table, "gemm_efficiency.", "tile_m", t.tile_m);
   w.put(table, "gemm_efficiency.", "tile_n", t.tile_n);
+  if (t.split_k_min_k > 0) w.put(table, "gemm_efficiency.", "split_k_min_k", t.split_k_min_k);
   table["m_edges"] = t.m_edges;
   table["n_edges"] = t.n_edges;
   table["k_edges"] = t.k_edges;

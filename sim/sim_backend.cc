@@ -38,6 +38,7 @@ class SimBackend : public exec::Backend {
     std::vector<std::vector<int64_t>> role_gaps;
     ColdGraphWait cold;
     HostIssue host;
+    std::vector<std::vector<int64_t>> dnn_host;  // the measured cuDNN calls' host time (dnn_host_after)
     if (launch_.xla_executable) {
       const std::vector<std::vector<CommandBuffer>> none;
       SL_ASSIGN_OR_RETURN(laid, lay_out_command_buffers(program.devices, launch_.command_buffers ? launch_.graphs : none,
@@ -49,9 +50,9 @@ class SimBackend : public exec::Backend {
       if (!cold.wait_ns.empty()) sim_options.cold_graph_wait = &cold;
       // Trace-driven: the host as fast as it was in the measured run.
       const bool from_capture = measured_ && measured_->host_costs;
-      dnn_host_after_ = measured_ ? dnn_host_after(program.devices, *measured_) : std::vector<std::vector<int64_t>>{};
+      if (measured_) dnn_host = dnn_host_after(program.devices, *measured_);
       host = host_issue_of(*laid, program.devices, from_capture ? with_host_costs(model_, *measured_->host_costs) : model_,
-                           launch_.host_syncs, launch_.dynamic_slices, launch_.launches_before_syncs, dnn_host_after_);
+                           launch_.host_syncs, launch_.dynamic_slices, launch_.launches_before_syncs, dnn_host);
       sim_options.host_issue = &host;
     }
     SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(*devices, model_, sim_options));
@@ -59,7 +60,9 @@ class SimBackend : public exec::Backend {
       // `trace` is the model's run: each thunk's modelled duration for the replays.
       SL_ASSIGN_OR_RETURN(trace::Trace driven,
                           trace_driven(*devices, laid ? &*laid : nullptr, role_gaps, sim_options, trace));
-      if (laid) SL_RETURN_IF_ERROR(add_host_pace_range(program.devices, *laid, role_gaps, sim_options, trace, driven));
+      if (laid) {
+        SL_RETURN_IF_ERROR(add_host_pace_range(program.devices, *laid, role_gaps, dnn_host, sim_options, trace, driven));
+      }
       trace = std::move(driven);
     }
     if (laid) {
@@ -96,7 +99,8 @@ class SimBackend : public exec::Backend {
   // what-if across XLA settings, run in another call: every cost is the
   // file's). None when the file gives no range.
   Status add_host_pace_range(const std::vector<sched::DeviceProgram>& original, const GraphProgram& laid,
-                             const std::vector<std::vector<int64_t>>& role_gaps, SimOptions options,
+                             const std::vector<std::vector<int64_t>>& role_gaps,
+                             const std::vector<std::vector<int64_t>>& dnn_host, SimOptions options,
                              const trace::Trace& modelled, trace::Trace& trace) const {
     HostCostEstimate estimate = measured_->host_costs.value_or(HostCostEstimate{});
     if (measured_->another_module) estimate = HostCostEstimate{};
@@ -116,7 +120,7 @@ class SimBackend : public exec::Backend {
         *us *= scale;
       }
       const HostIssue host = host_issue_of(laid, original, with_host_costs(scaled, estimate), launch_.host_syncs,
-                                           launch_.dynamic_slices, launch_.launches_before_syncs, dnn_host_after_);
+                                           launch_.dynamic_slices, launch_.launches_before_syncs, dnn_host);
       options.host_issue = &host;
       SL_ASSIGN_OR_RETURN(trace::Trace at_pace, trace_driven(laid.devices, &laid, role_gaps, options, modelled));
       // The measured run is one call too: where its own pace lies outside
@@ -277,7 +281,6 @@ class SimBackend : public exec::Backend {
 
   DeviceModel model_;
   std::optional<MeasuredTimes> measured_;
-  std::vector<std::vector<int64_t>> dnn_host_after_;  // of the last run (dnn_host_after)
   LaunchSetup launch_;
 };
 

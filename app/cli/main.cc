@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
   run->add_option("--iterations", run_args.iterations, "recorded iterations (cuda)")->check(CLI::Range(1, 1000000));
   run->add_flag("--json", run_args.json, "print the run as one JSON object");
   run->add_flag("--allow-tf32", run_args.allow_tf32,
-                "every f32 GEMM may use TF32 (cuda uses it without this flag where XLA does: DEFAULT precision; sim: only with it)");
+                "every f32 GEMM may use TF32 (without it, cuda and sim use it where XLA does: DEFAULT or HIGH precision)");
   run->add_option("--kernel-times", run_args.kernel_times,
                   "sim: cost each instruction as it ran in this linked capture's median step (run in --db)");
   run->add_option("--host-costs", run_args.host_costs,

@@ -38,7 +38,7 @@ struct RunOptions {
   std::string device_model = "h200";   // sim: name or path of a device file
   bool allow_tf32 = false;             // cuda: f32 GEMMs may use TF32
   // cuda: f32 GEMMs whose precision is DEFAULT or HIGH use TF32, as XLA runs
-  // them (core/exec/codegen/dot_precision.h), unless this is set (tests
+  // them (core/sched/dot_precision.h), unless this is set (tests
   // that compare f32 GEMMs with the cpu backend). allow_tf32 overrides it.
   bool exact_f32_gemms = false;
   // SMs a GEMM that may run beside an in-flight collective of its device

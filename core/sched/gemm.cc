@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/sched/dot_precision.h"
+
 namespace sl::sched {
 namespace {
 
@@ -109,6 +111,7 @@ GemmDims gemm_dims(const hlo::Computation& computation, const hlo::Instruction& 
   out.k = product(lhs, dims.lhs_contracting);
   out.m = free_product(lhs, dims.lhs_batch, dims.lhs_contracting);
   out.n = free_product(rhs, dims.rhs_batch, dims.rhs_contracting);
+  out.tf32 = out.type == hlo::PrimitiveType::kF32 && xla_allows_tf32(gemm);
   return out;
 }
 

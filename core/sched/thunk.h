@@ -31,6 +31,9 @@ struct BufferSlice {
 struct GemmDims {
   int64_t m = 0, n = 0, k = 0, batch = 1;
   hlo::PrimitiveType type = hlo::PrimitiveType::kF32;
+  // f32 operands that XLA rounds to TF32 (DEFAULT or HIGH precision:
+  // dot_precision.h), as the cuda backend runs them unless told otherwise.
+  bool tf32 = false;
   // May run while a collective of its device is in flight: leaves SMs to
   // NCCL (mark_gemms_beside_collectives, collective_overlap.h).
   bool beside_collective = false;

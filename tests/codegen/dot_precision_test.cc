@@ -1,4 +1,4 @@
-// XLA's TF32 choice for f32 GEMMs (core/exec/codegen/dot_precision.h): dots
+// XLA's TF32 choice for f32 GEMMs (core/sched/dot_precision.h): dots
 // and cuBLAS custom-calls with DEFAULT/HIGH precision use TF32, HIGHEST and
 // an f32 algorithm do not, a TF32 algorithm does whatever the precision.
 
@@ -6,10 +6,10 @@
 
 #include <string>
 
-#include "core/exec/codegen/dot_precision.h"
 #include "core/hlo/parser.h"
+#include "core/sched/dot_precision.h"
 
-namespace sl::exec::codegen {
+namespace sl::sched {
 namespace {
 
 // Whether XLA would use TF32 for the entry's instruction `name` of a module
@@ -58,4 +58,4 @@ TEST(DotPrecision, CublasCustomCallsReadTheirPrecisionConfig) {
 }
 
 }  // namespace
-}  // namespace sl::exec::codegen
+}  // namespace sl::sched

@@ -309,7 +309,7 @@ TEST_F(FusionPaths, ScatterAddWithCollidingIndices) {
 }
 
 }  // namespace
-// XLA's precision for f32 GEMMs (core/exec/codegen/dot_precision.h): the
+// XLA's precision for f32 GEMMs (core/sched/dot_precision.h): the
 // DEFAULT-precision custom-call runs in TF32 (close to the cpu result, not
 // equal), the HIGHEST one in full f32.
 std::string f32_cublas(const char* precision) {

@@ -202,6 +202,29 @@ ENTRY e {
   }
 }
 
+// An f32 GEMM carries XLA's TF32 choice (dot_precision.h) so the simulator
+// costs it as the cuda backend runs it; bf16 and HIGHEST f32 do not.
+TEST(Lowering, GemmsCarryXlasTf32Choice) {
+  auto l = lower_text(R"(
+HloModule gemms
+ENTRY e {
+  a = f32[32,64] parameter(0)
+  b = f32[64,16] parameter(1)
+  fast = f32[32,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  exact = f32[32,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}, operand_precision={highest,highest}
+  c = bf16[32,64] parameter(2)
+  d = bf16[64,16] parameter(3)
+  half = bf16[32,16] dot(c, d), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[32,16], f32[32,16], bf16[32,16]) tuple(fast, exact, half)
+}
+)");
+  ASSERT_TRUE(l);
+  const auto& thunks = l->thunks();
+  EXPECT_TRUE(thunks[find_thunk(thunks, "fast")].gemm.tf32);
+  EXPECT_FALSE(thunks[find_thunk(thunks, "exact")].gemm.tf32);
+  EXPECT_FALSE(thunks[find_thunk(thunks, "half")].gemm.tf32);
+}
+
 TEST(Lowering, GemmDimsAndFlops) {
   auto l = lower_text(R"(
 HloModule gemms

@@ -79,6 +79,37 @@ TEST(CostModel, GemmUsesTypePeak) {
   EXPECT_DOUBLE_EQ(gemm_cost(m, g, true).work_ns, 100);
 }
 
+// An f32 GEMM XLA rounds to TF32 (DEFAULT precision: GemmDims::tf32) costs
+// at the TF32 rate without --allow-tf32, as the cuda backend runs it.
+TEST(CostModel, AnF32GemmXlaRoundsToTf32RunsAtTheTf32Rate) {
+  DeviceModel m = testing::simple_model();
+  m.peak_tf32_tflops = 2e-3;  // 2 flop/ns; f32 is 1
+  sched::Thunk g = testing::big_gemm(0, 800);
+  g.gemm.type = hlo::PrimitiveType::kF32;
+  EXPECT_DOUBLE_EQ(gemm_cost(m, g, false).work_ns, 800);
+  g.gemm.tf32 = true;
+  EXPECT_DOUBLE_EQ(gemm_cost(m, g, false).work_ns, 400);
+  EXPECT_DOUBLE_EQ(gemm_cost(m, g, true).work_ns, 400);
+}
+
+// Output tiles that leave SMs idle have their K split over more CTAs, each
+// split at least split_k_min_k long: 2 tiles of K = 64 split 4 ways (K/16)
+// fill 8 of the 100 SMs; K = 16000 splits 50 ways, every SM. A GEMM whose
+// tiles fill the device, or a table without the field, does not split.
+TEST(CostModel, FewOutputTilesSplitTheirK) {
+  DeviceModel m = testing::simple_model();  // 100 SMs, 1x1 tiles, table = 1
+  const sched::GemmDims few{2, 1, 64, 1, hlo::PrimitiveType::kBF16};
+  EXPECT_DOUBLE_EQ(gemm_efficiency(m, few), 2.0 / 100.0);
+  m.gemm_efficiency.split_k_min_k = 16;
+  EXPECT_DOUBLE_EQ(gemm_efficiency(m, few), 8.0 / 100.0);
+  EXPECT_DOUBLE_EQ(gemm_efficiency(m, {2, 1, 16000, 1, hlo::PrimitiveType::kBF16}), 1.0);
+  EXPECT_DOUBLE_EQ(gemm_efficiency(m, {2, 1, 8, 1, hlo::PrimitiveType::kBF16}), 2.0 / 100.0);
+  EXPECT_DOUBLE_EQ(gemm_efficiency(m, {101, 1, 16000, 1, hlo::PrimitiveType::kBF16}), 101.0 / 200.0);
+  // On 10 SMs (beside a collective) 2 tiles split 5 ways at most.
+  EXPECT_EQ(gemm_waves(m, {2, 1, 16000, 1, hlo::PrimitiveType::kBF16}, 10), 1);
+  EXPECT_DOUBLE_EQ(gemm_efficiency(m, {2, 1, 16000, 1, hlo::PrimitiveType::kBF16}, 10), 1.0);
+}
+
 // Each wave of tiles adds gemm_wave_overhead_us: 100 tiles are one wave on
 // all 100 SMs, two on 50 of them.
 TEST(CostModel, GemmWavesAddTheirOverhead) {

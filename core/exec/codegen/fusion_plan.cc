@@ -10,9 +10,9 @@
 #include <optional>
 #include <set>
 
-#include "core/exec/codegen/dot_precision.h"
 #include "core/exec/codegen/gemm_operand.h"
 #include "core/exec/codegen/scatter_codegen.h"
+#include "core/sched/dot_precision.h"
 
 namespace sl::exec::codegen {
 
@@ -288,7 +288,7 @@ Result<FusionPlan> gemm_plan(const hlo::Module& module, const hlo::Instruction& 
   GemmCall g;
   g.type = ls.type;
   g.out_type = d.shape.type;
-  g.tf32 = xla_allows_tf32(d);
+  g.tf32 = sched::xla_allows_tf32(d);
   g.lhs_transposed = dims.lhs_contracting[0] == nb;
   g.rhs_transposed = dims.rhs_contracting[0] == nb + 1;
   g.k = ls.dims[static_cast<size_t>(dims.lhs_contracting[0])];

@@ -54,7 +54,7 @@ struct GemmCall {
   bool has_bias = false;
   BufferRef bias;
   // f32 inputs may be rounded to TF32 (the dot's precision, as XLA decides:
-  // dot_precision.h).
+  // core/sched/dot_precision.h).
   bool tf32 = false;
   // cuBLASLt's alpha: a power-of-two scale of an operand folded in.
   double alpha = 1.0;

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 
-#include "core/exec/codegen/dot_precision.h"
 #include "core/exec/cuda/cuda_check.h"
 #include "core/exec/cuda/device_context.h"
 #include "core/exec/cuda/generated_fusions.h"
 #include "core/exec/cuda/kernels.h"
 #include "core/sched/collective_overlap.h"
+#include "core/sched/dot_precision.h"
 
 // kernels.cu numbers element types as hlo::PrimitiveType numbers its first nine.
 static_assert(static_cast<int>(sl::hlo::PrimitiveType::kPred) == 0 &&
@@ -282,7 +282,7 @@ Status issue_gemm(const sched::Thunk& t, DeviceContext& ctx) {
   p.n = t.gemm.n;
   p.k = t.gemm.k;
   p.batch = t.gemm.batch;
-  p.allow_tf32 = ctx.allow_tf32 || (!ctx.exact_f32_gemms && codegen::xla_allows_tf32(inst));
+  p.allow_tf32 = ctx.allow_tf32 || (!ctx.exact_f32_gemms && sched::xla_allows_tf32(inst));
   p.sm_count_target = static_cast<int>(sched::gemm_sm_limit(t, ctx.sm_count, ctx.comm_sms));
   const Opcode op = inst.async_wrapped.value_or(inst.opcode);
   // A cuBLAS custom-call's dot dimensions come from its backend_config (the

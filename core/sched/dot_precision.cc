@@ -1,4 +1,4 @@
-#include "core/exec/codegen/dot_precision.h"
+#include "core/sched/dot_precision.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace sl::exec::codegen {
+namespace sl::sched {
 namespace {
 
 std::string upper(std::string s) {
@@ -47,4 +47,4 @@ bool xla_allows_tf32(const hlo::Instruction& gemm) {
   return allows(p == gemm.attributes.end() ? "" : p->second, a == gemm.attributes.end() ? "" : a->second);
 }
 
-}  // namespace sl::exec::codegen
+}  // namespace sl::sched

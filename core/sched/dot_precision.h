@@ -8,11 +8,11 @@
 
 #include "core/hlo/module.h"
 
-namespace sl::exec::codegen {
+namespace sl::sched {
 
 // `gemm`: a dot (operand_precision= / algorithm= attributes) or a cuBLAS
 // custom-call (backend_config gemm_backend_config.precision_config).
 // Absent settings are XLA's defaults. Only meaningful for f32 operands.
 bool xla_allows_tf32(const hlo::Instruction& gemm);
 
-}  // namespace sl::exec::codegen
+}  // namespace sl::sched
