@@ -38,14 +38,15 @@ std::vector<std::string> dumps() {
 }
 
 
-// The time no implementation can beat: the work at the device's peak rates.
+// The time no implementation can beat: the work at the device's peak rates
+// (for an f32 GEMM, TF32's where XLA rounds it so).
 double roofline_ns(const DeviceModel& m, const KernelWork& w, const sched::Thunk& t) {
   double flops = w.flops, peak = m.peak_f32_tflops * 1e12;
   if (t.kind == sched::ThunkKind::kGemm) {
     flops = static_cast<double>(t.flops);
-    peak = gemm_peak_flops(m, t.gemm.type, false);
+    peak = gemm_peak_flops(m, t.gemm.type, t.gemm.tf32);
   } else if (w.work_class == WorkClass::kGemm || w.work_class == WorkClass::kConvolution) {
-    peak = gemm_peak_flops(m, w.gemm.type, false);
+    peak = gemm_peak_flops(m, w.gemm.type, w.gemm.tf32);
   }
   const double bytes = t.kind == sched::ThunkKind::kGemm ? static_cast<double>(t.bytes_accessed) : w.bytes();
   return std::max({flops / peak * 1e9, w.transcendentals / transcendental_rate(m) * 1e9,
