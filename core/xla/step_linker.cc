@@ -292,6 +292,12 @@ LinkSummary link_steps(trace::Trace& t, const LaunchPlan& plan, const LinkOption
             summary.work_ns_linked += e.duration_ns();
           }
           continue;
+        } else if (c.token == Token::kGemm && last_gemm_instruction >= 0 &&
+                   t.name_of(e).find("splitKreduce") != std::string::npos) {
+          // cuBLAS's split-K reduction finishes the call before it; searched
+          // for like a GEMM, it would take the plan's next cuBLAS call and
+          // shift every call after it by one.
+          found = static_cast<size_t>(last_gemm_instruction);
         } else {
           auto search = [&] {
             for (size_t q = cursor; q < std::min(plan.launches.size(), cursor + options.lookahead); ++q) {

@@ -129,10 +129,11 @@ INSTANTIATE_TEST_SUITE_P(
                       // Hold-out set 6's flax VAE (tests/corpus/jax/holdout6_programs.py), both settings.
                       std::pair{std::string("flax_vae"), Expectation{}},
                       std::pair{std::string("flax_vae_nocb"), Expectation{}},
-                      // Hold-out set 7's two-tower model; without Triton GEMMs a known
-                      // miss (-10.2%), its cuBLAS calls two kernels each (GEMM, split-K reduce).
+                      // Hold-out set 7's two-tower model, by default and without Triton GEMMs:
+                      // -10.2% while cuBLAS's split-K reductions took the next call's place
+                      // in the link (10% of the step unlinked), -0.6% since.
                       std::pair{std::string("two_tower"), Expectation{}},
-                      std::pair{std::string("two_tower_notriton"), Expectation{true, -0.102}}),
+                      std::pair{std::string("two_tower_notriton"), Expectation{}}),
     [](const auto& info) { return info.param.first; });
 
 // FIDELITY-real.md (b): kernel times with command buffers on, the module XLA
