@@ -100,7 +100,14 @@ KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool a
   double flops = thunk.flops > 0 ? static_cast<double>(thunk.flops)
                                  : 2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) *
                                        static_cast<double>(d.k) * static_cast<double>(std::max<int64_t>(d.batch, 1));
-  return gemm_cost(model, d, flops, static_cast<double>(thunk.bytes_accessed), allow_tf32, sms);
+  KernelCost cost = gemm_cost(model, d, flops, static_cast<double>(thunk.bytes_accessed), allow_tf32, sms);
+  // The call's fixed cost comes on top, at the product's shares of the device.
+  cost.work_ns += library_call_ns(model, thunk);
+  return cost;
+}
+
+double library_call_ns(const DeviceModel& model, const sched::Thunk& thunk) {
+  return thunk.kind == sched::ThunkKind::kGemm ? model.cublas_call_us * 1e3 : 0;
 }
 
 KernelCost gemm_cost(const DeviceModel& model, const sched::GemmDims& d, double flops, double bytes, bool allow_tf32,

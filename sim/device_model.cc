@@ -262,6 +262,7 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.nccl_channels = r.integer("nccl_channels", kSms);
   m.kernel_launch_us = r.number("kernel_launch_us", kMicroseconds);
   m.min_kernel_us = r.optional_number("min_kernel_us", 0, kMicroseconds);
+  m.cublas_call_us = r.optional_number("cublas_call_us", 0, kMicroseconds);
   m.stream_kernel_gap_us = r.optional_number("stream_kernel_gap_us", m.kernel_launch_us, kMicroseconds);
   m.graph_launch_us = r.optional_number("graph_launch_us", m.kernel_launch_us, kMicroseconds);
   m.host_kernel_launch_us = r.optional_number("host_kernel_launch_us", 0, kMicroseconds);

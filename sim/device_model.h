@@ -75,6 +75,10 @@ struct DeviceModel {
   // The shortest a kernel runs, however little it does (a scalar add takes
   // about 2 us on an H200 by CUPTI). Optional in device files: 0.
   double min_kernel_us = 0;
+  // A cuBLAS call's fixed cost on top of its product (its setup and, where it
+  // splits K, the reduction kernel): small calls run about this much longer
+  // than their flops and bytes say. Optional in device files: 0.
+  double cublas_call_us = 0;
   double nccl_launch_us = 0;
   // XLA executables (docs/simulator.md, "Command buffers", "Host issue").
   // Optional in device files: stream_kernel_gap_us, graph_launch_us and

@@ -91,6 +91,7 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
   w.put(root, "", "nccl_channels", m.nccl_channels);
   w.put(root, "", "kernel_launch_us", m.kernel_launch_us);
   w.put(root, "", "min_kernel_us", m.min_kernel_us);
+  w.put(root, "", "cublas_call_us", m.cublas_call_us);
   w.put(root, "", "stream_kernel_gap_us", m.stream_kernel_gap_us);
   w.put(root, "", "graph_launch_us", m.graph_launch_us);
   w.put(root, "", "host_kernel_launch_us", m.host_kernel_launch_us);

@@ -205,7 +205,7 @@ class SimBackend : public exec::Backend {
   Result<trace::Trace> trace_driven(const std::vector<sched::DeviceProgram>& devices, const GraphProgram* laid,
                                     const std::vector<std::vector<int64_t>>& role_gaps, SimOptions options,
                                     const trace::Trace& modelled) const {
-    ThunkTimes times = thunk_times(devices, *measured_, modelled);
+    ThunkTimes times = thunk_times(devices, *measured_, modelled, std::llround(model_.cublas_call_us * 1e3));
     DeviceModel replay = model_;
     if (measured_->launch_gap_ns > 0) replay.kernel_launch_us = static_cast<double>(measured_->launch_gap_ns) / 1e3;
     int64_t gaps_by_role = 0;
@@ -240,6 +240,10 @@ class SimBackend : public exec::Backend {
                       fmt::format("the same over the matched GEMM thunks ({} of them; the median over all when "
                                   "fewer than {}), x1000: the bias of the GEMMs the model costs",
                                   times.gemm_bias_samples, kMinGemmBiasSamples));
+    trace.add_counter("trace_driven.call_model_bias_permille", std::llround(times.call_model_bias * 1000),
+                      fmt::format("the same over the matched cuBLAS calls, their fixed cost aside ({} of them; 1 "
+                                  "when fewer than {}), x1000: the bias of the cuBLAS calls the model costs",
+                                  times.call_bias_samples, kMinGemmBiasSamples));
     trace.add_counter("trace_driven.launch_gap_ns", measured_->launch_gap_ns,
                       "median idle time between records of a stream in the measured steps, used as the launch gap");
     return trace;

@@ -103,7 +103,7 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
 }
 
 ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const MeasuredTimes& measured,
-                       const trace::Trace& modelled) {
+                       const trace::Trace& modelled, int64_t cublas_call_ns) {
   ThunkTimes out;
   // Each thunk's modelled duration: its events' total (a thunk's events carry its index).
   std::map<std::pair<int32_t, int64_t>, int64_t> model_ns;  // (device slot, thunk index)
@@ -121,11 +121,12 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
   auto is_gemm = [&](size_t d, size_t i) {
     return model_gemm.count({static_cast<int32_t>(d), static_cast<int64_t>(i)}) != 0;
   };
+  auto call_ns = [&](const sched::Thunk& t) { return t.kind == sched::ThunkKind::kGemm ? cublas_call_ns : 0; };
   // Thunks per instruction per device: a measured step's time is shared by
   // the instruction's occurrences (a loop body's kernels run once a trip).
   out.ns.resize(devices.size());
   out.gap_ns.resize(devices.size());
-  std::vector<double> ratios, gemm_ratios;
+  std::vector<double> ratios, gemm_ratios, call_ratios;
   for (size_t d = 0; d < devices.size(); ++d) {
     const auto& thunks = devices[d].thunks;
     std::unordered_map<std::string_view, int64_t> occurrences;
@@ -149,16 +150,22 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
       }
       ++out.matched_thunks;
       auto model = model_ns.find({static_cast<int32_t>(d), static_cast<int64_t>(i)});
-      if (model != model_ns.end() && model->second > 0 && t.kind != sched::ThunkKind::kCollective) {
-        const double ratio = static_cast<double>(ns) / static_cast<double>(model->second);
+      const int64_t fixed = call_ns(t);
+      if (model != model_ns.end() && model->second > fixed && t.kind != sched::ThunkKind::kCollective) {
+        // The model's bias on the work itself, the call's fixed cost aside.
+        const double ratio = static_cast<double>(std::max<int64_t>(1, ns - fixed)) /
+                             static_cast<double>(model->second - fixed);
         ratios.push_back(ratio);
         if (is_gemm(d, i)) gemm_ratios.push_back(ratio);
+        if (t.kind == sched::ThunkKind::kGemm) call_ratios.push_back(ratio);
       }
     }
   }
   out.model_bias = ratios.empty() ? 1.0 : median_of(ratios);
   out.gemm_bias_samples = static_cast<int64_t>(gemm_ratios.size());
   out.gemm_model_bias = out.gemm_bias_samples >= kMinGemmBiasSamples ? median_of(gemm_ratios) : out.model_bias;
+  out.call_bias_samples = static_cast<int64_t>(call_ratios.size());
+  out.call_model_bias = out.call_bias_samples >= kMinGemmBiasSamples ? median_of(call_ratios) : 1.0;
   for (size_t d = 0; d < devices.size(); ++d) {
     const auto& thunks = devices[d].thunks;
     for (size_t i = 0; i < thunks.size(); ++i) {
@@ -168,8 +175,11 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
       }
       auto model = model_ns.find({static_cast<int32_t>(d), static_cast<int64_t>(i)});
       if (model == model_ns.end() || model->second <= 0) continue;
-      const double bias = is_gemm(d, i) ? out.gemm_model_bias : out.model_bias;
-      out.ns[d][i] = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(model->second) * bias));
+      const bool call = t.kind == sched::ThunkKind::kGemm;
+      const double bias = call ? out.call_model_bias : is_gemm(d, i) ? out.gemm_model_bias : out.model_bias;
+      const int64_t fixed = std::min(call_ns(t), model->second);
+      out.ns[d][i] = std::max<int64_t>(
+          1, fixed + static_cast<int64_t>(static_cast<double>(model->second - fixed) * bias));
       ++out.modelled_thunks;
     }
   }

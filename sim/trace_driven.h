@@ -92,14 +92,21 @@ struct ThunkTimes {
   double model_bias = 1.0;         // median measured / modelled over matched kernel thunks
   double gemm_model_bias = 1.0;    // the same over matched GEMM thunks; model_bias with too few
   int64_t gemm_bias_samples = 0;   // matched GEMM thunks with a modelled time
+  // The same over matched library calls (kGemm thunks: cuBLAS); 1 with too
+  // few, as the device's GEMM efficiency table was fitted on cuBLAS. A
+  // Triton GEMM's bias is not cuBLAS's: the same product runs at another speed.
+  double call_model_bias = 1.0;
+  int64_t call_bias_samples = 0;
 };
 
 inline constexpr int64_t kMinGemmBiasSamples = 3;
 
 // `modelled` is a simulation of `devices` by the model alone: its events
 // carry their thunk index as correlation (sim/engine_trace.cc), which gives
-// each thunk's modelled duration.
+// each thunk's modelled duration. `cublas_call_ns` is the part of a kGemm
+// thunk's modelled time that is the call's fixed cost (the device's
+// cublas_call_us): the biases measure and scale only the rest.
 ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const MeasuredTimes& measured,
-                       const trace::Trace& modelled);
+                       const trace::Trace& modelled, int64_t cublas_call_ns);
 
 }  // namespace sl::sim

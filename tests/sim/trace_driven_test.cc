@@ -63,8 +63,10 @@ TEST(TraceDriven, AStreamIsALibraryCallsUntilItsLastKernelEnds) {
 }
 
 // A program of `gemms` GEMM thunks the model costs 8 us and the run measured
-// at 1 us, and five elementwise thunks modelled at 1 us and measured at
-// 1.5 us; then one GEMM and one elementwise thunk the run never ran.
+// at 1 us (Triton GEMM fusions, or cuBLAS calls with `calls`), and five
+// elementwise thunks modelled at 1 us and measured at 1.5 us; then one GEMM
+// (a cuBLAS call with `new_call`, else a fusion) and one elementwise thunk
+// the run never ran.
 struct BiasCase {
   std::vector<std::string> names;
   sched::DeviceProgram program;
@@ -72,11 +74,12 @@ struct BiasCase {
   trace::Trace modelled;
 };
 
-BiasCase bias_case(int gemms) {
+BiasCase bias_case(int gemms, bool calls = false, bool new_call = true) {
   BiasCase c;
-  for (int i = 0; i < gemms; ++i) c.names.push_back("gemm_fusion_dot." + std::to_string(i));
+  const std::string gemm_name = calls ? "custom-call." : "gemm_fusion_dot.";
+  for (int i = 0; i < gemms; ++i) c.names.push_back(gemm_name + std::to_string(i));
   for (int i = 0; i < 5; ++i) c.names.push_back("loop_add_fusion." + std::to_string(i));
-  c.names.push_back("custom-call.9");  // a cuBLAS call the other compilation did not have
+  c.names.push_back(new_call ? "custom-call.99" : "gemm_fusion_dot.99");
   c.names.push_back("loop_multiply_fusion");
   for (size_t i = 0; i < c.names.size(); ++i) {
     const bool gemm = c.names[i].starts_with("gemm") || c.names[i].starts_with("custom");
@@ -95,10 +98,11 @@ BiasCase bias_case(int gemms) {
 }
 
 // The model is 8x slow on this run's GEMMs and 1.5x fast on its other
-// kernels: a GEMM it never saw takes the GEMMs' bias, not the median of all.
-TEST(TraceDriven, AGemmTheRunNeverRanTakesTheGemmsBias) {
-  BiasCase c = bias_case(4);
-  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled);
+// kernels: a GEMM fusion it never saw takes the GEMMs' bias, not the median
+// of all.
+TEST(TraceDriven, AGemmFusionTheRunNeverRanTakesTheGemmsBias) {
+  BiasCase c = bias_case(4, false, false);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 0);
   EXPECT_EQ(t.matched_thunks, 9);
   EXPECT_EQ(t.modelled_thunks, 2);
   EXPECT_EQ(t.gemm_bias_samples, 4);
@@ -110,12 +114,37 @@ TEST(TraceDriven, AGemmTheRunNeverRanTakesTheGemmsBias) {
 
 // With fewer matched GEMMs than kMinGemmBiasSamples, one median for all.
 TEST(TraceDriven, TooFewMatchedGemmsShareTheMedianOfAll) {
-  BiasCase c = bias_case(2);
-  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled);
+  BiasCase c = bias_case(2, false, false);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 0);
   EXPECT_EQ(t.gemm_bias_samples, 2);
   EXPECT_DOUBLE_EQ(t.gemm_model_bias, t.model_bias);
   EXPECT_DOUBLE_EQ(t.model_bias, 1.5);  // 2 of 7 ratios are 0.125
   EXPECT_EQ(t.ns[0][7], 12000);
+}
+
+// The same product runs at another speed as a Triton fusion and as a cuBLAS
+// call: a call the run never ran, when it matched only fusions, is the
+// model's (its fixed cost and its product), not the fusions' 0.125.
+TEST(TraceDriven, ACublasCallDoesNotTakeTheTritonGemmsBias) {
+  BiasCase c = bias_case(4);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 2000);
+  EXPECT_EQ(t.call_bias_samples, 0);
+  EXPECT_DOUBLE_EQ(t.call_model_bias, 1.0);
+  EXPECT_DOUBLE_EQ(t.gemm_model_bias, 0.125);
+  EXPECT_EQ(t.ns[0][9], 8000);
+}
+
+// Matched cuBLAS calls modelled at 8 us (2 us of it the call's fixed cost)
+// measured 3.5 us: their bias on the product is 1.5 / 6; a new call pays the
+// fixed cost and its product at that bias.
+TEST(TraceDriven, ACublasCallTheRunNeverRanPaysTheFixedCostAndTheCallsBias) {
+  BiasCase c = bias_case(4, true, true);
+  for (int i = 0; i < 4; ++i) c.measured.ns_per_step["custom-call." + std::to_string(i)] = 3500;
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 2000);
+  EXPECT_EQ(t.call_bias_samples, 4);
+  EXPECT_DOUBLE_EQ(t.call_model_bias, 0.25) << "(3.5 - 2) / (8 - 2)";
+  EXPECT_EQ(t.ns[0][9], 2000 + 1500);
+  EXPECT_EQ(t.ns[0][10], 1500);
 }
 
 // A cuDNN call of three kernels: the second after 4 us of idle GPU (issued
