@@ -42,7 +42,9 @@ void fit_gemm_efficiency(const FitInputs& in, DeviceModel& model, FitLog& log) {
     const sched::GemmDims& d = s.thunk->gemm;
     double peak = gemm_peak_flops(model, d.type, s.run->allow_tf32 || d.tf32);
     double quantization = gemm_efficiency(model, d) / table.lookup(d.m, d.n, d.k);
-    double busy = s.duration_ns;  // the launch is the gap before the kernel
+    // The launch is the gap before the kernel; the call's fixed cost is no
+    // part of the product the table rates.
+    double busy = s.duration_ns - library_call_ns(model, *s.thunk);
     double memory_ns = static_cast<double>(s.thunk->bytes_accessed) / hbm_bytes_per_ns(model);
     if (peak <= 0 || busy <= 0 || memory_ns >= 0.9 * busy) continue;  // memory bound: no compute information
     buckets[{bucket(table.m_edges, d.m), bucket(table.n_edges, d.n), bucket(table.k_edges, d.k)}].push_back(
@@ -148,15 +150,18 @@ void fit_sm_limited_gemms(const FitInputs& in, DeviceModel& model, FitLog& log) 
     const int64_t sms = s.thunk->kind == ThunkKind::kGemm ? sms_of(model, s) : 0;
     if (sms == 0 || s.kernel_overlap_ns > 0) continue;
     Shape& shape = shapes[{shape_of(*s.thunk), sms}];
+    // The scale is the product's: the call's fixed cost stays out of both sides.
+    const double call = library_call_ns(model, *s.thunk);
+    const double fixed = launch_ns(model) + call;
     if (shape.measured.empty()) {
-      shape.predicted = gemm_cost(unscaled, *s.thunk, s.run->allow_tf32, sms).work_ns - launch_ns(model);
+      shape.predicted = gemm_cost(unscaled, *s.thunk, s.run->allow_tf32, sms).work_ns - fixed;
       if (auto it = alone_ns.find(shape_of(*s.thunk)); it != alone_ns.end()) {
-        shape.predicted *= it->second / (gemm_cost(unscaled, *s.thunk, s.run->allow_tf32).work_ns - launch_ns(model));
+        shape.predicted *= (it->second - call) / (gemm_cost(unscaled, *s.thunk, s.run->allow_tf32).work_ns - fixed);
       }
     }
     if (alone_ns.count(shape_of(*s.thunk))) ++measured_alone;
-    shape.measured.push_back(s.duration_ns);
-    if (!s.started_inside_collective) shape.measured_first.push_back(s.duration_ns);
+    shape.measured.push_back(s.duration_ns - call);
+    if (!s.started_inside_collective) shape.measured_first.push_back(s.duration_ns - call);
     ++n;
   }
   double predicted_sum = 0, measured_sum = 0;

@@ -170,7 +170,9 @@ TEST_F(RealReplay, CommandBuffersOffWhatIfMeetsTheTarget) {
 // Triton GEMM fusion, so the what-if onto the default module from the cb-off
 // capture costs that call by the device model (50 us for a 5 us call) times
 // a bias: +70.4% with the median over every matched thunk (x1.23), +6.5%
-// with the matched GEMMs' own (x0.12; FIDELITY-real.md, "The GEMMs' own bias").
+// with the matched GEMMs' own (x0.12; FIDELITY-real.md, "The GEMMs' own bias");
+// +7.5% since a cuBLAS call pays its fixed cost and takes the matched calls'
+// bias (FIDELITY-real.md, hold-out set 10).
 TEST_F(RealReplay, AGemmTheCaptureNeverRanTakesTheGemmsBias) {
 #if !SL_HAVE_CUDA_BUILD
   GTEST_SKIP() << "reading capture files needs a CUDA build";
@@ -185,7 +187,7 @@ TEST_F(RealReplay, AGemmTheCaptureNeverRanTakesTheGemmsBias) {
   ASSERT_TRUE(measured.contains("median_iteration_makespan_ns") && predicted.contains("makespan_ns"));
   const double m = measured["median_iteration_makespan_ns"].get<double>();
   const double error = (predicted["makespan_ns"].get<double>() - m) / m;
-  expect(error, Expectation{true, 0.065}, "flax_vae command buffers off -> on");
+  expect(error, Expectation{true, 0.075}, "flax_vae command buffers off -> on");
 }
 
 // Hold-out set 7's two-tower model: the what-if from its default capture
@@ -193,7 +195,8 @@ TEST_F(RealReplay, AGemmTheCaptureNeverRanTakesTheGemmsBias) {
 // GEMMs costs its 15 cuBLAS calls by the device model alone (no matched GEMM
 // to take a bias from). +615.9% while f32 GEMMs ran at the f32 rate and a
 // weight gradient of one output tile ran on one SM; -5.1% with JAX's f32
-// dots in TF32 and K split over the idle SMs (FIDELITY-real.md, "Split K and TF32").
+// dots in TF32 and K split over the idle SMs (FIDELITY-real.md, "Split K and TF32");
+// -6.0% since each call also pays cublas_call_us (hold-out set 10).
 TEST_F(RealReplay, GemmsTheCaptureNeverRanRunInTf32WithTheirKSplit) {
 #if !SL_HAVE_CUDA_BUILD
   GTEST_SKIP() << "reading capture files needs a CUDA build";
@@ -209,7 +212,7 @@ TEST_F(RealReplay, GemmsTheCaptureNeverRanRunInTf32WithTheirKSplit) {
   ASSERT_TRUE(measured.contains("median_iteration_makespan_ns") && predicted.contains("makespan_ns"));
   const double m = measured["median_iteration_makespan_ns"].get<double>();
   const double error = (predicted["makespan_ns"].get<double>() - m) / m;
-  expect(error, Expectation{true, -0.051}, "two_tower default -> without Triton GEMMs");
+  expect(error, Expectation{true, -0.060}, "two_tower default -> without Triton GEMMs");
 }
 
 // The second device call's captures, in bench/fidelity/real (FIDELITY-real.md (a), first table):
