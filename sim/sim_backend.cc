@@ -234,6 +234,13 @@ class SimBackend : public exec::Backend {
                       "thunks costed by what their instruction took in the measured run's median step");
     trace.add_counter("trace_driven.modelled_thunks", times.modelled_thunks,
                       "thunks the measured run never ran, costed by the model times its bias");
+    trace.add_counter("trace_driven.autotuned_thunks", times.autotuned_thunks,
+                      "of those, thunks costed by XLA's autotuning log of the simulated module instead "
+                      "(its fastest candidate, less the log's overhead)");
+    trace.add_counter("trace_driven.autotune_overhead_ns", measured_->autotune_overhead_ns,
+                      fmt::format("the autotuning log's time over a step's, per kernel, from {} instructions of the "
+                                  "measured run's own log ({} ns when none)",
+                                  measured_->autotune_overhead_samples, kDefaultAutotuneOverheadNs));
     trace.add_counter("trace_driven.model_bias_permille", std::llround(times.model_bias * 1000),
                       "median of measured / modelled kernel time over the matched thunks, x1000");
     trace.add_counter("trace_driven.gemm_model_bias_permille", std::llround(times.gemm_model_bias * 1000),

@@ -1,6 +1,7 @@
 #include "sim/trace_driven.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -32,6 +33,7 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
 
   // Per instruction, per step: the sum of its records' durations.
   std::unordered_map<uint32_t, std::vector<int64_t>> per_step, gap_per_step, issue_span_per_step;
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<int64_t>> records_per_step;  // (instruction, kernel name)
   std::vector<std::pair<int64_t, int64_t>> span(steps.size(), {INT64_MAX, INT64_MIN});
   std::map<std::tuple<int32_t, int32_t, int32_t>, std::vector<const trace::Event*>> by_stream;  // step, device, stream
   for (const trace::Event& e : linked.events) {
@@ -44,6 +46,13 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
     auto& v = per_step[e.instruction];
     if (v.empty()) v.assign(steps.size(), 0);
     v[s] += e.duration_ns();
+    auto& r = records_per_step[{e.instruction, e.name}];
+    if (r.empty()) r.assign(steps.size(), 0);
+    ++r[s];
+  }
+  for (const auto& [key, counts] : records_per_step) {
+    int64_t& launches = out.launches_per_step[linked.strings.get(key.first)];
+    launches = std::max(launches, median_of(counts));
   }
   std::vector<int64_t> spans;
   for (const auto& [first, last] : span) {
@@ -100,6 +109,28 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
   }
   out.launch_gap_ns = median_of(gaps);
   return out;
+}
+
+int64_t autotuned_kernel_ns(int64_t autotuned_ns, int64_t overhead_ns) {
+  const double a = static_cast<double>(autotuned_ns);
+  return std::max<int64_t>(1, std::llround(kAutotuneScale * std::max(a - static_cast<double>(overhead_ns),
+                                                                     kAutotuneFloor * a)));
+}
+
+void estimate_autotune_overhead(MeasuredTimes& measured, const std::unordered_map<std::string, int64_t>& run_log) {
+  std::vector<double> overheads;
+  for (const auto& [name, autotuned] : run_log) {
+    auto ns = measured.ns_per_step.find(name);
+    auto launches = measured.launches_per_step.find(name);
+    if (ns == measured.ns_per_step.end() || launches == measured.launches_per_step.end() || launches->second <= 0) {
+      continue;
+    }
+    const double per_launch = static_cast<double>(ns->second) / static_cast<double>(launches->second);
+    overheads.push_back(static_cast<double>(autotuned) - per_launch / kAutotuneScale);
+  }
+  measured.autotune_overhead_samples = static_cast<int64_t>(overheads.size());
+  measured.autotune_overhead_ns =
+      overheads.empty() ? kDefaultAutotuneOverheadNs : std::llround(median_of(std::move(overheads)));
 }
 
 ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const MeasuredTimes& measured,
@@ -171,6 +202,12 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
     for (size_t i = 0; i < thunks.size(); ++i) {
       const sched::Thunk& t = thunks[i];
       if (out.ns[d][i] != 0 || t.kind == sched::ThunkKind::kRecordEvent || t.kind == sched::ThunkKind::kWaitEvent) {
+        continue;
+      }
+      if (auto a = measured.autotuned_ns.find(std::string(t.attributed_name)); a != measured.autotuned_ns.end()) {
+        out.ns[d][i] = autotuned_kernel_ns(a->second, measured.autotune_overhead_ns);
+        ++out.modelled_thunks;
+        ++out.autotuned_thunks;
         continue;
       }
       auto model = model_ns.find({static_cast<int32_t>(d), static_cast<int64_t>(i)});

@@ -43,6 +43,9 @@ struct MeasuredTimes {
   // launched alone spends it in its host code (sim/command_buffers.h,
   // after_issue_ns).
   std::unordered_map<std::string, int64_t> issue_span_ns_per_step;
+  // Instruction -> how many times it ran a step (median over steps of its
+  // most frequent kernel's records: a cuBLAS call of two kernels ran once).
+  std::unordered_map<std::string, int64_t> launches_per_step;
   int64_t steps = 0;
   int64_t median_step_ns = 0;     // the median step's span, first start to last end
   // Median idle time between consecutive records of one stream inside a step:
@@ -64,6 +67,15 @@ struct MeasuredTimes {
   // compiles with other flags). Empty: instructions match by name.
   std::unordered_map<std::string, std::string> source_of;
   int64_t renamed = 0;  // instructions of source_of whose partner has another name
+  // XLA's autotuning logs (core/xla/autotune_log.h), when they are beside
+  // the dumps: the fastest candidate's time of each instruction of the
+  // simulated module, as its compilation's autotuner measured it alone on
+  // the GPU; and that log's overhead, as the measured run's own log shows it
+  // (autotune_overhead). An instruction the run never ran costs
+  // autotuned_kernel_ns, not the device model, when it has an entry.
+  std::unordered_map<std::string, int64_t> autotuned_ns;
+  int64_t autotune_overhead_ns = 0;
+  int64_t autotune_overhead_samples = 0;
   // The simulated module is not the file the measured run was linked to
   // (another compilation: a what-if across XLA settings), so the step it
   // predicts runs in another call, at another host pace.
@@ -77,6 +89,23 @@ struct MeasuredTimes {
   }
 };
 
+// The autotuner times a kernel alone, with its launch and timer around it,
+// 2-3 us more than a step runs it (the dev captures of hold-out set 12,
+// bench/FIDELITY-real.md): a kernel's time in a step is about
+// kAutotuneScale x (autotuned - overhead), and never under kAutotuneFloor of
+// the autotuned time x kAutotuneScale (a kernel of 4 us alone runs at least 2).
+inline constexpr double kAutotuneScale = 0.95;
+inline constexpr double kAutotuneFloor = 0.5;
+inline constexpr int64_t kDefaultAutotuneOverheadNs = 2500;
+int64_t autotuned_kernel_ns(int64_t autotuned_ns, int64_t overhead_ns);
+
+// The overhead of the measured run's own autotuning log (`run_log`: its
+// instructions' autotuned times): the median over the instructions it ran of
+// autotuned - measured / kAutotuneScale, per launch. Sets
+// measured.autotune_overhead_ns (kDefaultAutotuneOverheadNs with no sample)
+// and its samples.
+void estimate_autotune_overhead(MeasuredTimes& measured, const std::unordered_map<std::string, int64_t>& run_log);
+
 // kInvalidInput when the run has no steps (it is not a linked capture, or
 // nothing matched).
 Result<MeasuredTimes> measured_times(const trace::Trace& linked);
@@ -89,6 +118,7 @@ struct ThunkTimes {
   std::vector<std::vector<int64_t>> gap_ns;
   int64_t matched_thunks = 0;      // costed from the measured run
   int64_t modelled_thunks = 0;     // costed by the model (times model_bias or gemm_model_bias)
+  int64_t autotuned_thunks = 0;    // of those, costed by XLA's autotuning log instead
   double model_bias = 1.0;         // median measured / modelled over matched kernel thunks
   double gemm_model_bias = 1.0;    // the same over matched GEMM thunks; model_bias with too few
   int64_t gemm_bias_samples = 0;   // matched GEMM thunks with a modelled time

@@ -21,6 +21,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/forward_signals.h"
+#include "app/cli/xla_dump_flags.h"
 #include "app/cli/xla_link.h"
 #include "app/cli/exit_codes.h"
 #include "app/cli/store_access.h"
@@ -119,18 +120,15 @@ std::vector<ProcessCapture> process_captures(const std::filesystem::path& dir) {
   return out;
 }
 
-// The child's XLA_FLAGS: the user's own, then the dump flags (XLA takes the
-// last value of a repeated flag, so an explicit --xla_dump_to of the user's
-// would be overridden: refuse that instead of guessing).
-Result<std::string> xla_flags_with_dump(const std::string& dump_dir) {
-  std::string flags = std::getenv("XLA_FLAGS") != nullptr ? std::getenv("XLA_FLAGS") : "";
-  if (flags.find("--xla_dump_to") != std::string::npos) {
-    return usage_error("XLA_FLAGS already sets --xla_dump_to; drop it or drop --xla-dump");
-  }
+// The child's XLA_FLAGS with the dump flags (app/cli/xla_dump_flags.h), the
+// dump folder made.
+Result<std::string> child_xla_flags(const std::string& dump_dir) {
+  auto flags = xla_flags_with_dump(std::getenv("XLA_FLAGS") != nullptr ? std::getenv("XLA_FLAGS") : "", dump_dir);
+  if (!flags) return flags;
   std::error_code ec;
   std::filesystem::create_directories(dump_dir, ec);
   if (ec) return runtime_error("cannot create " + dump_dir + ": " + ec.message());
-  return (flags.empty() ? "" : flags + " ") + "--xla_dump_to=" + dump_dir + " --xla_dump_hlo_as_text";
+  return flags;
 }
 
 // Saves one process's capture as a run, linked to the dumped module it ran
@@ -189,7 +187,7 @@ int cmd_capture(const StoreArgs& args, const CaptureArgs& capture) {
   std::string saved_xla_flags = std::getenv("XLA_FLAGS") != nullptr ? std::getenv("XLA_FLAGS") : "";
   const bool had_xla_flags = std::getenv("XLA_FLAGS") != nullptr;
   if (!capture.xla_dump.empty()) {
-    auto flags = xla_flags_with_dump(capture.xla_dump);
+    auto flags = child_xla_flags(capture.xla_dump);
     if (!flags) return fail(flags.status());
     setenv("XLA_FLAGS", flags->c_str(), 1);
   }

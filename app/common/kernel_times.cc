@@ -11,6 +11,7 @@
 #include "app/common/run_ref.h"
 #include "core/hlo/parser.h"
 #include "core/trace/store/trace_store.h"
+#include "core/xla/autotune_log.h"
 #include "core/xla/instruction_match.h"
 #include "sim/device_model.h"
 #include "sim/sim_backend.h"
@@ -37,6 +38,36 @@ void match_instructions(const nlohmann::json& config, const hlo::Module& target,
   std::error_code ec;
   const bool same_file = !target_path.empty() && std::filesystem::equivalent(linked, target_path, ec) && !ec;
   measured.another_module = target_path.empty() ? source->source_text != target.source_text : !same_file;
+}
+
+// An autotuning log's times of `module`'s instructions; nothing where there
+// is no log beside `module_path` (a warning where one does not read).
+std::unordered_map<std::string, int64_t> autotuned_times(const std::string& module_path, const hlo::Module& module) {
+  const std::string path = xla::autotune_log_path_for(module_path);
+  if (path.empty()) return {};
+  auto log = xla::read_autotune_log(path);
+  if (!log) {
+    fmt::print(stderr, "warning: {} (its autotuned times are not used)\n", log.status().message());
+    return {};
+  }
+  return xla::autotuned_ns_of(*log, module);
+}
+
+// MeasuredTimes::autotuned_ns from the simulated module's autotuning log,
+// and its overhead from the measured run's own log (sim/trace_driven.h).
+void read_autotune_logs(const nlohmann::json& config, const hlo::Module& target, const std::string& target_path,
+                        sim::MeasuredTimes& measured) {
+  if (target_path.empty()) return;
+  measured.autotuned_ns = autotuned_times(target_path, target);
+  if (measured.autotuned_ns.empty()) return;
+  std::unordered_map<std::string, int64_t> own;
+  if (config.is_object() && config.contains("linked_module") && config["linked_module"].is_string()) {
+    const std::string linked = config["linked_module"].get<std::string>();
+    if (!xla::autotune_log_path_for(linked).empty()) {
+      if (auto source = hlo::parse_program_file(linked)) own = autotuned_times(linked, *source);
+    }
+  }
+  sim::estimate_autotune_overhead(measured, own);
 }
 
 }  // namespace
@@ -87,7 +118,10 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
       gap = 0;
     }
   }
-  if (target != nullptr) match_instructions(config, *target, target_path, *measured);
+  if (target != nullptr) {
+    match_instructions(config, *target, target_path, *measured);
+    read_autotune_logs(config, *target, target_path, *measured);
+  }
   // Graph nodes not known apart from kernels launched alone: no estimate
   // (a graph's nodes would pass for launches), the device file's costs.
   if (host_costs_of != nullptr) {

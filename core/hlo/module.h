@@ -86,6 +86,9 @@ struct OpMetadata {
   std::string source_file;
   int64_t source_line = 0;
   int64_t stack_frame_id = 0;  // 1-based into Module::stack_frames; 0 = none
+  // The instruction whose code XLA reuses for this one (same fusion body):
+  // its autotuning log entry is this one's too (core/xla/autotune_log.h).
+  std::string deduplicated_name;
 };
 
 // The tables current XLA prints after the module header (FileNames,

@@ -60,6 +60,7 @@ bool same_scatter(const ScatterDims& a, const ScatterDims& b) {
 
 bool same_metadata(const OpMetadata& a, const OpMetadata& b) {
   return a.op_type == b.op_type && a.op_name == b.op_name && a.source_file == b.source_file &&
+         a.deduplicated_name == b.deduplicated_name &&
          a.source_line == b.source_line && a.stack_frame_id == b.stack_frame_id;
 }
 

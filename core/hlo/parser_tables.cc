@@ -134,8 +134,8 @@ bool Parser::parse_metadata(Instruction& inst) {
 
 bool Parser::parse_metadata_fields(OpMetadata& m) {
   // `{op_type="..." op_name="..." source_file="..." source_line=N
-  // stack_frame_id=N ...}`: space separated; other keys (scheduling_name,
-  // deduplicated_name, profile_type, source_end_line...) are read past.
+  // stack_frame_id=N deduplicated_name="..." ...}`: space separated; other
+  // keys (scheduling_name, profile_type, source_end_line...) are read past.
   advance();  // '{'
   while (!accept(TokenKind::kRbrace)) {
     accept(TokenKind::kComma);
@@ -145,6 +145,7 @@ bool Parser::parse_metadata_fields(OpMetadata& m) {
     if (!expect(TokenKind::kEquals, "'=' after the metadata field name")) return false;
     std::string* text = key == "op_type" ? &m.op_type : key == "op_name" ? &m.op_name
                         : key == "source_file"       ? &m.source_file
+                        : key == "deduplicated_name" ? &m.deduplicated_name
                                                      : nullptr;
     int64_t* number = key == "source_line" ? &m.source_line : key == "stack_frame_id" ? &m.stack_frame_id : nullptr;
     if (text) {

@@ -66,6 +66,9 @@ void print_metadata(const OpMetadata& m, std::string& out) {
   if (!m.op_type.empty()) add(fmt::format("op_type=\"{}\"", escape_string(m.op_type)));
   if (!m.op_name.empty()) add(fmt::format("op_name=\"{}\"", escape_string(m.op_name)));
   if (!m.source_file.empty()) add(fmt::format("source_file=\"{}\"", escape_string(m.source_file)));
+  if (!m.deduplicated_name.empty()) {
+    add(fmt::format("deduplicated_name=\"{}\"", escape_string(m.deduplicated_name)));
+  }
   if (m.source_line != 0) add(fmt::format("source_line={}", m.source_line));
   if (m.stack_frame_id != 0) add(fmt::format("stack_frame_id={}", m.stack_frame_id));
   if (!fields.empty()) out += ", metadata={" + fields + "}";

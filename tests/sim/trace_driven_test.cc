@@ -164,6 +164,62 @@ TEST(TraceDriven, ARecordRightBehindTheLastTellsNothingOfTheHost) {
   EXPECT_EQ(m->issue_span_ns_per_step.at("cudnn-conv-bw-filter.2"), 7000);
 }
 
+// XLA's autotuner timed the GEMM the run never ran at 20 us alone; its log
+// runs 2.5 us over a step's kernels: the GEMM costs 0.95 x 17.5 us, not the
+// model's 8 us x a bias. An instruction the run did run keeps its own time.
+TEST(TraceDriven, AGemmTheRunNeverRanCostsItsAutotunedTimeLessTheLogsOverhead) {
+  BiasCase c = bias_case(4, false, false);
+  c.measured.autotuned_ns["gemm_fusion_dot.99"] = 20000;
+  c.measured.autotuned_ns["gemm_fusion_dot.0"] = 50000;
+  c.measured.autotune_overhead_ns = 2500;
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 0);
+  EXPECT_EQ(t.modelled_thunks, 2);
+  EXPECT_EQ(t.autotuned_thunks, 1);
+  EXPECT_EQ(t.ns[0][9], 16625) << "0.95 x (20 - 2.5) us";
+  EXPECT_EQ(t.ns[0][0], 1000) << "measured, whatever the log says";
+  EXPECT_EQ(t.ns[0][10], 1500) << "no log entry: the model times its bias";
+}
+
+// A kernel of 4 us alone under a 3 us overhead still runs: at least half of
+// its autotuned time (times the scale).
+TEST(TraceDriven, AShortAutotunedKernelKeepsHalfItsTime) {
+  EXPECT_EQ(autotuned_kernel_ns(4000, 3000), 1900);
+  EXPECT_EQ(autotuned_kernel_ns(10000, 0), 9500);
+  EXPECT_EQ(autotuned_kernel_ns(1, 5000), 1);
+}
+
+// The overhead from the run's own log: per launch, autotuned minus measured
+// over the scale; the median of the instructions the run ran.
+TEST(TraceDriven, TheLogsOverheadIsTheMedianOverTheRunsOwnInstructions) {
+  MeasuredTimes m;
+  m.ns_per_step = {{"a", 19000}, {"b", 9500}, {"c", 950}};
+  m.launches_per_step = {{"a", 2}, {"b", 1}, {"c", 1}};
+  estimate_autotune_overhead(m, {{"a", 12500}, {"b", 13000}, {"c", 1100}, {"never_ran", 90000}});
+  EXPECT_EQ(m.autotune_overhead_samples, 3);
+  EXPECT_EQ(m.autotune_overhead_ns, 2500) << "a: 12.5 - 9.5 / 0.95; b: 3; c: 0.1";
+  MeasuredTimes none;
+  estimate_autotune_overhead(none, {{"never_ran", 90000}});
+  EXPECT_EQ(none.autotune_overhead_samples, 0);
+  EXPECT_EQ(none.autotune_overhead_ns, kDefaultAutotuneOverheadNs);
+}
+
+// Launches a step: a loop's kernel run twice is two; a cuBLAS call of a
+// GEMM and its split-K reduction is one.
+TEST(TraceDriven, ACallOfTwoKernelsIsOneLaunchALoopsTwoTripsAreTwo) {
+  trace::Trace t;
+  auto add = [&](const char* name, const char* instruction, int64_t start, int64_t end) {
+    t.events[test_support::add_event(t, 0, 0, trace::EventKind::kOther, name, instruction, start, end)].iteration = 0;
+  };
+  add("nvjet_sm90_tst_128x64", "custom-call.3", 0, 5000);
+  add("splitKreduce_kernel", "custom-call.3", 5000, 6000);
+  add("loop_add_fusion", "loop_add_fusion", 7000, 8000);
+  add("loop_add_fusion", "loop_add_fusion", 9000, 10000);
+  Result<MeasuredTimes> m = measured_times(t);
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_EQ(m->launches_per_step.at("custom-call.3"), 1);
+  EXPECT_EQ(m->launches_per_step.at("loop_add_fusion"), 2);
+}
+
 TEST(TraceDriven, ARunWithoutStepsIsInvalidInput) {
   trace::Trace t = four_steps();
   for (trace::Event& e : t.events) e.iteration = -1;  // outside every step

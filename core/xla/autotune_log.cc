@@ -1,0 +1,256 @@
+#include "core/xla/autotune_log.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "core/hlo/shape.h"
+
+namespace sl::xla {
+namespace {
+
+// A log of a large module is a few MiB; past this it is no autotuning log.
+constexpr uintmax_t kMaxLogBytes = 256ull << 20;
+// Text protos nest a few levels (profile, config, backend config, tiles).
+constexpr int kMaxDepth = 64;
+
+// A text-proto field: a scalar (`name: value`) or a message (`name { ... }`).
+struct Field {
+  std::string name;
+  std::string value;  // scalars: the string unescaped, or the number/enum as written
+  std::vector<Field> fields;
+};
+
+class Reader {
+ public:
+  Reader(std::string_view text, std::string_view file) : text_(text), file_(file) {}
+
+  Result<std::vector<Field>> message(int depth, bool top) {
+    if (depth > kMaxDepth) return error("nested deeper than any autotuning log");
+    std::vector<Field> out;
+    for (;;) {
+      skip_space();
+      if (at_end()) {
+        if (top) return out;
+        return error("the file ends inside a message");
+      }
+      if (peek() == '}' || peek() == '>') {
+        if (top) return error("'}' with no message open");
+        ++pos_;
+        return out;
+      }
+      Field f;
+      if (!ident(f.name)) return error("expected a field name");
+      skip_space();
+      const bool colon = !at_end() && peek() == ':';
+      if (colon) ++pos_, skip_space();
+      if (!at_end() && (peek() == '{' || peek() == '<')) {
+        ++pos_;
+        auto inner = message(depth + 1, false);
+        if (!inner) return inner.status();
+        f.fields = std::move(*inner);
+      } else if (!colon) {
+        return error(fmt::format("expected ':' or '{{' after {}", f.name));
+      } else if (auto s = scalar(f.value); !s.ok()) {
+        return s;
+      }
+      out.push_back(std::move(f));
+      skip_space();
+      if (!at_end() && (peek() == ',' || peek() == ';')) ++pos_;
+    }
+  }
+
+ private:
+  bool at_end() const { return pos_ >= text_.size(); }
+  char peek() const { return text_[pos_]; }
+
+  void skip_space() {
+    while (!at_end()) {
+      if (peek() == '#') {
+        while (!at_end() && peek() != '\n') ++pos_;
+      } else if (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r') {
+        ++pos_;
+      } else {
+        return;
+      }
+    }
+  }
+
+  bool ident(std::string& out) {
+    const size_t start = pos_;
+    while (!at_end() && (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_' || peek() == '.' ||
+                         (pos_ > start && (peek() == '-' || peek() == '+')))) {
+      ++pos_;
+    }
+    out.assign(text_.substr(start, pos_ - start));
+    return !out.empty();
+  }
+
+  // A number, an enum value, or one or more adjacent quoted strings.
+  Status scalar(std::string& out) {
+    if (at_end()) return error("the file ends before a value");
+    if (peek() != '"' && peek() != '\'') {
+      if (!ident(out)) return error("expected a value");
+      return {};
+    }
+    while (!at_end() && (peek() == '"' || peek() == '\'')) {
+      if (auto s = quoted(out); !s.ok()) return s;
+      skip_space();
+    }
+    return {};
+  }
+
+  Status quoted(std::string& out) {
+    const char quote = text_[pos_++];
+    while (!at_end() && peek() != quote) {
+      char c = text_[pos_++];
+      if (c == '\n') return error("a line break inside a string");
+      if (c != '\\') {
+        out.push_back(c);
+        continue;
+      }
+      if (at_end()) break;
+      c = text_[pos_++];
+      switch (c) {
+        case 'n': out.push_back('\n'); break;
+        case 't': out.push_back('\t'); break;
+        case 'r': out.push_back('\r'); break;
+        case 'x': {
+          int v = 0, n = 0;
+          while (n < 2 && !at_end() && std::isxdigit(static_cast<unsigned char>(peek()))) {
+            const char h = static_cast<char>(std::tolower(static_cast<unsigned char>(text_[pos_++])));
+            v = v * 16 + (h <= '9' ? h - '0' : h - 'a' + 10), ++n;
+          }
+          out.push_back(static_cast<char>(v));
+          break;
+        }
+        default:
+          if (c >= '0' && c <= '7') {
+            int v = c - '0', n = 1;
+            while (n < 3 && !at_end() && peek() >= '0' && peek() <= '7') v = v * 8 + (text_[pos_++] - '0'), ++n;
+            out.push_back(static_cast<char>(v));
+          } else {
+            out.push_back(c);  // \" \' \\ and the rest stand for themselves
+          }
+      }
+    }
+    if (at_end()) return error("the file ends inside a string");
+    ++pos_;
+    return {};
+  }
+
+  Status error(const std::string& what) const {
+    int64_t line = 1;
+    for (size_t i = 0; i < pos_ && i < text_.size(); ++i) line += text_[i] == '\n';
+    return invalid_input(fmt::format("{}:{}: {} (not an XLA autotuning log?)", file_, line, what));
+  }
+
+  std::string_view text_, file_;
+  size_t pos_ = 0;
+};
+
+const Field* child(const Field& f, std::string_view name) {
+  for (const Field& c : f.fields) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+int64_t number(const Field* f) {
+  if (f == nullptr) return 0;
+  try {
+    return std::stoll(f->value);
+  } catch (...) {
+    return 0;
+  }
+}
+
+// "%name = shape ..." -> name; "" when the text does not start so.
+std::string name_of(std::string_view hlo_text) {
+  if (hlo_text.empty() || hlo_text[0] != '%') return {};
+  const size_t eq = hlo_text.find(" = ");
+  return eq == std::string_view::npos ? std::string{} : std::string(hlo_text.substr(1, eq - 1));
+}
+
+}  // namespace
+
+Result<std::vector<AutotunedInstruction>> parse_autotune_log(std::string_view text, std::string_view file_name) {
+  Reader reader(text, file_name);
+  auto top = reader.message(0, true);
+  if (!top) return top.status();
+  std::vector<AutotunedInstruction> out;
+  for (const Field& profile : *top) {
+    if (profile.name != "instruction_profiles") continue;
+    AutotunedInstruction entry;
+    if (const Field* t = child(profile, "hlo_text")) entry.hlo_text = t->value;
+    entry.name = name_of(entry.hlo_text);
+    for (const Field& c : profile.fields) {
+      if (c.name != "config_profiles") continue;
+      const Field* run_time = child(c, "run_time");
+      if (run_time == nullptr) continue;  // a candidate that failed to compile or run
+      const int64_t ns = number(child(*run_time, "seconds")) * 1'000'000'000 + number(child(*run_time, "nanos"));
+      if (ns <= 0) continue;
+      ++entry.candidates;
+      if (entry.best_ns == 0 || ns < entry.best_ns) {
+        entry.best_ns = ns;
+        const Field* config = child(c, "config");
+        const Field* backend = config != nullptr ? child(*config, "backend") : nullptr;
+        entry.best_backend = backend != nullptr ? backend->value : std::string{};
+      }
+    }
+    if (!entry.name.empty() && entry.candidates > 0) out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+Result<std::vector<AutotunedInstruction>> read_autotune_log(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return invalid_input(fmt::format("{}: not a regular file", path));
+  if (std::filesystem::file_size(path, ec) > kMaxLogBytes) {
+    return invalid_input(fmt::format("{}: larger than {} MiB, not an autotuning log", path, kMaxLogBytes >> 20));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return invalid_input(fmt::format("{}: cannot be read", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_autotune_log(text.str(), path);
+}
+
+std::unordered_map<std::string, int64_t> autotuned_ns_of(const std::vector<AutotunedInstruction>& log,
+                                                          const hlo::Module& module) {
+  std::unordered_map<std::string, const hlo::Instruction*> by_name;
+  for (const hlo::Computation& c : module.computations) {
+    for (const hlo::Instruction& i : c.instructions) by_name.emplace(i.name, &i);
+  }
+  std::unordered_map<std::string, int64_t> out;
+  for (const AutotunedInstruction& e : log) {
+    auto it = by_name.find(e.name);
+    if (it == by_name.end()) continue;
+    // "%name = " then the result shape as the module prints it.
+    const std::string shape = hlo::to_string_with_layout(it->second->shape);
+    const size_t at = e.name.size() + 4;
+    if (e.hlo_text.compare(at, shape.size(), shape) != 0) continue;
+    out[e.name] = e.best_ns;
+  }
+  for (const auto& [name, instruction] : by_name) {
+    const std::string& original = instruction->metadata.deduplicated_name;
+    if (original.empty() || out.count(name) != 0) continue;
+    if (auto o = out.find(original); o != out.end()) {
+      const int64_t ns = o->second;  // copied: the insertion below may rehash
+      out[name] = ns;
+    }
+  }
+  return out;
+}
+
+std::string autotune_log_path_for(const std::string& module_path) {
+  const std::filesystem::path candidate = std::filesystem::path(module_path).parent_path() / "autotune_logs.txt";
+  std::error_code ec;
+  return std::filesystem::is_regular_file(candidate, ec) ? candidate.string() : std::string{};
+}
+
+}  // namespace sl::xla
