@@ -4,11 +4,9 @@
 
 #include <cctype>
 #include <filesystem>
-#include <fstream>
-#include <memory>
-#include <sstream>
 
 #include "core/hlo/shape.h"
+#include "core/xla/dump_file.h"
 
 namespace sl::xla {
 namespace {
@@ -55,7 +53,7 @@ class Reader {
         f.fields = std::move(*inner);
       } else if (!colon) {
         return error(fmt::format("expected ':' or '{{' after {}", f.name));
-      } else if (auto s = scalar(f.value); !s.ok()) {
+      } else if (auto s = scalar(f.value); !s.is_ok()) {
         return s;
       }
       out.push_back(std::move(f));
@@ -98,7 +96,7 @@ class Reader {
       return {};
     }
     while (!at_end() && (peek() == '"' || peek() == '\'')) {
-      if (auto s = quoted(out); !s.ok()) return s;
+      if (auto s = quoted(out); !s.is_ok()) return s;
       skip_space();
     }
     return {};
@@ -208,16 +206,9 @@ Result<std::vector<AutotunedInstruction>> parse_autotune_log(std::string_view te
 }
 
 Result<std::vector<AutotunedInstruction>> read_autotune_log(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return invalid_input(fmt::format("{}: not a regular file", path));
-  if (std::filesystem::file_size(path, ec) > kMaxLogBytes) {
-    return invalid_input(fmt::format("{}: larger than {} MiB, not an autotuning log", path, kMaxLogBytes >> 20));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return invalid_input(fmt::format("{}: cannot be read", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_autotune_log(text.str(), path);
+  auto text = read_dump_file(path, kMaxLogBytes, "an autotuning log");
+  if (!text) return text.status();
+  return parse_autotune_log(*text, path);
 }
 
 std::unordered_map<std::string, int64_t> autotuned_ns_of(const std::vector<AutotunedInstruction>& log,

@@ -5,8 +5,8 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "core/xla/dump_file.h"
 
 namespace sl::xla {
 namespace {
@@ -176,16 +176,9 @@ Result<ThunkSequence> parse_thunk_sequence(std::string_view text, std::string_vi
 }
 
 Result<ThunkSequence> read_thunk_sequence(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return invalid_input(fmt::format("{}: not a regular file", path));
-  if (std::filesystem::file_size(path, ec) > kMaxDumpBytes) {
-    return invalid_input(fmt::format("{}: larger than {} MiB, not a thunk dump", path, kMaxDumpBytes >> 20));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return invalid_input(fmt::format("{}: cannot be read", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_thunk_sequence(text.str(), path);
+  auto text = read_dump_file(path, kMaxDumpBytes, "a thunk dump");
+  if (!text) return text.status();
+  return parse_thunk_sequence(*text, path);
 }
 
 std::string thunk_sequence_path_for(const std::string& module_path, bool after_passes) {
