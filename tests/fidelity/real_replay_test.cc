@@ -133,7 +133,10 @@ INSTANTIATE_TEST_SUITE_P(
                       // -10.2% while cuBLAS's split-K reductions took the next call's place
                       // in the link (10% of the step unlinked), -0.6% since.
                       std::pair{std::string("two_tower"), Expectation{}},
-                      std::pair{std::string("two_tower_notriton"), Expectation{}}),
+                      std::pair{std::string("two_tower_notriton"), Expectation{}},
+                      // Hold-out set 12's wide regression step, both settings (+0.1%, -0.5%).
+                      std::pair{std::string("wide_regression"), Expectation{}},
+                      std::pair{std::string("wide_regression_notriton"), Expectation{}}),
     [](const auto& info) { return info.param.first; });
 
 // FIDELITY-real.md (b): kernel times with command buffers on, the module XLA
@@ -213,6 +216,72 @@ TEST_F(RealReplay, GemmsTheCaptureNeverRanRunInTf32WithTheirKSplit) {
   const double m = measured["median_iteration_makespan_ns"].get<double>();
   const double error = (predicted["makespan_ns"].get<double>() - m) / m;
   expect(error, Expectation{true, -0.060}, "two_tower default -> without Triton GEMMs");
+}
+
+// Hold-out set 12's wide regression step (tests/corpus/jax/holdout12_programs.py),
+// by default and without Triton GEMMs, each with XLA's autotuning log beside its
+// module: the what-if costs the GEMMs the capture never ran by the log's times
+// (docs/simulator.md, "XLA's autotuning log"). Blind: -27.0% and -48.7% by the
+// model, -4.0% and -1.9% by the log (FIDELITY-real.md, "Set 12's score").
+// Without the log (the module copied away from it) the what-if is the model's again.
+class AutotuneLogWhatIf : public RealReplay {
+ protected:
+  // The what-if from capture `from` onto capture `to`'s module, against `to`
+  // measured; `module` is that module's file (the committed one or a copy).
+  double what_if_error(const char* from, const char* to, const std::string& module) {
+    run("import " + (kCaptures / from / "capture.jsonl").string() + " --xla-dump " + (kCaptures / from).string());
+    run("import " + (kCaptures / to / "capture.jsonl").string() + " --xla-dump " + (kCaptures / to).string());
+    nlohmann::json measured = json_of("show 2");
+    nlohmann::json predicted = json_of("run " + module + " --backend sim --kernel-times 1");
+    if (!measured.contains("median_iteration_makespan_ns") || !predicted.contains("makespan_ns")) {
+      ADD_FAILURE() << "no median step or what-if";
+      return NAN;
+    }
+    const double m = measured["median_iteration_makespan_ns"].get<double>();
+    return (predicted["makespan_ns"].get<double>() - m) / m;
+  }
+
+  int64_t autotuned_thunks() {
+    Outcome o = run("query --json \"select value from counters where run_id = 3 and "
+                    "name = 'trace_driven.autotuned_thunks'\"");
+    nlohmann::json rows = nlohmann::json::parse(o.out, nullptr, false);
+    return rows.is_array() && rows.size() == 1 ? rows[0]["value"].get<int64_t>() : -1;
+  }
+};
+
+TEST_F(AutotuneLogWhatIf, GemmsTheCaptureNeverRanCostWhatXlasAutotunerMeasured) {
+#if !SL_HAVE_CUDA_BUILD
+  GTEST_SKIP() << "reading capture files needs a CUDA build";
+#endif
+  const double error =
+      what_if_error("wide_regression", "wide_regression_notriton", module_in(kCaptures / "wide_regression_notriton"));
+  expect(error, Expectation{true, -0.040}, "wide regression default -> without Triton GEMMs");
+  EXPECT_EQ(autotuned_thunks(), 4) << "its four cuBLAS calls the capture never ran";
+}
+
+TEST_F(AutotuneLogWhatIf, TheOtherWayToo) {
+#if !SL_HAVE_CUDA_BUILD
+  GTEST_SKIP() << "reading capture files needs a CUDA build";
+#endif
+  const double error =
+      what_if_error("wide_regression_notriton", "wide_regression", module_in(kCaptures / "wide_regression"));
+  expect(error, Expectation{true, -0.019}, "wide regression without Triton GEMMs -> default");
+  EXPECT_EQ(autotuned_thunks(), 5);
+}
+
+TEST_F(AutotuneLogWhatIf, WithoutTheLogTheModelCostsThem) {
+#if !SL_HAVE_CUDA_BUILD
+  GTEST_SKIP() << "reading capture files needs a CUDA build";
+#endif
+  const fs::path alone = dir_ / "no_log";
+  fs::create_directories(alone);
+  for (const auto& entry : fs::directory_iterator(kCaptures / "wide_regression_notriton")) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("module_")) fs::copy_file(entry.path(), alone / name);  // the thunk dumps too
+  }
+  const double error = what_if_error("wide_regression", "wide_regression_notriton", module_in(alone));
+  expect(error, Expectation{true, -0.270}, "wide regression default -> without Triton GEMMs, no log");
+  EXPECT_EQ(autotuned_thunks(), 0);
 }
 
 // The second device call's captures, in bench/fidelity/real (FIDELITY-real.md (a), first table):
