@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
   add_db(capture);
   capture->add_option("--name", capture_args.name, "name of the run");
   capture->add_option("--xla-dump", capture_args.xla_dump,
-                      "have XLA dump its modules into DIR (added to XLA_FLAGS) and link the run to the one that ran");
+                      "have XLA dump its modules and its autotuning log into DIR (added to XLA_FLAGS) and link the run to the one that ran");
   capture->add_option("--capture-range", capture_args.capture_range,
                       "keep only what runs between cudaProfilerStart and cudaProfilerStop (cudaProfilerApi), "
                       "or inside the NVTX ranges named NAME (nvtx:NAME)")
