@@ -181,6 +181,7 @@ Result<GraphProgram> lay_out_command_buffers(const std::vector<sched::DeviceProg
                          concurrency);
       highest_lane = std::max(highest_lane, layout.lay_out(mine[static_cast<size_t>(g)], home));
       out.rerecorded_commands.push_back(mine[static_cast<size_t>(g)].rerecorded_commands);
+      out.retraced_commands.push_back(mine[static_cast<size_t>(g)].retraced_commands);
       ++out.graphs;
       out.nodes += static_cast<int64_t>(mine[static_cast<size_t>(g)].thunks.size());
     }
@@ -289,9 +290,11 @@ HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::De
         case LaunchRole::kGraphNode:
           if (const int64_t g = program.graph_of[d][i]; g != graph_paid) {
             graph_paid = g;
-            const int64_t rerecorded =
-                g >= 0 && static_cast<size_t>(g) < program.rerecorded_commands.size() ? program.rerecorded_commands[static_cast<size_t>(g)] : 0;
-            cost[i] += ns(model.host_graph_launch_us + static_cast<double>(rerecorded) * model.host_graph_rerecord_us);
+            const auto of = [g](const std::vector<int64_t>& v) {
+              return g >= 0 && static_cast<size_t>(g) < v.size() ? v[static_cast<size_t>(g)] : 0;
+            };
+            cost[i] += ns(model.host_graph_launch_us + graph_rerecord_us(model, of(program.rerecorded_commands),
+                                                                         of(program.retraced_commands)));
           }
           break;
         case LaunchRole::kSynthetic:

@@ -44,6 +44,7 @@ struct GraphProgram {
   // Per graph launch (the ids of graph_of): the commands the host records
   // again before it (CommandBuffer::rerecorded_commands).
   std::vector<int64_t> rerecorded_commands;
+  std::vector<int64_t> retraced_commands;  // of those, cuBLAS calls traced again
   int64_t graphs = 0;  // graph launches laid out
   int64_t nodes = 0;   // thunks that run as graph nodes
 };
@@ -73,8 +74,8 @@ ColdGraphWait cold_graph_wait(const GraphProgram& program, const DeviceModel& mo
 // HostIssue): a kernel launched alone host_kernel_launch_us, a library call
 // (cuBLAS) host_library_call_us, a dynamic-slice fusion (original indices in
 // `dynamic_slices`, per device) host_dynamic_slice_us, a graph
-// host_graph_launch_us plus host_graph_rerecord_us for each command recorded
-// again at its first node and nothing for the others, event records and
+// host_graph_launch_us plus its re-recording (graph_rerecord_us) at its first
+// node and nothing for the others, event records and
 // waits nothing. The host blocks before the thunks whose original index
 // `syncs_before` lists (per device; a while loop without a known trip count,
 // every trip), for host_sync_us after the main stream is done, having issued

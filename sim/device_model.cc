@@ -269,6 +269,8 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.host_library_call_us = r.optional_number("host_library_call_us", m.host_kernel_launch_us, kMicroseconds);
   m.host_graph_launch_us = r.optional_number("host_graph_launch_us", m.host_kernel_launch_us, kMicroseconds);
   m.host_graph_rerecord_us = r.optional_number("host_graph_rerecord_us", 0, kMicroseconds);
+  m.host_graph_retrace_us =
+      r.optional_number("host_graph_retrace_us", m.host_graph_rerecord_us, kMicroseconds);
   m.host_dynamic_slice_us = r.optional_number("host_dynamic_slice_us", m.host_kernel_launch_us, kMicroseconds);
   m.host_sync_us = r.optional_number("host_sync_us", 0, kMicroseconds);
   m.host_pace_fast_scale = r.optional_number("host_pace_fast_scale", 1, kScale);
@@ -345,6 +347,12 @@ Result<DeviceModel> load_device_model(const std::string& name_or_path) {
   std::ostringstream text;
   text << in.rdbuf();
   return parse_device_model(text.str(), path);
+}
+
+double graph_rerecord_us(const DeviceModel& model, int64_t commands, int64_t retraced) {
+  retraced = std::clamp<int64_t>(retraced, 0, commands);
+  return static_cast<double>(commands - retraced) * model.host_graph_rerecord_us +
+         static_cast<double>(retraced) * model.host_graph_retrace_us;
 }
 
 double* bandwidth_scale(DeviceModel& model, hlo::Opcode op) {

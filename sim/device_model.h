@@ -93,6 +93,10 @@ struct DeviceModel {
   // Host time, per command, of recording a graph again before its launch
   // (XLA does so every execution of a command buffer with a dynamic-slice fusion).
   double host_graph_rerecord_us = 0;
+  // The same for a cuBLAS call inside a dynamic-slice fusion, which XLA
+  // traces into a graph of its own again, its operands moved.
+  // Optional in device files: host_graph_rerecord_us.
+  double host_graph_retrace_us = 0;
   // Host time of a dynamic-slice fusion launched alone (its offsets computed
   // on the host, then its kernel or copy launched).
   double host_dynamic_slice_us = 0;
@@ -149,6 +153,10 @@ struct DeviceModel {
   double copy_engine_bandwidth_scale = 1;
   double copy_kernel_bandwidth_scale = 1;
 };
+
+// The host's time to record a graph again before its launch: `commands`
+// commands, `retraced` of them cuBLAS calls traced again.
+double graph_rerecord_us(const DeviceModel& model, int64_t commands, int64_t retraced);
 
 // The *_bandwidth_scale field of a ring collective; null for other opcodes.
 const double* bandwidth_scale(const DeviceModel& model, hlo::Opcode op);

@@ -40,10 +40,16 @@ struct HostCostEstimate {
   double library_call_us = 0;
   double graph_launch_us = 0;
   double dynamic_slice_us = 0;
+  // A cuBLAS call inside a dynamic-slice fusion, traced again when its
+  // graph is recorded again (DeviceModel::host_graph_retrace_us): from the
+  // intervals with such graphs, their launches at graph_launch_us; graph
+  // launches come from the other graphs only. The samples: those calls.
+  double graph_retrace_us = 0;
   int64_t kernel_samples = 0;
   int64_t library_samples = 0;
   int64_t graph_samples = 0;
   int64_t dynamic_slice_samples = 0;
+  int64_t graph_retrace_samples = 0;
 };
 
 // More of what the measured run's dump says about its launches: its
@@ -52,6 +58,7 @@ struct HostCostEstimate {
 struct HostWorkOf {
   std::unordered_set<std::string> dynamic_slice;
   std::unordered_map<std::string, int64_t> rerecorded_commands;
+  std::unordered_map<std::string, int64_t> retraced_commands;  // of those, cuBLAS calls traced again
   // cuDNN calls: their host code runs between their own launches (a memset,
   // then 10-30 us, then the kernel), time that is no kernel launch's.
   std::unordered_set<std::string> dnn_call;

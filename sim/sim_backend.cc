@@ -116,7 +116,8 @@ class SimBackend : public exec::Backend {
     for (const auto& [counter, scale] : paces) {
       DeviceModel scaled = model_;
       for (double* us : {&scaled.host_kernel_launch_us, &scaled.host_library_call_us, &scaled.host_graph_launch_us,
-                         &scaled.host_graph_rerecord_us, &scaled.host_dynamic_slice_us}) {
+                         &scaled.host_graph_rerecord_us, &scaled.host_graph_retrace_us,
+                         &scaled.host_dynamic_slice_us}) {
         *us *= scale;
       }
       const HostIssue host = host_issue_of(laid, original, with_host_costs(scaled, estimate), launch_.host_syncs,
@@ -174,6 +175,8 @@ class SimBackend : public exec::Backend {
         estimate.graph_samples, "a graph launch");
     one("sim.host_dynamic_slice_ns_from_capture", "sim.host_dynamic_slice_samples", used.host_dynamic_slice_us,
         estimate.dynamic_slice_samples, "a dynamic-slice fusion launched alone");
+    one("sim.host_graph_retrace_ns_from_capture", "sim.host_graph_retrace_samples", used.host_graph_retrace_us,
+        estimate.graph_retrace_samples, "a cuBLAS call inside a dynamic-slice fusion, traced again at its graph's recording");
   }
 
   // Iteration i starts when iteration i-1 has ended on every device.

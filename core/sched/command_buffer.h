@@ -22,6 +22,7 @@ struct CommandBuffer {
   // Commands XLA's host records again before each launch (0: launched as
   // recorded; xla::LaunchPlan::rerecorded_commands).
   int64_t rerecorded_commands = 0;
+  int64_t retraced_commands = 0;  // of those, cuBLAS calls traced again (xla::LaunchPlan)
 };
 
 // Why `buffer` cannot run as one CUDA graph launched where its first node is

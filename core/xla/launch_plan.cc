@@ -24,6 +24,9 @@ bool is_dnn_thunk(std::string_view kind) {
   return kind == "kConvolution" || kind == "kConvolutionReorder" || kind == "kCuDnn" || kind == "kNorm";
 }
 
+// XLA's thunks for cuBLAS calls (GemmThunk, CublasLtMatmulThunk).
+bool is_blas_thunk(const Thunk& t) { return t.kind.find("Cublas") != std::string::npos || t.kind == "kGemm"; }
+
 Opcode wrapped_opcode(const Instruction& inst) { return inst.async_wrapped.value_or(inst.opcode); }
 
 // Instructions that emit no GPU work of their own.
@@ -80,7 +83,7 @@ class ThunkPlanner {
         return sanitized_kernel_name(i.name) == t.kernel;
       }, [](const Instruction& i) { return i.opcode == Opcode::kFusion; });
       emit(LaunchKind::kKernel, t.kernel, inst, scope);
-    } else if (t.kind.find("Cublas") != std::string::npos || t.kind == "kGemm") {
+    } else if (is_blas_thunk(t)) {
       emit(LaunchKind::kGemm, "", take(scope, is_blas_call), scope);
     } else if (is_dnn_thunk(t.kind)) {
       emit(LaunchKind::kDnn, "", take(scope, is_dnn_call), scope);
@@ -126,7 +129,9 @@ class ThunkPlanner {
   void command_buffer(const Thunk& t, Scope& scope) {
     const int64_t graph = plan_.graph_launches++;
     const size_t n = t.nested.size();
-    plan_.rerecorded_commands.push_back(holds_dynamic_slice(t.nested) ? commands_of(t.nested) : 0);
+    const bool rerecorded = holds_dynamic_slice(t.nested);
+    plan_.rerecorded_commands.push_back(rerecorded ? commands_of(t.nested) : 0);
+    plan_.retraced_commands.push_back(rerecorded ? sliced_blas_commands_of(t.nested) : 0);
     std::vector<std::pair<size_t, size_t>> range(n);  // launches of each command
     std::unordered_map<int, size_t> index_of;
     for (size_t k = 0; k < n; ++k) {
@@ -169,6 +174,16 @@ class ThunkPlanner {
 
   static int64_t commands_of(const std::vector<Thunk>& thunks) {
     return std::count_if(thunks.begin(), thunks.end(), [](const Thunk& t) { return t.kind != "kAsyncDone"; });
+  }
+
+  // The commands that are cuBLAS calls inside a dynamic-slice fusion: XLA
+  // records a cuBLAS command by tracing the call into a graph of its own,
+  // kept while its operands stay where they were; a slice's moves with the
+  // loop, so the call is traced again at every re-recording.
+  static int64_t sliced_blas_commands_of(const std::vector<Thunk>& thunks) {
+    return std::count_if(thunks.begin(), thunks.end(), [](const Thunk& t) {
+      return t.kind == "kDynamicSliceFusion" && std::any_of(t.nested.begin(), t.nested.end(), is_blas_thunk);
+    });
   }
 
   void while_loop(const Thunk& t, const Instruction* loop, const Scope& scope) {

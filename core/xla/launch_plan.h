@@ -70,6 +70,10 @@ struct LaunchPlan {
   // with the loop counter (DynamicSliceFusionCmd::force_update); the count
   // is XLA's num_commands (the commands of the buffer, kAsyncDone not one).
   std::vector<int64_t> rerecorded_commands;
+  // Per graph id: those of rerecorded_commands that are cuBLAS calls inside
+  // a dynamic-slice fusion, which XLA traces again (their operands moved)
+  // at a higher host cost than a kernel's re-recording.
+  std::vector<int64_t> retraced_commands;
 };
 
 // XLA's kernel name for an instruction: every character outside

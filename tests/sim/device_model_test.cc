@@ -84,6 +84,18 @@ TEST_F(BrokenModel, NumberWithoutSourceIsRejected) {
   EXPECT_NE(error(base_).find("'peak_bf16_tflops' has no 'peak_bf16_tflops_source'"), std::string::npos);
 }
 
+TEST_F(BrokenModel, ACublasCallsRetracingDefaultsToAnyCommandsRecording) {
+  // Device files written before the field cost a cuBLAS call traced again
+  // as any command recorded again.
+  base_.erase("host_graph_retrace_us");
+  base_.erase("host_graph_retrace_us_source");
+  base_["host_graph_rerecord_us"] = 1.7;
+  Result<DeviceModel> m = parse_device_model(base_.dump(), "dev.json");
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_DOUBLE_EQ(m->host_graph_retrace_us, 1.7);
+  EXPECT_DOUBLE_EQ(graph_rerecord_us(*m, 5, 2), 5 * 1.7);
+}
+
 TEST_F(BrokenModel, WrongTypesAndRanges) {
   nlohmann::json j = base_;
   j["sm_count"] = "many";

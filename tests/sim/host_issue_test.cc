@@ -185,6 +185,24 @@ TEST(HostIssue, ARecordedAgainGraphAndADynamicSliceCostTheirHostWork) {
   EXPECT_EQ(host.cost_ns[0], (std::vector<int64_t>{15000, 13000, 0}));
 }
 
+TEST(HostIssue, ACublasCallTracedAgainCostsItsOwnRecording) {
+  // A graph of 5 commands, 2 of them cuBLAS calls XLA traces again:
+  // 3 x 2 us + 2 x 6 us on top of the launch.
+  sched::DeviceProgram p;
+  p.thunks = {mem_kernel(0, 1000, "n0"), mem_kernel(0, 1000, "n1")};
+  CommandBuffer g = last_two_as_graph(p, 5);
+  g.retraced_commands = 2;
+  auto laid = lay_out_command_buffers({p}, {{g}}, 1);
+  ASSERT_TRUE(laid.is_ok()) << laid.status().message();
+  DeviceModel m = simple_model();
+  m.host_graph_launch_us = 3;
+  m.host_graph_rerecord_us = 2;
+  m.host_graph_retrace_us = 6;
+  const HostIssue host = host_issue_of(*laid, {p}, m, {}, {});
+  ASSERT_EQ(host.cost_ns.size(), 1u);
+  EXPECT_EQ(host.cost_ns[0], (std::vector<int64_t>{3000 + 6000 + 12000, 0}));
+}
+
 TEST(HostIssue, ACudnnCallKeepsTheHostUntilItsLastLaunch) {
   // A cuDNN call launched alone whose host code ran 12 us between its first
   // and last launch, then a kernel: the kernel's issue waits for it, and the
@@ -216,6 +234,8 @@ TEST(HostIssue, TheH200ModelCarriesTheFittedHostCosts) {
   // Measured on the calibration programs (tests/corpus/jax/calibration_programs.py).
   EXPECT_DOUBLE_EQ(m->host_graph_launch_us, 10.5);
   EXPECT_DOUBLE_EQ(m->host_graph_rerecord_us, 1.13);
+  // Fitted on the GEMM-choice what-ifs of five development loops (bench/FIDELITY-real.md).
+  EXPECT_DOUBLE_EQ(m->host_graph_retrace_us, 11.0);
   EXPECT_DOUBLE_EQ(m->host_dynamic_slice_us, 16.9);
   // An assumption (docs/simulator.md, "Host issue").
   EXPECT_DOUBLE_EQ(m->host_sync_us, 5.0);

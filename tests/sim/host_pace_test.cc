@@ -168,6 +168,27 @@ TEST(HostPace, DynamicSlicesAfterKernelsAndARecordedAgainGraphLessItsRecording) 
       << host_costs_line(e, m);
 }
 
+TEST(HostPace, ACublasCallTracedAgainIsTakenOffAtItsOwnCost) {
+  // Four graphs of 4 commands, 1 a cuBLAS call traced again, launched 20 us apart:
+  // 20 - 3 x 1.5 - 1 x 5.5 = 10 us a launch.
+  StepBuilder b;
+  int64_t t = kernels_then(b, 60, [](int i) { return "x" + std::to_string(i); }, trace::EventKind::kOther, false);
+  HostWorkOf work;
+  work.rerecorded_commands = {{"n0", 4}, {"n1", 4}};
+  work.retraced_commands = {{"n0", 1}, {"n1", 1}};
+  for (int g = 0; g < 4; ++g) {
+    t += 200;
+    b.add(t, t + 20, "n0");
+    b.add(t + 19, t + 40, "n1");
+  }
+  DeviceModel m = file_model();
+  m.host_graph_rerecord_us = 1.5;
+  m.host_graph_retrace_us = 5.5;
+  const HostCostEstimate e = estimate_host_costs(b.trace, {"n0", "n1"}, m, work);
+  EXPECT_EQ(e.graph_samples, 4);
+  EXPECT_NEAR(e.graph_launch_us, 10.0, 1e-9);
+}
+
 TEST(HostPace, FarOffIntervalsAreLeftOut) {
   // Paced at 10 us but one gap of 200 us (a host hiccup): 20x the device
   // file's 9 us, it is left out.

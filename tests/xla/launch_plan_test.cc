@@ -142,11 +142,36 @@ TEST(LaunchPlan, ABufferWithADynamicSliceIsRecordedAgainEachLaunch) {
   const LaunchPlan plan = plan_from_thunks(*thunks, nullptr);
   EXPECT_EQ(plan.graph_launches, 2);
   EXPECT_EQ(plan.rerecorded_commands, (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(plan.retraced_commands, (std::vector<int64_t>{0, 0}));
   ASSERT_EQ(plan.launches.size(), 4u);
   EXPECT_FALSE(plan.launches[1].dynamic_slice);
   EXPECT_TRUE(plan.launches[2].dynamic_slice);
   EXPECT_EQ(plan.launches[2].kind, LaunchKind::kCopy);
   EXPECT_FALSE(plan.launches[3].dynamic_slice);
+}
+
+// A loop body as XLA writes it without Triton GEMMs (scan_rnn's): the cuBLAS
+// call inside a dynamic-slice fusion is traced again at every re-recording;
+// the one alone (its operands stay) and the copy's fusion are not.
+TEST(LaunchPlan, CountsTheCublasCallsOfARecordedAgainBufferThatMove) {
+  auto thunks = parse_thunk_sequence(
+      "000: kCommandBuffer [source | sink] \n"
+      "    006: kDynamicSliceFusion [source       | next=008 (1)] params=2, results=2\n"
+      "        007: kCublasLtMatmul [source | sink] kCublasLtMatmul\n"
+      "    008: kCublasLtMatmul     [prev=006 (1) | next=009 (1)] kCublasLtMatmul\n"
+      "    009: kCustomKernel       [prev=008 (1) | next=011 (1)] wrapped_tanh grid: [512, 1, 1] threads: [128, 1, 1]"
+      "  shared_memory: 0 bytes\n"
+      "    011: kAsyncStart         [prev=009 (1) | sink        ] stream=computation_stream[0], async_id=11\n"
+      "        013: kDynamicSliceFusion [source | sink] params=1, results=1\n"
+      "            012: kCopy [source | sink] kCopy\n"
+      "    014: kAsyncDone          [source       | sink        ] async_id=11\n"
+      "    015: kCustomKernel       [source       | sink        ] loop_add_fusion grid: [1, 1, 1] threads: [1, 1, 1]"
+      "  shared_memory: 0 bytes\n",
+      "t.txt");
+  ASSERT_TRUE(thunks.is_ok()) << thunks.status().message();
+  const LaunchPlan plan = plan_from_thunks(*thunks, nullptr);
+  EXPECT_EQ(plan.rerecorded_commands, (std::vector<int64_t>{5}));
+  EXPECT_EQ(plan.retraced_commands, (std::vector<int64_t>{1}));
 }
 
 }  // namespace
