@@ -168,9 +168,10 @@ TEST(HostPace, DynamicSlicesAfterKernelsAndARecordedAgainGraphLessItsRecording) 
       << host_costs_line(e, m);
 }
 
-TEST(HostPace, ACublasCallTracedAgainIsTakenOffAtItsOwnCost) {
-  // Four graphs of 4 commands, 1 a cuBLAS call traced again, launched 20 us apart:
-  // 20 - 3 x 1.5 - 1 x 5.5 = 10 us a launch.
+// Four graphs of 4 commands XLA records again, 1 a cuBLAS call it traces
+// again, launched 20 us apart with no other graph to tell a launch: the launch
+// is the device file's 9 us, the retrace what is left, 20 - 9 - 3 x 1.5 = 6.5 us.
+HostCostEstimate retraced_graphs_then(int plain_graphs, int64_t plain_apart) {
   StepBuilder b;
   int64_t t = kernels_then(b, 60, [](int i) { return "x" + std::to_string(i); }, trace::EventKind::kOther, false);
   HostWorkOf work;
@@ -181,12 +182,36 @@ TEST(HostPace, ACublasCallTracedAgainIsTakenOffAtItsOwnCost) {
     b.add(t, t + 20, "n0");
     b.add(t + 19, t + 40, "n1");
   }
+  for (int g = 0; g < plain_graphs; ++g) {
+    t += plain_apart;
+    b.add(t, t + 20, "m0");
+    b.add(t + 19, t + 40, "m1");
+  }
   DeviceModel m = file_model();
   m.host_graph_rerecord_us = 1.5;
   m.host_graph_retrace_us = 5.5;
-  const HostCostEstimate e = estimate_host_costs(b.trace, {"n0", "n1"}, m, work);
+  return estimate_host_costs(b.trace, {"n0", "n1", "m0", "m1"}, m, work);
+}
+
+TEST(HostPace, GraphsThatTraceACublasCallAgainGiveItsRetraceNotTheLaunch) {
+  const HostCostEstimate e = retraced_graphs_then(0, 0);
+  EXPECT_EQ(e.graph_samples, 0) << "no graph without a retrace";
+  EXPECT_EQ(e.graph_retrace_samples, 4);
+  EXPECT_NEAR(e.graph_retrace_us, 6.5, 1e-9);
+  const DeviceModel used = with_host_costs(file_model(), e);
+  EXPECT_DOUBLE_EQ(used.host_graph_launch_us, 9.0);
+  EXPECT_DOUBLE_EQ(used.host_graph_retrace_us, 6.5);
+}
+
+// With four plain graphs launched 12 us apart after them, the launch is
+// theirs, 12 us, and the retrace 20 - 12 - 4.5 = 3.5 us: the retracing
+// graphs' cost does not reach the plain ones.
+TEST(HostPace, PlainGraphsGiveTheLaunchTheOthersTheRetrace) {
+  const HostCostEstimate e = retraced_graphs_then(4, 120);
   EXPECT_EQ(e.graph_samples, 4);
-  EXPECT_NEAR(e.graph_launch_us, 10.0, 1e-9);
+  EXPECT_NEAR(e.graph_launch_us, 12.0, 1e-9);
+  EXPECT_EQ(e.graph_retrace_samples, 4);
+  EXPECT_NEAR(e.graph_retrace_us, 3.5, 1e-9);
 }
 
 TEST(HostPace, FarOffIntervalsAreLeftOut) {
