@@ -249,25 +249,31 @@ class AutotuneLogWhatIf : public RealReplay {
   }
 };
 
-TEST_F(AutotuneLogWhatIf, GemmsTheCaptureNeverRanCostWhatXlasAutotunerMeasured) {
+struct LogWhatIf {
+  const char* from;
+  const char* to;
+  double pinned_error;
+  int64_t autotuned_thunks;  // the cuBLAS calls or Triton fusions the capture never ran
+};
+void PrintTo(const LogWhatIf& w, std::ostream* os) { *os << w.from << " -> " << w.to; }
+
+class AutotuneLogPair : public AutotuneLogWhatIf, public ::testing::WithParamInterface<LogWhatIf> {};
+
+TEST_P(AutotuneLogPair, GemmsTheCaptureNeverRanCostWhatXlasAutotunerMeasured) {
 #if !SL_HAVE_CUDA_BUILD
   GTEST_SKIP() << "reading capture files needs a CUDA build";
 #endif
-  const double error =
-      what_if_error("wide_regression", "wide_regression_notriton", module_in(kCaptures / "wide_regression_notriton"));
-  expect(error, Expectation{true, -0.040}, "wide regression default -> without Triton GEMMs");
-  EXPECT_EQ(autotuned_thunks(), 4) << "its four cuBLAS calls the capture never ran";
+  const LogWhatIf& w = GetParam();
+  const double error = what_if_error(w.from, w.to, module_in(kCaptures / w.to));
+  expect(error, Expectation{true, w.pinned_error}, std::string(w.from) + " -> " + w.to);
+  EXPECT_EQ(autotuned_thunks(), w.autotuned_thunks);
 }
 
-TEST_F(AutotuneLogWhatIf, TheOtherWayToo) {
-#if !SL_HAVE_CUDA_BUILD
-  GTEST_SKIP() << "reading capture files needs a CUDA build";
-#endif
-  const double error =
-      what_if_error("wide_regression_notriton", "wide_regression", module_in(kCaptures / "wide_regression"));
-  expect(error, Expectation{true, -0.019}, "wide regression without Triton GEMMs -> default");
-  EXPECT_EQ(autotuned_thunks(), 5);
-}
+INSTANTIATE_TEST_SUITE_P(FidelityReal, AutotuneLogPair,
+                         ::testing::Values(LogWhatIf{"wide_regression", "wide_regression_notriton", -0.040, 4},
+                                           LogWhatIf{"wide_regression_notriton", "wide_regression", -0.019, 5}),
+                         [](const auto& info) { return std::string(info.param.to) == "wide_regression" ? "NotritonToDef"
+                                                                                                         : "DefToNotriton"; });
 
 TEST_F(AutotuneLogWhatIf, WithoutTheLogTheModelCostsThem) {
 #if !SL_HAVE_CUDA_BUILD
