@@ -182,6 +182,7 @@ Result<GraphProgram> lay_out_command_buffers(const std::vector<sched::DeviceProg
       highest_lane = std::max(highest_lane, layout.lay_out(mine[static_cast<size_t>(g)], home));
       out.rerecorded_commands.push_back(mine[static_cast<size_t>(g)].rerecorded_commands);
       out.retraced_commands.push_back(mine[static_cast<size_t>(g)].retraced_commands);
+      out.blas_commands.push_back(mine[static_cast<size_t>(g)].blas_commands);
       ++out.graphs;
       out.nodes += static_cast<int64_t>(mine[static_cast<size_t>(g)].thunks.size());
     }
@@ -293,8 +294,9 @@ HostIssue host_issue_of(const GraphProgram& program, const std::vector<sched::De
             const auto of = [g](const std::vector<int64_t>& v) {
               return g >= 0 && static_cast<size_t>(g) < v.size() ? v[static_cast<size_t>(g)] : 0;
             };
-            cost[i] += ns(model.host_graph_launch_us + graph_rerecord_us(model, of(program.rerecorded_commands),
-                                                                         of(program.retraced_commands)));
+            cost[i] += ns(model.host_graph_launch_us +
+                          static_cast<double>(of(program.blas_commands)) * model.host_graph_blas_command_us +
+                          graph_rerecord_us(model, of(program.rerecorded_commands), of(program.retraced_commands)));
           }
           break;
         case LaunchRole::kSynthetic:

@@ -45,6 +45,7 @@ struct GraphProgram {
   // again before it (CommandBuffer::rerecorded_commands).
   std::vector<int64_t> rerecorded_commands;
   std::vector<int64_t> retraced_commands;  // of those, cuBLAS calls traced again
+  std::vector<int64_t> blas_commands;      // cuBLAS commands outside dynamic-slice fusions
   int64_t graphs = 0;  // graph launches laid out
   int64_t nodes = 0;   // thunks that run as graph nodes
 };

@@ -271,6 +271,7 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.host_graph_rerecord_us = r.optional_number("host_graph_rerecord_us", 0, kMicroseconds);
   m.host_graph_retrace_us =
       r.optional_number("host_graph_retrace_us", m.host_graph_rerecord_us, kMicroseconds);
+  m.host_graph_blas_command_us = r.optional_number("host_graph_blas_command_us", 0.0, kMicroseconds);
   m.host_dynamic_slice_us = r.optional_number("host_dynamic_slice_us", m.host_kernel_launch_us, kMicroseconds);
   m.host_sync_us = r.optional_number("host_sync_us", 0, kMicroseconds);
   m.host_pace_fast_scale = r.optional_number("host_pace_fast_scale", 1, kScale);

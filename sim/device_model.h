@@ -97,6 +97,10 @@ struct DeviceModel {
   // traces into a graph of its own again, its operands moved.
   // Optional in device files: host_graph_rerecord_us.
   double host_graph_retrace_us = 0;
+  // Host time, per cuBLAS command of a graph (outside a dynamic-slice
+  // fusion), at every launch of the graph, on top of host_graph_launch_us.
+  // Optional in device files: 0.
+  double host_graph_blas_command_us = 0;
   // Host time of a dynamic-slice fusion launched alone (its offsets computed
   // on the host, then its kernel or copy launched).
   double host_dynamic_slice_us = 0;

@@ -99,6 +99,7 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
   w.put(root, "", "host_graph_launch_us", m.host_graph_launch_us);
   w.put(root, "", "host_graph_rerecord_us", m.host_graph_rerecord_us);
   w.put(root, "", "host_graph_retrace_us", m.host_graph_retrace_us);
+  w.put(root, "", "host_graph_blas_command_us", m.host_graph_blas_command_us);
   w.put(root, "", "host_dynamic_slice_us", m.host_dynamic_slice_us);
   w.put(root, "", "host_sync_us", m.host_sync_us);
   w.put(root, "", "host_pace_fast_scale", m.host_pace_fast_scale);

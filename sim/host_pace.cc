@@ -48,6 +48,7 @@ struct Interval {
   int64_t kernels = 0, libraries = 0, slices = 0, graphs = 0, dnn = 0;
   int64_t rerecorded_commands = 0;  // of the graphs launched
   int64_t retraced_commands = 0;
+  int64_t blas_commands = 0;  // of the graphs launched, outside dynamic-slice fusions
 };
 
 // One device's records of the step, by start: its host issues and the
@@ -97,6 +98,9 @@ void intervals_of_device(const trace::Trace& linked, std::vector<const trace::Ev
       }
       if (auto r = work.retraced_commands.find(instruction); r != work.retraced_commands.end()) {
         open.retraced_commands += r->second;
+      }
+      if (auto c = work.blas_commands.find(instruction); c != work.blas_commands.end()) {
+        open.blas_commands += c->second;
       }
     }
     if (issue != Issue::kNone) {
@@ -210,7 +214,7 @@ HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unor
   // other module's graphs too).
   struct GraphRest {
     double rest_ns;
-    int64_t graphs, retraced;
+    int64_t graphs, retraced, blas;
   };
   std::vector<GraphRest> kept;
   for (const Interval& i : intervals) {
@@ -223,22 +227,49 @@ HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unor
     const double center = static_cast<double>(i.graphs) * device_file.host_graph_launch_us * 1e3;
     const double launches = rest - graph_rerecord_us(then, retraced, 0) * 1e3;
     if (center > 0 && (launches > kOutlierFactor * center || launches * kOutlierFactor < center)) continue;
-    kept.push_back({rest, i.graphs, retraced});
+    kept.push_back({rest, i.graphs, retraced, i.blas_commands});
   }
-  double base_ns = 0;
-  for (const GraphRest& g : kept) {
-    if (g.retraced == 0) base_ns += g.rest_ns, out.graph_samples += g.graphs;
+  // Each kind from its own graphs, the kinds before taken off: launches of
+  // graphs with neither cuBLAS commands nor retraces, then cuBLAS commands
+  // (graphs without retraces), then retraces.
+  auto estimate_of = [&](auto of_kind, auto samples_of, auto known_ns, double& us, int64_t& samples) {
+    double total = 0;
+    for (const GraphRest& g : kept) {
+      if (!of_kind(g)) continue;
+      total += g.rest_ns - known_ns(g);
+      samples += samples_of(g);
+    }
+    us = samples == 0 ? 0.0 : std::max(0.0, total) / static_cast<double>(samples) / 1e3;
+  };
+  const auto graphs_of = [](const GraphRest& g) { return g.graphs; };
+  estimate_of([](const GraphRest& g) { return g.retraced == 0 && g.blas == 0; }, graphs_of,
+              [](const GraphRest&) { return 0.0; }, out.graph_launch_us, out.graph_samples);
+  const bool plain_graphs = out.graph_samples >= kMinHostSamples;
+  if (!plain_graphs) {
+    // Every graph holds cuBLAS commands (a notriton loop's body and little
+    // else): no launch to tell them from. Their launch is the device file's
+    // where they took longer, the rest their commands'; their own time where
+    // they took less (a fast host), their commands then costing nothing.
+    double per_graph_us = 0;
+    int64_t graphs = 0;
+    estimate_of([](const GraphRest& g) { return g.retraced == 0; }, graphs_of, [](const GraphRest&) { return 0.0; },
+                per_graph_us, graphs);
+    out.graph_samples = graphs;
+    out.graph_launch_us = std::min(per_graph_us, device_file.host_graph_launch_us);
   }
-  out.graph_launch_us = out.graph_samples == 0 ? 0.0 : base_ns / static_cast<double>(out.graph_samples) / 1e3;
   then = with_host_costs(device_file, out);
-  double retrace_ns = 0;
-  for (const GraphRest& g : kept) {
-    if (g.retraced == 0) continue;
-    retrace_ns += g.rest_ns - static_cast<double>(g.graphs) * then.host_graph_launch_us * 1e3;
-    out.graph_retrace_samples += g.retraced;
-  }
-  out.graph_retrace_us =
-      out.graph_retrace_samples == 0 ? 0.0 : std::max(0.0, retrace_ns) / static_cast<double>(out.graph_retrace_samples) / 1e3;
+  const auto launches_ns = [&](const GraphRest& g) {
+    return static_cast<double>(g.graphs) * then.host_graph_launch_us * 1e3;
+  };
+  estimate_of([](const GraphRest& g) { return g.retraced == 0 && g.blas > 0; },
+              [](const GraphRest& g) { return g.blas; }, launches_ns, out.graph_blas_command_us,
+              out.graph_blas_command_samples);
+  then = with_host_costs(device_file, out);
+  estimate_of([](const GraphRest& g) { return g.retraced > 0; }, [](const GraphRest& g) { return g.retraced; },
+              [&](const GraphRest& g) {
+                return launches_ns(g) + static_cast<double>(g.blas) * then.host_graph_blas_command_us * 1e3;
+              },
+              out.graph_retrace_us, out.graph_retrace_samples);
   return out;
 }
 
@@ -248,6 +279,9 @@ DeviceModel with_host_costs(DeviceModel model, const HostCostEstimate& estimate)
   if (estimate.graph_samples >= kMinHostSamples) model.host_graph_launch_us = estimate.graph_launch_us;
   if (estimate.dynamic_slice_samples >= kMinHostSamples) model.host_dynamic_slice_us = estimate.dynamic_slice_us;
   if (estimate.graph_retrace_samples >= kMinHostSamples) model.host_graph_retrace_us = estimate.graph_retrace_us;
+  if (estimate.graph_blas_command_samples >= kMinHostSamples) {
+    model.host_graph_blas_command_us = estimate.graph_blas_command_us;
+  }
   return model;
 }
 
@@ -262,6 +296,10 @@ std::string host_costs_line(const HostCostEstimate& estimate, const DeviceModel&
          (estimate.dynamic_slice_samples > 0
               ? ", " + one("dynamic slice", estimate.dynamic_slice_us, estimate.dynamic_slice_samples,
                            device_file.host_dynamic_slice_us)
+              : std::string{}) +
+         (estimate.graph_blas_command_samples > 0
+              ? ", " + one("graph cuBLAS command", estimate.graph_blas_command_us,
+                           estimate.graph_blas_command_samples, device_file.host_graph_blas_command_us)
               : std::string{}) +
          (estimate.graph_retrace_samples > 0
               ? ", " + one("cuBLAS call traced again", estimate.graph_retrace_us, estimate.graph_retrace_samples,

@@ -45,11 +45,17 @@ struct HostCostEstimate {
   // intervals with such graphs, their launches at graph_launch_us; graph
   // launches come from the other graphs only. The samples: those calls.
   double graph_retrace_us = 0;
+  // A cuBLAS command of a graph (outside a dynamic-slice fusion), at each
+  // launch (DeviceModel::host_graph_blas_command_us): from the intervals of
+  // graphs with such commands and no retrace, their launches taken off;
+  // graph launches come from the graphs with neither. The samples: those commands.
+  double graph_blas_command_us = 0;
   int64_t kernel_samples = 0;
   int64_t library_samples = 0;
   int64_t graph_samples = 0;
   int64_t dynamic_slice_samples = 0;
   int64_t graph_retrace_samples = 0;
+  int64_t graph_blas_command_samples = 0;
 };
 
 // More of what the measured run's dump says about its launches: its
@@ -59,6 +65,8 @@ struct HostWorkOf {
   std::unordered_set<std::string> dynamic_slice;
   std::unordered_map<std::string, int64_t> rerecorded_commands;
   std::unordered_map<std::string, int64_t> retraced_commands;  // of those, cuBLAS calls traced again
+  // The nodes of graphs with cuBLAS commands outside dynamic-slice fusions, with their count.
+  std::unordered_map<std::string, int64_t> blas_commands;
   // cuDNN calls: their host code runs between their own launches (a memset,
   // then 10-30 us, then the kernel), time that is no kernel launch's.
   std::unordered_set<std::string> dnn_call;

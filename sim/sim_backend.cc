@@ -116,7 +116,7 @@ class SimBackend : public exec::Backend {
     for (const auto& [counter, scale] : paces) {
       DeviceModel scaled = model_;
       for (double* us : {&scaled.host_kernel_launch_us, &scaled.host_library_call_us, &scaled.host_graph_launch_us,
-                         &scaled.host_graph_rerecord_us, &scaled.host_graph_retrace_us,
+                         &scaled.host_graph_rerecord_us, &scaled.host_graph_retrace_us, &scaled.host_graph_blas_command_us,
                          &scaled.host_dynamic_slice_us}) {
         *us *= scale;
       }
@@ -177,6 +177,9 @@ class SimBackend : public exec::Backend {
         estimate.dynamic_slice_samples, "a dynamic-slice fusion launched alone");
     one("sim.host_graph_retrace_ns_from_capture", "sim.host_graph_retrace_samples", used.host_graph_retrace_us,
         estimate.graph_retrace_samples, "a cuBLAS call inside a dynamic-slice fusion, traced again at its graph's recording");
+    one("sim.host_graph_blas_command_ns_from_capture", "sim.host_graph_blas_command_samples",
+        used.host_graph_blas_command_us, estimate.graph_blas_command_samples,
+        "a cuBLAS command of a graph, at each launch of the graph");
   }
 
   // Iteration i starts when iteration i-1 has ended on every device.

@@ -77,6 +77,7 @@ std::vector<sched::CommandBuffer> graphs_of_device(const xla::LaunchPlan& plan, 
     if (static_cast<size_t>(l.graph) < plan.rerecorded_commands.size()) {
       g.rerecorded_commands = plan.rerecorded_commands[static_cast<size_t>(l.graph)];
       g.retraced_commands = plan.retraced_commands[static_cast<size_t>(l.graph)];
+      g.blas_commands = plan.blas_commands[static_cast<size_t>(l.graph)];
     }
     node_of[i] = static_cast<int>(g.thunks.size());
     g.thunks.push_back(static_cast<uint32_t>(thunk_of[i]));
@@ -248,6 +249,10 @@ LaunchedInstructions launched_instructions(const std::string& module_path) {
         plan.rerecorded_commands[static_cast<size_t>(l.graph)] > 0) {
       out.host_work.rerecorded_commands[l.instruction] = plan.rerecorded_commands[static_cast<size_t>(l.graph)];
       out.host_work.retraced_commands[l.instruction] = plan.retraced_commands[static_cast<size_t>(l.graph)];
+    }
+    if (l.graph >= 0 && static_cast<size_t>(l.graph) < plan.blas_commands.size() &&
+        plan.blas_commands[static_cast<size_t>(l.graph)] > 0) {
+      out.host_work.blas_commands[l.instruction] = plan.blas_commands[static_cast<size_t>(l.graph)];
     }
   }
   out.known = true;

@@ -23,6 +23,7 @@ struct CommandBuffer {
   // recorded; xla::LaunchPlan::rerecorded_commands).
   int64_t rerecorded_commands = 0;
   int64_t retraced_commands = 0;  // of those, cuBLAS calls traced again (xla::LaunchPlan)
+  int64_t blas_commands = 0;      // cuBLAS commands outside dynamic-slice fusions (xla::LaunchPlan)
 };
 
 // Why `buffer` cannot run as one CUDA graph launched where its first node is

@@ -132,6 +132,7 @@ class ThunkPlanner {
     const bool rerecorded = holds_dynamic_slice(t.nested);
     plan_.rerecorded_commands.push_back(rerecorded ? commands_of(t.nested) : 0);
     plan_.retraced_commands.push_back(rerecorded ? sliced_blas_commands_of(t.nested) : 0);
+    plan_.blas_commands.push_back(std::count_if(t.nested.begin(), t.nested.end(), is_blas_thunk));
     std::vector<std::pair<size_t, size_t>> range(n);  // launches of each command
     std::unordered_map<int, size_t> index_of;
     for (size_t k = 0; k < n; ++k) {

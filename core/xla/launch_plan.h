@@ -74,6 +74,10 @@ struct LaunchPlan {
   // a dynamic-slice fusion, which XLA traces again (their operands moved)
   // at a higher host cost than a kernel's re-recording.
   std::vector<int64_t> retraced_commands;
+  // Per graph id: its cuBLAS commands outside dynamic-slice fusions. Each
+  // costs the host more at every launch of its graph (a graph launch 1.7-3.4
+  // us longer a command in hold-out set 13's loops, bench/FIDELITY-real.md).
+  std::vector<int64_t> blas_commands;
 };
 
 // XLA's kernel name for an instruction: every character outside
