@@ -203,6 +203,23 @@ TEST(HostIssue, ACublasCallTracedAgainCostsItsOwnRecording) {
   EXPECT_EQ(host.cost_ns[0], (std::vector<int64_t>{3000 + 6000 + 12000, 0}));
 }
 
+TEST(HostIssue, AGraphsCublasCommandsCostTheHostAtEachLaunch) {
+  // A graph launched as recorded with 2 cuBLAS commands: 2 x 2.5 us on top
+  // of the launch.
+  sched::DeviceProgram p;
+  p.thunks = {mem_kernel(0, 1000, "n0"), mem_kernel(0, 1000, "n1")};
+  CommandBuffer g = last_two_as_graph(p, 0);
+  g.blas_commands = 2;
+  auto laid = lay_out_command_buffers({p}, {{g}}, 1);
+  ASSERT_TRUE(laid.is_ok()) << laid.status().message();
+  DeviceModel m = simple_model();
+  m.host_graph_launch_us = 3;
+  m.host_graph_blas_command_us = 2.5;
+  const HostIssue host = host_issue_of(*laid, {p}, m, {}, {});
+  ASSERT_EQ(host.cost_ns.size(), 1u);
+  EXPECT_EQ(host.cost_ns[0], (std::vector<int64_t>{3000 + 5000, 0}));
+}
+
 TEST(HostIssue, ACudnnCallKeepsTheHostUntilItsLastLaunch) {
   // A cuDNN call launched alone whose host code ran 12 us between its first
   // and last launch, then a kernel: the kernel's issue waits for it, and the

@@ -214,6 +214,49 @@ TEST(HostPace, PlainGraphsGiveTheLaunchTheOthersTheRetrace) {
   EXPECT_NEAR(e.graph_retrace_us, 3.5, 1e-9);
 }
 
+// Graphs of two cuBLAS commands each (a notriton loop body), four launched
+// `apart` (in 0.1 us) after `plain` graphs without one launched 12 us apart.
+HostCostEstimate blas_graphs_after(int plain, int64_t apart) {
+  StepBuilder b;
+  int64_t t = kernels_then(b, 60, [](int i) { return "x" + std::to_string(i); }, trace::EventKind::kOther, false);
+  for (int g = 0; g < plain; ++g) {
+    t += 120;
+    b.add(t, t + 20, "m0");
+    b.add(t + 19, t + 40, "m1");
+  }
+  for (int g = 0; g < 4; ++g) {
+    t += apart;
+    b.add(t, t + 20, "b0");
+    b.add(t + 19, t + 40, "b1");
+  }
+  HostWorkOf work;
+  work.blas_commands = {{"b0", 2}, {"b1", 2}};
+  return estimate_host_costs(b.trace, {"m0", "m1", "b0", "b1"}, file_model(), work);
+}
+
+// Launches 12 us from the plain graphs; 18 us for a graph of two commands:
+// 3 us a command, which the plain graphs then do not pay.
+TEST(HostPace, AGraphsCublasCommandsCostApartFromItsLaunch) {
+  const HostCostEstimate e = blas_graphs_after(4, 180);
+  EXPECT_EQ(e.graph_samples, 4);
+  EXPECT_NEAR(e.graph_launch_us, 12.0, 1e-9);
+  EXPECT_EQ(e.graph_blas_command_samples, 8);
+  EXPECT_NEAR(e.graph_blas_command_us, 3.0, 1e-9);
+}
+
+// With no plain graph to tell the launch: the device file's 9 us where the
+// graphs took longer (20 us: 5.5 us a command), their own time where they
+// took less (6 us: the commands cost nothing), so a replay keeps the step.
+TEST(HostPace, WithOnlyCublasGraphsTheLaunchIsTheFilesOrLess) {
+  const HostCostEstimate slow = blas_graphs_after(0, 200);
+  EXPECT_EQ(slow.graph_samples, 4);
+  EXPECT_NEAR(slow.graph_launch_us, 9.0, 1e-9);
+  EXPECT_NEAR(slow.graph_blas_command_us, 5.5, 1e-9);
+  const HostCostEstimate fast = blas_graphs_after(0, 60);
+  EXPECT_NEAR(fast.graph_launch_us, 6.0, 1e-9);
+  EXPECT_NEAR(fast.graph_blas_command_us, 0.0, 1e-9);
+}
+
 TEST(HostPace, FarOffIntervalsAreLeftOut) {
   // Paced at 10 us but one gap of 200 us (a host hiccup): 20x the device
   // file's 9 us, it is left out.

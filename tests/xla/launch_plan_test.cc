@@ -172,6 +172,7 @@ TEST(LaunchPlan, CountsTheCublasCallsOfARecordedAgainBufferThatMove) {
   const LaunchPlan plan = plan_from_thunks(*thunks, nullptr);
   EXPECT_EQ(plan.rerecorded_commands, (std::vector<int64_t>{5}));
   EXPECT_EQ(plan.retraced_commands, (std::vector<int64_t>{1}));
+  EXPECT_EQ(plan.blas_commands, (std::vector<int64_t>{1})) << "the call alone; the sliced one is traced again";
 }
 
 }  // namespace
