@@ -203,15 +203,14 @@ HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unor
   }
   std::tie(out.dynamic_slice_us, out.dynamic_slice_samples) = robust_cost_us(slice, device_file.host_dynamic_slice_us);
   then = with_host_costs(device_file, out);
-  // Graph launches, then cuBLAS calls traced again: what is left of an
-  // interval with graphs (rest_ns counts no graph launch), less the rest of
-  // its re-recording, is their launches and retraces. An interval more than
-  // kOutlierFactor off the device file's launches is left out (as for the
-  // other kinds); the launch comes from the graphs that trace no call
-  // again, the retrace from the others with their launches at that cost
-  // taken off (a notriton loop's body is most of its launches, and its
-  // retrace is no launch's: folded into one graph launch it would cost the
-  // other module's graphs too).
+  // Graph launches, their cuBLAS commands, then cuBLAS calls traced again:
+  // what is left of an interval with graphs (rest_ns counts no graph
+  // launch), less the rest of its re-recording, is their launches, commands
+  // and retraces. An interval more than kOutlierFactor off the device file's
+  // launches is left out (as for the other kinds). Each is estimated apart
+  // (below): a notriton loop's body is most of its launches, and what its
+  // cuBLAS commands cost is no launch's: folded into one graph launch it
+  // would cost the other module's graphs too.
   struct GraphRest {
     double rest_ns;
     int64_t graphs, retraced, blas;
