@@ -20,16 +20,24 @@ namespace sl::app {
 
 namespace {
 
-// MeasuredTimes::source_of, from the run's linked module: nothing when that
-// file is gone or does not parse (instructions then match by name).
-void match_instructions(const nlohmann::json& config, const hlo::Module& target, const std::string& target_path,
-                        sim::MeasuredTimes& measured) {
-  if (!config.is_object() || !config.contains("linked_module") || !config["linked_module"].is_string()) return;
-  const std::string linked = config["linked_module"].get<std::string>();
-  auto source = hlo::parse_program_file(linked);
-  if (!source) return;
+// The file of the run's linked module, or "" when its config names none.
+std::string linked_module_of(const nlohmann::json& config) {
+  if (!config.is_object() || !config.contains("linked_module") || !config["linked_module"].is_string()) return {};
+  return config["linked_module"].get<std::string>();
+}
+
+// That module, parsed: an error where the run names none or it does not parse.
+Result<hlo::Module> parsed_linked_module(const std::string& linked) {
+  if (linked.empty()) return not_found("the run names no linked module");
+  return hlo::parse_program_file(linked);
+}
+
+// MeasuredTimes::source_of, from the run's linked module (`linked`, parsed
+// as `source`; instructions match by name without it).
+void match_instructions(const std::string& linked, const hlo::Module& source, const hlo::Module& target,
+                        const std::string& target_path, sim::MeasuredTimes& measured) {
   measured.source_of =
-      xla::match_by_content(xla::instruction_fingerprints(target), xla::instruction_fingerprints(*source));
+      xla::match_by_content(xla::instruction_fingerprints(target), xla::instruction_fingerprints(source));
   measured.renamed = 0;
   for (const auto& [name, partner] : measured.source_of) measured.renamed += !partner.empty() && partner != name;
   // Another file is another compilation, or the same one run again (XLA
@@ -37,7 +45,7 @@ void match_instructions(const nlohmann::json& config, const hlo::Module& target,
   // way another call, with its own host pace.
   std::error_code ec;
   const bool same_file = !target_path.empty() && std::filesystem::equivalent(linked, target_path, ec) && !ec;
-  measured.another_module = target_path.empty() ? source->source_text != target.source_text : !same_file;
+  measured.another_module = target_path.empty() ? source.source_text != target.source_text : !same_file;
 }
 
 // An autotuning log's times of `module`'s instructions; nothing where there
@@ -54,20 +62,15 @@ std::unordered_map<std::string, int64_t> autotuned_times(const std::string& modu
 }
 
 // MeasuredTimes::autotuned_ns from the simulated module's autotuning log,
-// and its overhead from the measured run's own log (sim/trace_driven.h).
-void read_autotune_logs(const nlohmann::json& config, const hlo::Module& target, const std::string& target_path,
-                        sim::MeasuredTimes& measured) {
+// and its overhead from the measured run's own log (sim/trace_driven.h;
+// `source`: the run's linked module, parsed, or null).
+void read_autotune_logs(const std::string& linked, const hlo::Module* source, const hlo::Module& target,
+                        const std::string& target_path, sim::MeasuredTimes& measured) {
   if (target_path.empty()) return;
   measured.autotuned_ns = autotuned_times(target_path, target);
   if (measured.autotuned_ns.empty()) return;
-  std::unordered_map<std::string, int64_t> own;
-  if (config.is_object() && config.contains("linked_module") && config["linked_module"].is_string()) {
-    const std::string linked = config["linked_module"].get<std::string>();
-    if (!xla::autotune_log_path_for(linked).empty()) {
-      if (auto source = hlo::parse_program_file(linked)) own = autotuned_times(linked, *source);
-    }
-  }
-  sim::estimate_autotune_overhead(measured, own);
+  sim::estimate_autotune_overhead(measured, source != nullptr ? autotuned_times(linked, *source)
+                                                              : std::unordered_map<std::string, int64_t>{});
 }
 
 }  // namespace
@@ -119,8 +122,11 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
     }
   }
   if (target != nullptr) {
-    match_instructions(config, *target, target_path, *measured);
-    read_autotune_logs(config, *target, target_path, *measured);
+    // The linked module parsed once, for matching and for its autotuning log.
+    const std::string linked = linked_module_of(config);
+    Result<hlo::Module> source = parsed_linked_module(linked);
+    if (source) match_instructions(linked, *source, *target, target_path, *measured);
+    read_autotune_logs(linked, source ? &*source : nullptr, *target, target_path, *measured);
   }
   // Graph nodes not known apart from kernels launched alone: no estimate
   // (a graph's nodes would pass for launches), the device file's costs.
@@ -147,7 +153,10 @@ Result<std::map<std::string, int64_t>> measured_loop_trips(const std::string& db
   SL_ASSIGN_OR_RETURN(StoredRun measured_run, load_stored_run(*store, run));
   // The run's name for each loop: another compilation may number it anew.
   sim::MeasuredTimes names;
-  match_instructions(nlohmann::json::parse(measured_run.info.config_json, nullptr, false), module, "", names);
+  const std::string linked = linked_module_of(nlohmann::json::parse(measured_run.info.config_json, nullptr, false));
+  if (auto source = parsed_linked_module(linked)) {
+    match_instructions(linked, *source, module, "", names);
+  }
   auto run_name = [&](const std::string& loop) {
     const std::string name = names.source(loop);
     return name.empty() ? loop : name;
