@@ -32,7 +32,7 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
   for (size_t i = 0; i < steps.size(); ++i) step_index[steps[i]] = i;
 
   // Per instruction, per step: the sum of its records' durations.
-  std::unordered_map<uint32_t, std::vector<int64_t>> per_step, gap_per_step, issue_span_per_step;
+  std::unordered_map<uint32_t, std::vector<int64_t>> per_step, busy_per_step, gap_per_step, issue_span_per_step;
   std::map<std::pair<uint32_t, uint32_t>, std::vector<int64_t>> records_per_step;  // (instruction, kernel name)
   std::vector<std::pair<int64_t, int64_t>> span(steps.size(), {INT64_MAX, INT64_MIN});
   std::map<std::tuple<int32_t, int32_t, int32_t>, std::vector<const trace::Event*>> by_stream;  // step, device, stream
@@ -46,6 +46,9 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
     auto& v = per_step[e.instruction];
     if (v.empty()) v.assign(steps.size(), 0);
     v[s] += e.duration_ns();
+    auto& b = busy_per_step[e.instruction];
+    if (b.empty()) b.assign(steps.size(), 0);
+    b[s] += e.duration_ns();
     auto& r = records_per_step[{e.instruction, e.name}];
     if (r.empty()) r.assign(steps.size(), 0);
     ++r[s];
@@ -103,6 +106,7 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
     }
   }
   for (auto& [instruction, v] : per_step) out.ns_per_step[linked.strings.get(instruction)] = median_of(v);
+  for (auto& [instruction, v] : busy_per_step) out.busy_ns_per_step[linked.strings.get(instruction)] = median_of(v);
   for (auto& [instruction, v] : gap_per_step) out.gap_ns_per_step[linked.strings.get(instruction)] = median_of(v);
   for (auto& [instruction, v] : issue_span_per_step) {
     out.issue_span_ns_per_step[linked.strings.get(instruction)] = median_of(v);
@@ -120,9 +124,9 @@ int64_t autotuned_kernel_ns(int64_t autotuned_ns, int64_t overhead_ns) {
 void estimate_autotune_overhead(MeasuredTimes& measured, const std::unordered_map<std::string, int64_t>& run_log) {
   std::vector<double> overheads;
   for (const auto& [name, autotuned] : run_log) {
-    auto ns = measured.ns_per_step.find(name);
+    auto ns = measured.busy_ns_per_step.find(name);
     auto launches = measured.launches_per_step.find(name);
-    if (ns == measured.ns_per_step.end() || launches == measured.launches_per_step.end() || launches->second <= 0) {
+    if (ns == measured.busy_ns_per_step.end() || launches == measured.launches_per_step.end() || launches->second <= 0) {
       continue;
     }
     const double per_launch = static_cast<double>(ns->second) / static_cast<double>(launches->second);

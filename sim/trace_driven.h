@@ -32,6 +32,10 @@ struct MeasuredTimes {
   // Instruction -> GPU time per step (the median over steps of the sum of its
   // kernels' durations in the step).
   std::unordered_map<std::string, int64_t> ns_per_step;
+  // The same without the idle time between one library call's records (the
+  // call's host code, or a late issue, that ns_per_step counts as the
+  // call's): its kernels' own time, what XLA's autotuner times.
+  std::unordered_map<std::string, int64_t> busy_ns_per_step;
   // Instruction -> idle time of its stream just before its records, per step
   // (median over steps): the launch latency it really paid, short inside a
   // CUDA graph, long where a graph or a loop trip starts; negative where its
@@ -101,7 +105,8 @@ int64_t autotuned_kernel_ns(int64_t autotuned_ns, int64_t overhead_ns);
 
 // The overhead of the measured run's own autotuning log (`run_log`: its
 // instructions' autotuned times): the median over the instructions it ran of
-// autotuned - measured / kAutotuneScale, per launch. Sets
+// autotuned - busy / kAutotuneScale, per launch (busy_ns_per_step: a call
+// that waited on the host between its kernels did not run longer). Sets
 // measured.autotune_overhead_ns (kDefaultAutotuneOverheadNs with no sample)
 // and its samples.
 void estimate_autotune_overhead(MeasuredTimes& measured, const std::unordered_map<std::string, int64_t>& run_log);

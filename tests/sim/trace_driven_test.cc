@@ -55,6 +55,7 @@ TEST(TraceDriven, AStreamIsALibraryCallsUntilItsLastKernelEnds) {
   Result<MeasuredTimes> m = measured_times(t);
   ASSERT_TRUE(m.is_ok()) << m.status().message();
   EXPECT_EQ(m->ns_per_step.at("cudnn-conv.3"), 20000) << "its kernels and the 5 us between them";
+  EXPECT_EQ(m->busy_ns_per_step.at("cudnn-conv.3"), 15000) << "its kernels alone";
   EXPECT_EQ(m->issue_span_ns_per_step.at("cudnn-conv.3"), 8000) << "its host code issued the kernel 8 us later";
   EXPECT_EQ(m->issue_span_ns_per_step.count("loop_add_fusion"), 0u) << "XLA's kernel again is a loop's next trip";
   EXPECT_EQ(m->ns_per_step.at("loop_add_fusion"), 2000) << "two trips: the host's 9 us between them are no kernel's";
@@ -192,7 +193,7 @@ TEST(TraceDriven, AShortAutotunedKernelKeepsHalfItsTime) {
 // over the scale; the median of the instructions the run ran.
 TEST(TraceDriven, TheLogsOverheadIsTheMedianOverTheRunsOwnInstructions) {
   MeasuredTimes m;
-  m.ns_per_step = {{"a", 19000}, {"b", 9500}, {"c", 950}};
+  m.busy_ns_per_step = {{"a", 19000}, {"b", 9500}, {"c", 950}};
   m.launches_per_step = {{"a", 2}, {"b", 1}, {"c", 1}};
   estimate_autotune_overhead(m, {{"a", 12500}, {"b", 13000}, {"c", 1100}, {"never_ran", 90000}});
   EXPECT_EQ(m.autotune_overhead_samples, 3);
@@ -201,6 +202,25 @@ TEST(TraceDriven, TheLogsOverheadIsTheMedianOverTheRunsOwnInstructions) {
   estimate_autotune_overhead(none, {{"never_ran", 90000}});
   EXPECT_EQ(none.autotune_overhead_samples, 0);
   EXPECT_EQ(none.autotune_overhead_ns, kDefaultAutotuneOverheadNs);
+}
+
+// A cuBLAS call that waited on the host between its GEMM and its split-K
+// reduction (the call after a loop, its graph launched late) ran its
+// kernels no longer: the wait is not the log's overhead (hold-out set 14's
+// chb: an overhead of -4.5 us doubled the what-if's GEMMs).
+TEST(TraceDriven, TheLogsOverheadLeavesOutTheWaitInsideACall) {
+  trace::Trace t;
+  auto add = [&](const char* name, int64_t start, int64_t end) {
+    t.events[test_support::add_event(t, 0, 0, trace::EventKind::kGemm, name, "custom-call.3", start, end)]
+        .iteration = 0;
+  };
+  add("cutlass::Kernel2", 0, 5000);
+  add("cublasLt::splitKreduce_kernel", 14000, 16000);
+  Result<MeasuredTimes> m = measured_times(t);
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_EQ(m->ns_per_step.at("custom-call.3"), 16000) << "the stream is the call's until its last kernel ends";
+  estimate_autotune_overhead(*m, {{"custom-call.3", 9650}});
+  EXPECT_EQ(m->autotune_overhead_ns, 2282) << "9.65 - 7 / 0.95, not 9.65 - 16 / 0.95";
 }
 
 // Launches a step: a loop's kernel run twice is two; a cuBLAS call of a
