@@ -120,7 +120,7 @@ Status read_capture(std::istream& in, ActivitySink& sink, int64_t* bad_lines) {
     }
   }
   if (bad_lines) *bad_lines = bad;
-  return Status::ok();
+  return ok_status();
 }
 
 namespace {

@@ -124,7 +124,7 @@ Status enable_api_records(bool enable) {
       (void)cuptiActivityDisable(kind);
     }
   }
-  return Status::ok();
+  return ok_status();
 }
 // Useful but not needed for kernel timelines: failure to enable is tolerated.
 constexpr CUpti_ActivityKind kOptionalKinds[] = {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_CUDA_EVENT,
@@ -164,18 +164,18 @@ Status CuptiApi::start(ActivitySink* sink) {
   for (CUpti_ActivityKind kind : kOptionalKinds) {
     if (wanted(kind)) (void)cuptiActivityEnable(kind);
   }
-  return Status::ok();
+  return ok_status();
 }
 
 Status CuptiApi::flush() {
   SL_CUPTI_CALL(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
   if (debug_enabled()) print_kind_counts();
-  return Status::ok();
+  return ok_status();
 }
 
 Status CuptiApi::flush_completed() {
   SL_CUPTI_CALL(cuptiActivityFlushAll(0));
-  return Status::ok();
+  return ok_status();
 }
 
 Status CuptiApi::stop() {
@@ -249,7 +249,7 @@ Status CuptiApi::watch_profiler_api(void (*on_range)(bool on, uint64_t timestamp
                                     CUPTI_DRIVER_TRACE_CBID_cuProfilerStart));
   SL_CUPTI_CALL(cuptiEnableCallback(1, g_profiler_subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
                                     CUPTI_DRIVER_TRACE_CBID_cuProfilerStop));
-  return Status::ok();
+  return ok_status();
 }
 
 Status CuptiApi::watch_nvtx_range(const std::string& name, void (*on_range)(bool on, uint64_t timestamp)) {
@@ -260,7 +260,7 @@ Status CuptiApi::watch_nvtx_range(const std::string& name, void (*on_range)(bool
     SL_CUPTI_CALL(cuptiSubscribe(&g_profiler_subscriber, profiler_api_callback, nullptr));
   }
   SL_CUPTI_CALL(cuptiEnableDomain(1, g_profiler_subscriber, CUPTI_CB_DOMAIN_NVTX));
-  return Status::ok();
+  return ok_status();
 }
 
 Result<uint32_t> CuptiApi::stream_id(void* cuda_stream) {
@@ -287,14 +287,14 @@ Result<uint32_t> CuptiApi::graph_exec_id(void* cuda_graph_exec) {
 Status CuptiApi::push_external_id(uint64_t id) {
   SL_CUPTI_CALL(cuptiActivityPushExternalCorrelationId(
       static_cast<CUpti_ExternalCorrelationKind>(kExternalKindStreamlens), id));
-  return Status::ok();
+  return ok_status();
 }
 
 Status CuptiApi::pop_external_id() {
   uint64_t last = 0;
   SL_CUPTI_CALL(cuptiActivityPopExternalCorrelationId(
       static_cast<CUpti_ExternalCorrelationKind>(kExternalKindStreamlens), &last));
-  return Status::ok();
+  return ok_status();
 }
 
 bool tag_all_launches() {

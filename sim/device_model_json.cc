@@ -158,7 +158,7 @@ Status write_device_model(const DeviceModel& model, const DeviceSources& sources
   out << text;
   out.close();
   if (!out) return runtime_error(fmt::format("{}: write failed", path));
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace sl::sim

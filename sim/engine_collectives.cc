@@ -35,7 +35,7 @@ Status Engine::arrive(int device, int stream, const Thunk& thunk, uint32_t index
     start_collective(rv);
     rendezvous_.erase(RendezvousKey{info.rendezvous_id, first});
   }
-  return Status::ok();
+  return ok_status();
 }
 
 // The GEMMs holding every SM of `device` that got them before the kernel of

@@ -55,7 +55,7 @@ Status Engine::prepare() {
     }
     if (options_.host_issue != nullptr) dev.issue_ns.assign(p.thunks.size(), 0);
   }
-  return Status::ok();
+  return ok_status();
 }
 
 Status Engine::advance(int device, int stream) {
@@ -66,7 +66,7 @@ Status Engine::advance(int device, int stream) {
     for (int s : dev.host_parked) ready_.emplace_back(device, s);
     dev.host_parked.clear();
   }
-  return Status::ok();
+  return ok_status();
 }
 
 std::optional<double> Engine::issue_time(int device, uint32_t thunk) {
@@ -101,7 +101,7 @@ Status Engine::advance_stream(int device, int stream) {
   const sched::DeviceProgram& program = programs_[static_cast<size_t>(device)];
   while (true) {
     StreamState& s = dev.streams[static_cast<size_t>(stream)];
-    if (s.busy || s.next >= s.queue.size()) return Status::ok();
+    if (s.busy || s.next >= s.queue.size()) return ok_status();
     QueueEntry entry = s.queue[s.next];
     const Thunk& t = program.thunks[entry.thunk];
     switch (t.kind) {
@@ -120,7 +120,7 @@ Status Engine::advance_stream(int device, int stream) {
           ++waits_without_record_;
         } else if (ev.records_done < entry.required_records) {
           ev.waiters.push_back(stream);
-          return Status::ok();
+          return ok_status();
         } else if (ev.recording_stream != stream && ev.producer != kNone) {
           s.pending_from.push_back(ev.producer);
         }
@@ -130,7 +130,7 @@ Status Engine::advance_stream(int device, int stream) {
         // It moves the host clock on but is not held back by it.
         if (!issue_time(device, entry.thunk)) {
           dev.host_parked.push_back(stream);
-          return Status::ok();
+          return ok_status();
         }
         ++s.next;
         ++thunks_done_;
@@ -141,13 +141,13 @@ Status Engine::advance_stream(int device, int stream) {
         const std::optional<double> issue = issue_time(device, entry.thunk);
         if (!issue) {
           dev.host_parked.push_back(stream);
-          return Status::ok();
+          return ok_status();
         }
         ++s.next;
         ++thunks_done_;
         s.busy = true;
         start_kernel(device, stream, t, entry.thunk, *issue);
-        return Status::ok();
+        return ok_status();
       }
     }
     ++s.next;
@@ -161,7 +161,7 @@ Status Engine::drain() {
     ready_.pop_front();
     SL_RETURN_IF_ERROR(advance(device, stream));
   }
-  return Status::ok();
+  return ok_status();
 }
 
 Status Engine::deadlock_error() const {
@@ -184,7 +184,7 @@ Status Engine::deadlock_error() const {
       }
     }
   }
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace sl::sim::engine_internal

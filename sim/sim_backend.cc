@@ -109,7 +109,7 @@ class SimBackend : public exec::Backend {
                                estimate.graph_samples < kMinHostSamples ||
                                estimate.dynamic_slice_samples < kMinHostSamples;
     if (!any_from_file || (model_.host_pace_fast_scale == 1 && model_.host_pace_slow_scale == 1)) {
-      return Status::ok();
+      return ok_status();
     }
     const std::pair<const char*, double> paces[] = {{kHostPaceFastCounter, model_.host_pace_fast_scale},
                                                     {kHostPaceSlowCounter, model_.host_pace_slow_scale}};
@@ -133,7 +133,7 @@ class SimBackend : public exec::Backend {
                                     "between calls), or the step as simulated where that is {}, in ns",
                                     scale, scale < 1 ? "fastest" : "slowest", scale < 1 ? "faster" : "slower"));
     }
-    return Status::ok();
+    return ok_status();
   }
 
   // Per device, per thunk: the host time a cuDNN call keeps after its issue

@@ -60,7 +60,7 @@ Status check_loadable(const std::string& library) {
     return runtime_error("the injection library " + library + " cannot be loaded: " + (why ? why : "unknown error"));
   }
   dlclose(handle);
-  return Status::ok();
+  return ok_status();
 }
 
 std::string join(const std::vector<std::string>& words) {

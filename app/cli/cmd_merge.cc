@@ -68,7 +68,7 @@ Status load_input(MergeInput& in, std::string* program_text,
       config["time_origin_ns"].is_number_integer()) {
     in.time_origin_ns = config["time_origin_ns"].get<int64_t>();
   }
-  return Status::ok();
+  return ok_status();
 }
 
 // Two inputs recording the same (device, stream) track means the same device
@@ -88,7 +88,7 @@ Status check_overlap(const std::vector<MergeInput>& inputs) {
       }
     }
   }
-  return Status::ok();
+  return ok_status();
 }
 
 struct Merged {

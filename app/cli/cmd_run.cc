@@ -79,7 +79,7 @@ Status write_text_file(const std::string& path, const std::string& text) {
   if (!out) return runtime_error("cannot write " + path);
   out << text;
   if (!out.flush()) return runtime_error("cannot write " + path);
-  return Status::ok();
+  return ok_status();
 }
 
 // The step at the fastest and slowest host pace measured between calls, when

@@ -33,7 +33,7 @@ Status refuse_overwrite(const std::string& out, const std::string& database,
       return usage_error(out + " is the input " + input + "; refusing to write over it (choose another output file)");
     }
   }
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace sl::cli

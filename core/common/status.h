@@ -24,7 +24,6 @@ class Status {
   Status() = default;
   Status(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
-  static Status ok() { return {}; }
   bool is_ok() const { return code_ == ErrorCode::kOk; }
   explicit operator bool() const { return is_ok(); }
   ErrorCode code() const { return code_; }
@@ -35,6 +34,9 @@ class Status {
   std::string message_;
 };
 
+// Success. A free function, not a static member: `s.ok()` on a Status
+// compiled, and was always true.
+inline Status ok_status() { return {}; }
 inline Status invalid_input(std::string message) { return {ErrorCode::kInvalidInput, std::move(message)}; }
 inline Status usage_error(std::string message) { return {ErrorCode::kUsage, std::move(message)}; }
 inline Status runtime_error(std::string message) { return {ErrorCode::kRuntime, std::move(message)}; }

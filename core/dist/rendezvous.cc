@@ -100,7 +100,7 @@ Status write_frame(int fd, const Frame& frame, Clock::time_point deadline,
   put_u64(&bytes, frame.payload.size());
   bytes += frame.payload;
   IoResult io = send_all(fd, bytes.data(), bytes.size(), deadline);
-  if (io.ok()) return Status::ok();
+  if (io.ok()) return ok_status();
   if (io.status == IoStatus::kTimeout)
     return runtime_error("could not send within " + format_duration(timeout));
   if (io.status == IoStatus::kClosed)
@@ -317,7 +317,7 @@ Status Rendezvous::fail(Status status) {
 }
 
 Status Rendezvous::check_usable(uint8_t op) {
-  if (broken_.is_ok()) return Status::ok();
+  if (broken_.is_ok()) return ok_status();
   return runtime_error("rank " + std::to_string(env_.rank) + ": " + op_name(op) +
                        " after an earlier rendezvous failure: " + broken_.message());
 }
@@ -400,11 +400,11 @@ Result<std::string> Rendezvous::broadcast(const std::string& from_root) {
 Status Rendezvous::barrier() {
   SL_RETURN_IF_ERROR(check_usable(kBarrier));
   ++seq_;
-  if (env_.world_size == 1) return Status::ok();
+  if (env_.world_size == 1) return ok_status();
   SL_ASSIGN_OR_RETURN(std::vector<std::string> ignored, gather_to_root(kBarrier, std::string()));
   (void)ignored;
   Result<std::string> released = send_from_root(kBarrier, std::string());
-  return released.is_ok() ? Status::ok() : released.status();
+  return released.is_ok() ? ok_status() : released.status();
 }
 
 }  // namespace sl::dist

@@ -29,7 +29,7 @@ Result<Shape> array_operand(const std::vector<const Shape*>& operands, size_t i,
 
 Status check_group_size(int64_t group_size) {
   if (group_size < 1) return invalid_input(fmt::format("group size {} is not positive", group_size));
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace
@@ -94,7 +94,7 @@ Result<Shape> infer_dot_shape(const Shape& lhs, const Shape& rhs, const DotDims&
         return invalid_input(fmt::format("{} dimension {} is listed more than once", side, d));
       }
     }
-    return Status::ok();
+    return ok_status();
   };
   std::set<int64_t> lhs_used, rhs_used;
   SL_RETURN_IF_ERROR(check_list(dims.lhs_batch, lhs, "lhs", "batch", lhs_used));

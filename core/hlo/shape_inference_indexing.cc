@@ -24,7 +24,7 @@ Status check_dims(const std::vector<int64_t>& list, int64_t rank, std::string_vi
       return invalid_input(fmt::format("{} {{{}}} names dimension {} twice", what, fmt::join(list, ","), d));
     }
   }
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace

@@ -338,7 +338,7 @@ std::vector<Diagnostic> verify(const Module& module) {
 
 Status verify_status(const Module& module) {
   std::vector<Diagnostic> diagnostics = verify(module);
-  if (diagnostics.empty()) return Status::ok();
+  if (diagnostics.empty()) return ok_status();
   return invalid_input(format_diagnostics(diagnostics, module.source_text));
 }
 

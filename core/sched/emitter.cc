@@ -145,7 +145,7 @@ Status Emitter::emit_computation(const hlo::Computation& computation, int stream
   const int root = computation.root >= 0 ? computation.root : count - 1;
   *result = root >= 0 ? env[static_cast<size_t>(root)] : Leaves{};
   --depth_;
-  return Status::ok();
+  return ok_status();
 }
 
 Status Emitter::emit_instruction(const hlo::Computation& computation, int index, int stream,
@@ -167,12 +167,12 @@ Status Emitter::emit_instruction(const hlo::Computation& computation, int index,
       }
       value = {it->second};
       list_stream(instruction, stream);
-      return Status::ok();
+      return ok_status();
     }
     case Opcode::kTuple:
       for (size_t k = 0; k < instruction.operands.size(); ++k) append(value, operand(k));
       list_stream(instruction, stream);
-      return Status::ok();
+      return ok_status();
     case Opcode::kGetTupleElement: {
       if (!has_operand) return invalid_input(fmt::format("'{}': get-tuple-element needs an operand", instruction.name));
       const hlo::Shape& tuple = computation.instructions[static_cast<size_t>(instruction.operands[0])].shape;
@@ -189,22 +189,22 @@ Status Emitter::emit_instruction(const hlo::Computation& computation, int index,
       }
       value.assign(all.begin() + first, all.begin() + first + n);
       list_stream(instruction, stream);
-      return Status::ok();
+      return ok_status();
     }
     case Opcode::kBitcast:
     case Opcode::kReshape:  // row-major everywhere: a reshape is a view of its operand
       if (has_operand) value = operand(0);
       list_stream(instruction, stream);
-      return Status::ok();
+      return ok_status();
     case Opcode::kAsyncStart:
       return emit_async_start(computation, index, stream, attribution, env, async);
     case Opcode::kAsyncUpdate:
       if (has_operand) value = operand(0);
       list_stream(instruction, stream);
-      return Status::ok();
+      return ok_status();
     case Opcode::kAsyncDone:
       emit_async_done(computation, index, stream, env, async);
-      return Status::ok();
+      return ok_status();
     default:
       break;
   }
@@ -213,7 +213,7 @@ Status Emitter::emit_instruction(const hlo::Computation& computation, int index,
   if (!target || *target == stream) {
     list_stream(instruction, stream);
     SL_ASSIGN_OR_RETURN(value, emit_op(computation, instruction, stream, attribution, env));
-    return Status::ok();
+    return ok_status();
   }
 
   return emit_moved(computation, index, stream, *target, attribution, env, pending);

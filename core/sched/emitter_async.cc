@@ -34,7 +34,7 @@ Status Emitter::emit_moved(const hlo::Computation& computation, int index, int s
   int at = info(computation).first_user[static_cast<size_t>(index)];
   if (at < 0) at = static_cast<int>(computation.instructions.size());
   pending[at].push_back(PendingDone{stream, async_stream, finished, std::move(region), name});
-  return Status::ok();
+  return ok_status();
 }
 
 Status Emitter::emit_async_start(const hlo::Computation& computation, int index, int stream,
@@ -106,7 +106,7 @@ Status Emitter::emit_async_start(const hlo::Computation& computation, int index,
       at += n;
     }
   }
-  return Status::ok();
+  return ok_status();
 }
 
 void Emitter::emit_async_done(const hlo::Computation& computation, int index, int stream, std::vector<Leaves>& env,

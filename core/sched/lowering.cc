@@ -115,7 +115,7 @@ Status fill_devices(std::vector<Thunk>& thunks, ThunkStorage& storage, LoweredPr
       }
     }
   }
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace

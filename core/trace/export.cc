@@ -190,7 +190,7 @@ Status export_run(const RunInfo& info, const Trace& trace, ExportFormat format, 
   bool ok = out.flush();
   ok = (std::fclose(f) == 0) && ok;
   if (!ok) return runtime_error(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace sl::trace

@@ -107,7 +107,7 @@ class BlockParser {
   BlockParser(const std::vector<Line>& lines, std::string_view file) : lines_(lines), file_(file) {}
 
   Status parse(std::vector<Thunk>& out) {
-    if (lines_.empty()) return Status::ok();
+    if (lines_.empty()) return ok_status();
     return parse_block(lines_[0].indent, out, 0);
   }
 
@@ -117,8 +117,8 @@ class BlockParser {
     if (depth > 64) return error(lines_[pos_], "thunks nest deeper than 64 levels");
     while (pos_ < lines_.size()) {
       const Line& line = lines_[pos_];
-      if (is_label(line.text)) return Status::ok();  // belongs to an enclosing while
-      if (line.indent < indent) return Status::ok();
+      if (is_label(line.text)) return ok_status();  // belongs to an enclosing while
+      if (line.indent < indent) return ok_status();
       if (line.indent > indent) return error(line, "indented line without a thunk above it");
       Thunk thunk;
       if (!parse_thunk_line(line, thunk)) return error(line, "expected a thunk 'NNN: kKind ...'");
@@ -126,7 +126,7 @@ class BlockParser {
       if (Status s = parse_children(thunk, indent, depth); !s.is_ok()) return s;
       out.push_back(std::move(thunk));
     }
-    return Status::ok();
+    return ok_status();
   }
 
   Status parse_children(Thunk& thunk, int indent, int depth) {
@@ -134,17 +134,17 @@ class BlockParser {
       const Line& line = lines_[pos_];
       if (is_label(line.text)) {
         // A while's labels sit at or just right of its own indentation.
-        if (thunk.kind != "kWhile" || line.indent < indent) return Status::ok();
+        if (thunk.kind != "kWhile" || line.indent < indent) return ok_status();
         std::vector<Thunk>& target = line.text == "condition:" ? thunk.condition : thunk.body;
         ++pos_;
         if (pos_ >= lines_.size() || is_label(lines_[pos_].text) || lines_[pos_].indent <= line.indent) continue;
         if (Status s = parse_block(lines_[pos_].indent, target, depth + 1); !s.is_ok()) return s;
         continue;
       }
-      if (line.indent <= indent) return Status::ok();
+      if (line.indent <= indent) return ok_status();
       if (Status s = parse_block(line.indent, thunk.nested, depth + 1); !s.is_ok()) return s;
     }
-    return Status::ok();
+    return ok_status();
   }
 
   Status error(const Line& line, std::string_view message) const {

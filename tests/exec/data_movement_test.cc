@@ -31,14 +31,14 @@ hlo::Instruction inst_of(hlo::Opcode op, Shape shape) {
 cpu::Combiner add_combiner() {
   return [](std::vector<double>& a, const std::vector<double>& x) {
     a[0] += x[0];
-    return Status::ok();
+    return ok_status();
   };
 }
 
 cpu::Combiner max_combiner() {
   return [](std::vector<double>& a, const std::vector<double>& x) {
     a[0] = std::max(a[0], x[0]);
-    return Status::ok();
+    return ok_status();
   };
 }
 
@@ -86,7 +86,7 @@ TEST(DataMovement, ScatterAddsInUpdateOrderAndSkipsOutOfBounds) {
   // A replacing combiner keeps the last update to an index.
   cpu::Combiner assign = [](std::vector<double>& a, const std::vector<double>& x) {
     a[0] = x[0];
-    return Status::ok();
+    return ok_status();
   };
   out = cpu::eval_scatter(s, {&operand, &indices, &updates}, assign);
   ASSERT_TRUE(out.is_ok());
@@ -194,7 +194,7 @@ TEST(DataMovement, SelectAndScatterRoutesToTheMax) {
   s.window = {{2, 2, 0, 0, 1, 1, false}};
   cpu::Combiner ge = [](std::vector<double>& a, const std::vector<double>& b) {
     a[0] = a[0] >= b[0] ? 1 : 0;
-    return Status::ok();
+    return ok_status();
   };
   auto out = cpu::eval_select_and_scatter(s, {&x, &src, &zero}, ge, add_combiner());
   ASSERT_TRUE(out.is_ok()) << out.status().message();

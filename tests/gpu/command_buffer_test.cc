@@ -172,7 +172,7 @@ TEST_F(CommandBuffer, AChainAsOneGraphGivesTheCpuResults) {
   options.command_buffers = {{g}};
   auto on = run_cuda(c.lowered, options);
   ASSERT_TRUE(on.is_ok()) << on.status().message();
-  gpu_test::Both both{Status::ok(), std::move(*cpu), std::move(*on)};
+  gpu_test::Both both{ok_status(), std::move(*cpu), std::move(*on)};
   gpu_test::expect_same(both, 1e-6);
   const trace::Trace& t = both.cuda.trace;
   EXPECT_EQ(counter(t, "command_buffer_graphs"), 1);
@@ -206,7 +206,7 @@ TEST_F(CommandBuffer, AGraphAroundAnotherThunkFallsBackAndSaysSo) {
   EXPECT_NE(on->notes[0].find("runs as stream launches"), std::string::npos) << on->notes[0];
   EXPECT_EQ(counter(on->trace, "command_buffer_fallbacks"), 1);
   EXPECT_EQ(counter(on->trace, "command_buffer_graphs"), 0);
-  gpu_test::Both both{Status::ok(), std::move(*cpu), std::move(*on)};
+  gpu_test::Both both{ok_status(), std::move(*cpu), std::move(*on)};
   gpu_test::expect_same(both, 1e-6);
 }
 

@@ -26,7 +26,7 @@ Status write_png(const std::string& path, const Image& image) {
   if (stbi_write_png(path.c_str(), image.width, image.height, 4, image.rgba.data(), image.width * 4) == 0) {
     return runtime_error("cannot write " + path);
   }
-  return Status::ok();
+  return ok_status();
 }
 
 Result<Image> read_png(const std::string& path) {

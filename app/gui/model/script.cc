@@ -63,7 +63,7 @@ Result<std::vector<ScriptLine>> parse_script(std::string_view text, std::string_
     };
     auto need = [&](size_t n, const char* usage) -> Status {
       if (w.size() != n + 1) return error(fmt::format("'{}' takes {}: {}", w[0], n == 1 ? "one argument" : fmt::format("{} arguments", n), usage));
-      return Status::ok();
+      return ok_status();
     };
     const std::string& cmd = w[0];
     ScriptLine entry;

@@ -442,7 +442,7 @@ Result<std::string> Elemental::elementwise(const hlo::Instruction& inst, const s
   const std::string mask = bits >= 64 ? "0xffffffffffffffffULL" : fmt::format("{}ULL", (1ULL << bits) - 1);
   auto need = [&](size_t n) -> Status {
     if (v.size() != n) return unsupported(inst, fmt::format("expects {} operands", n));
-    return Status::ok();
+    return ok_status();
   };
   auto wrap_int = [&](const char* op) {
     return fmt::format("(long long)((unsigned long long){} {} (unsigned long long){})", v[0], op, v[1]);

@@ -179,7 +179,7 @@ Status warp_reduces(Elemental& e, const hlo::Computation& c, const RowLoop& loop
                            t.compute));
     e.bind(k, acc);
   }
-  return Status::ok();
+  return ok_status();
 }
 
 std::string warp_per_row(int64_t rows, const std::string& body) {

@@ -249,7 +249,7 @@ Status gemm_shaped(const hlo::Computation& c, const hlo::Instruction& d) {
       return runtime_error(fmt::format("dot '{}' has batch dimensions that are not leading", d.name));
     }
   }
-  return Status::ok();
+  return ok_status();
 }
 
 Result<FusionPlan> gemm_plan(const hlo::Module& module, const hlo::Instruction& fusion, const hlo::Computation& c) {
@@ -470,7 +470,7 @@ Status op_by_op_plan(const hlo::Module& module, const hlo::Computation& c, Fusio
     }
   }
   for (int k : plan->op_order) assign_temp(k);
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace
@@ -482,7 +482,7 @@ Status per_op_kernel(const hlo::Module& module, const hlo::Computation& c, const
   switch (op) {
     case Opcode::kConstant:
       return static_cast<int64_t>(inst.literal.size()) == inst.shape.element_count() || inst.literal.size() == 1
-                 ? Status::ok()
+                 ? ok_status()
                  : no_kernel(inst, "is a constant without its values");
     case Opcode::kCopy:
     case Opcode::kReshape:
@@ -497,7 +497,7 @@ Status per_op_kernel(const hlo::Module& module, const hlo::Computation& c, const
           inst.shape.element_count() * hlo::primitive_type_bytes(inst.shape.type)) {
         return no_kernel(inst, "changes the byte size");
       }
-      return Status::ok();
+      return ok_status();
     }
     default:
       break;
@@ -510,7 +510,7 @@ Status per_op_kernel(const hlo::Module& module, const hlo::Computation& c, const
   switch (op) {
     case Opcode::kBroadcast: case Opcode::kTranspose: case Opcode::kSlice: case Opcode::kDynamicSlice:
     case Opcode::kDynamicUpdateSlice: case Opcode::kConcatenate: case Opcode::kIota:
-      return Status::ok();
+      return ok_status();
     case Opcode::kDot: {  // the backend's GEMM (cuBLASLt or its reference kernel)
       bool laid_out = inst.shape.is_row_major() || minor_dims_swapped(inst.shape);
       for (int o : inst.operands) laid_out = laid_out && (at(c, o).shape.is_row_major() || minor_dims_swapped(at(c, o).shape));
@@ -524,14 +524,14 @@ Status per_op_kernel(const hlo::Module& module, const hlo::Computation& c, const
       const Opcode ro = r.instructions.empty() ? Opcode::kTuple : at(r, root_of(r)).opcode;
       if (ro == Opcode::kAdd || ro == Opcode::kMultiply || ro == Opcode::kMaximum || ro == Opcode::kMinimum ||
           ro == Opcode::kAnd || ro == Opcode::kOr) {
-        return Status::ok();
+        return ok_status();
       }
       return no_kernel(inst, fmt::format("reduces with '{}', which the per-op reduce kernel does not", r.name));
     }
     default:
       break;
   }
-  if (per_op_elementwise(op)) return Status::ok();
+  if (per_op_elementwise(op)) return ok_status();
   return no_kernel(inst, "has no per-op kernel in the cuda backend");
 }
 

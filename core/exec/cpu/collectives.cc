@@ -25,7 +25,7 @@ Status check_inputs(const hlo::Instruction& inst, const std::vector<Contribution
       }
     }
   }
-  return Status::ok();
+  return ok_status();
 }
 
 Result<int64_t> collective_dimension(const hlo::Instruction& inst, const hlo::Shape& operand) {

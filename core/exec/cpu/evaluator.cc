@@ -416,7 +416,7 @@ Result<Combiner> Evaluator::make_combiner(const hlo::Instruction& inst, const st
         hlo::PrimitiveType type = types[0];
         return Combiner([f, type, swapped](std::vector<double>& a, const std::vector<double>& x) {
           a[0] = round_to_type(swapped ? f(x[0], a[0]) : f(a[0], x[0]), type);
-          return Status::ok();
+          return ok_status();
         });
       }
     }
@@ -428,7 +428,7 @@ Result<Combiner> Evaluator::make_combiner(const hlo::Instruction& inst, const st
     SL_ASSIGN_OR_RETURN(std::vector<double> result, call_on_scalars(index, args));
     if (result.size() != n) return invalid_input("reduction computation returned the wrong number of values");
     a = std::move(result);
-    return Status::ok();
+    return ok_status();
   });
 }
 

@@ -87,7 +87,7 @@ Result<Value> Evaluator::evaluate_extended(const hlo::Instruction& inst, const s
   for (const Value* v : operands) v->collect_leaves(&arrays);
   auto need = [&](size_t count) -> Status {
     if (arrays.size() < count) return op_error(inst, fmt::format("needs {} operands, got {}", count, arrays.size()));
-    return Status::ok();
+    return ok_status();
   };
   switch (inst.opcode) {
     case Opcode::kGather:

@@ -74,7 +74,7 @@ Status place_at(Literal& stacked, size_t d, int64_t t, const Literal& y) {
       stacked.values[static_cast<size_t>((o * length + t) * a.inner + i)] = y.values[static_cast<size_t>(o * a.inner + i)];
     }
   }
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace

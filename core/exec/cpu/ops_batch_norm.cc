@@ -52,7 +52,7 @@ Status per_feature(const Literal& l, const Layout& layout, std::string_view what
     return invalid_input(fmt::format("{} is {}, expected one value per feature ({})", what, hlo::to_string(l.shape),
                                      layout.features));
   }
-  return Status::ok();
+  return ok_status();
 }
 
 // Per feature: sum of x (minus `subtract`, times `weight`, when given).

@@ -25,7 +25,7 @@ Status need_operands(const hlo::Instruction& inst, const Operands& operands, siz
   for (const Literal* l : operands) {
     if (!l->shape.is_array()) return error(inst, "operands must be arrays");
   }
-  return Status::ok();
+  return ok_status();
 }
 
 // Builds the output by mapping each output multi-index to an operand flat

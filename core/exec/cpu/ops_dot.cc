@@ -52,7 +52,7 @@ Status check_dims(const std::vector<int64_t>& which, int64_t rank, const char* w
     }
     seen.push_back(d);
   }
-  return Status::ok();
+  return ok_status();
 }
 
 std::vector<int64_t> json_int_list(const nlohmann::json& j) {

@@ -170,7 +170,7 @@ Status check_same_count(const hlo::Instruction& inst, const Operands& operands, 
       return invalid_input(fmt::format("'{}': operand {} has {} elements, the result {}", inst.name, i, c, n));
     }
   }
-  return Status::ok();
+  return ok_status();
 }
 
 // Operand value at flat index i (scalars broadcast).
@@ -219,7 +219,7 @@ Result<Literal> eval_elementwise(const hlo::Instruction& inst, const Operands& o
       return invalid_input(fmt::format("'{}': {} takes {} operands, got {}", inst.name,
                                        hlo::opcode_name(inst.opcode), k, operands.size()));
     }
-    return Status::ok();
+    return ok_status();
   };
 
   switch (inst.opcode) {

@@ -19,7 +19,7 @@ Status for_each_line(const std::vector<int64_t>& dims, size_t dim, Fn fn) {
   std::vector<int64_t> outer = dims;
   outer[dim] = 1;
   for (int64_t d : outer) {
-    if (d == 0) return Status::ok();
+    if (d == 0) return ok_status();
   }
   std::vector<int64_t> index(dims.size(), 0);
   std::vector<size_t> line(static_cast<size_t>(dims[dim]));
@@ -29,7 +29,7 @@ Status for_each_line(const std::vector<int64_t>& dims, size_t dim, Fn fn) {
     for (size_t k = 0; k < line.size(); ++k) line[k] = static_cast<size_t>(base + static_cast<int64_t>(k) * strides[dim]);
     SL_RETURN_IF_ERROR(fn(line));
   } while (next_index(index, outer));
-  return Status::ok();
+  return ok_status();
 }
 
 // Total order for topk: NaN above +inf, -0 below +0.
@@ -55,7 +55,7 @@ Result<std::vector<Literal>> eval_sort(const hlo::Instruction& inst, const Opera
   std::vector<Literal> out;
   for (const Literal* l : operands) out.push_back(*l);
   const size_t n = operands.size();
-  Status failure = Status::ok();
+  Status failure = ok_status();
   std::vector<double> lhs(n), rhs(n);
   SL_RETURN_IF_ERROR(for_each_line(dims, static_cast<size_t>(dim), [&](const std::vector<size_t>& line) -> Status {
     std::vector<size_t> order(line.size());
@@ -78,7 +78,7 @@ Result<std::vector<Literal>> eval_sort(const hlo::Instruction& inst, const Opera
     for (size_t k = 0; k < n; ++k) {
       for (size_t j = 0; j < line.size(); ++j) out[k].values[line[j]] = operands[k]->values[line[order[j]]];
     }
-    return Status::ok();
+    return ok_status();
   }));
   return out;
 }
@@ -112,7 +112,7 @@ Result<std::vector<Literal>> eval_topk(const hlo::Instruction& inst, const Liter
       indices.values[o] = static_cast<double>(order[static_cast<size_t>(j)]);
     }
     ++row;
-    return Status::ok();
+    return ok_status();
   }));
   std::vector<Literal> out;
   out.push_back(std::move(values));

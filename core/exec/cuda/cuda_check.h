@@ -13,17 +13,17 @@
 namespace sl::exec::cuda {
 
 inline Status cuda_status(cudaError_t e, const char* call, const std::string& where) {
-  if (e == cudaSuccess) return Status::ok();
+  if (e == cudaSuccess) return ok_status();
   return runtime_error(std::string(call) + " failed" + (where.empty() ? "" : " (" + where + ")") + ": " +
                        cudaGetErrorString(e));
 }
 inline Status cublas_status(cublasStatus_t e, const char* call, const std::string& where) {
-  if (e == CUBLAS_STATUS_SUCCESS) return Status::ok();
+  if (e == CUBLAS_STATUS_SUCCESS) return ok_status();
   return runtime_error(std::string(call) + " failed" + (where.empty() ? "" : " (" + where + ")") + ": " +
                        cublasLtGetStatusString(e));
 }
 inline Status nccl_status(ncclResult_t e, const char* call, const std::string& where) {
-  if (e == ncclSuccess) return Status::ok();
+  if (e == ncclSuccess) return ok_status();
   return runtime_error(std::string(call) + " failed" + (where.empty() ? "" : " (" + where + ")") + ": " +
                        ncclGetErrorString(e));
 }

@@ -47,7 +47,7 @@ std::vector<int64_t> CudaBackend::local_devices(const sched::LoweredProgram& pro
 }
 
 Status CudaBackend::agree_on_time_origin(cupti::ActivityCollector* collector) {
-  if (!rendezvous_) return Status::ok();
+  if (!rendezvous_) return ok_status();
   SL_RETURN_IF_ERROR(rendezvous_->barrier());
   std::string origin;
   if (rendezvous_->rank() == 0 && collector != nullptr) {
@@ -56,7 +56,7 @@ Status CudaBackend::agree_on_time_origin(cupti::ActivityCollector* collector) {
   }
   SL_ASSIGN_OR_RETURN(origin, rendezvous_->broadcast(origin));
   if (collector != nullptr && !origin.empty()) collector->set_time_origin(std::stoull(origin));
-  return Status::ok();
+  return ok_status();
 }
 
 Status CudaBackend::setup(const sched::LoweredProgram& program, const RunOptions& options) {
@@ -135,7 +135,7 @@ Status CudaBackend::setup_device(const sched::LoweredProgram& program, const Run
   SL_ASSIGN_OR_RETURN(ctx.gemm, GemmRunner::create());
   SL_CUDA(cudaMalloc(&ctx.fallback_workspace, kFallbackWorkspaceBytes), at);
   ctx.fallback_workspace_bytes = kFallbackWorkspaceBytes;
-  return Status::ok();
+  return ok_status();
 }
 
 // NCCL communicators when the program has collectives, and the events the
@@ -146,7 +146,7 @@ Status CudaBackend::setup_collectives(const sched::LoweredProgram& program, cons
   for (const auto& dp : program.devices) {
     for (const Thunk& t : dp.thunks) any_collective |= t.kind == ThunkKind::kCollective;
   }
-  if (!any_collective) return Status::ok();
+  if (!any_collective) return ok_status();
   const CommOptions comm_options{.single_cta_clusters = options.comm_sms > 0};
   if (rendezvous_) {
     SL_ASSIGN_OR_RETURN(comms_, NcclComms::create_for_rank(program, comm_options, *rendezvous_, local[0],
@@ -164,7 +164,7 @@ Status CudaBackend::setup_collectives(const sched::LoweredProgram& program, cons
       for (auto& ev : ctx.iteration_done) SL_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), at);
     }
   }
-  return Status::ok();
+  return ok_status();
 }
 
 Status CudaBackend::init_memory(const sched::LoweredProgram& program, const RunOptions& options) {
@@ -199,7 +199,7 @@ Status CudaBackend::init_memory(const sched::LoweredProgram& program, const RunO
               fmt::format("constant '{}' on device {}", c.instruction->name, device));
     }
   }
-  return Status::ok();
+  return ok_status();
 }
 
 void CudaBackend::teardown() {

@@ -35,7 +35,7 @@ Status CudaBackend::check_injected_fault(const sched::Thunk& t, size_t index, co
     return runtime_error(fmt::format("{}: injected hang (SL_CUDA_HANG_THUNK), stopped: {}", where(t, ctx),
                                      comms_ ? comms_->abort_reason() : "no NCCL to stop"));
   }
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace sl::exec::cuda

@@ -35,7 +35,7 @@ Result<cudaGraph_t> capture(const CommandBuffer& buffer, const GraphEdges& edges
   // call); what the thunks put on the stream is asynchronous work only.
   SL_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed), "capturing a command buffer");
   std::vector<std::vector<cudaGraphNode_t>> ends(edges.order.size());
-  Status issued = Status::ok();
+  Status issued = ok_status();
   for (size_t k = 0; k < edges.order.size() && issued.is_ok(); ++k) {
     // Every node is captured on the graph's stream, whichever its own.
     Thunk t = ctx.program->thunks[buffer.thunks[edges.order[k]]];
@@ -116,13 +116,13 @@ Result<cudaGraphExec_t> build_graph(const CommandBuffer& buffer, DeviceContext& 
 // The events that order a graph with nodes of several streams against
 // those streams' other work.
 Status create_fork_join_events(DeviceGraph& graph) {
-  if (graph.others.empty()) return Status::ok();
+  if (graph.others.empty()) return ok_status();
   graph.join_events.assign(graph.others.size(), nullptr);
   for (cudaEvent_t& e : graph.join_events) {
     SL_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "a command buffer's streams");
   }
   SL_CUDA(cudaEventCreateWithFlags(&graph.done, cudaEventDisableTiming), "a command buffer's streams");
-  return Status::ok();
+  return ok_status();
 }
 
 void destroy_fork_join_events(DeviceGraph& graph) {
@@ -143,15 +143,15 @@ Status CudaBackend::launch_graph(const DeviceGraph& graph, DeviceContext& ctx, c
     SL_CUDA(cudaStreamWaitEvent(stream, graph.join_events[k], 0), at);
   }
   SL_CUDA(cudaGraphLaunch(graph.exec, stream), at);
-  if (graph.others.empty()) return Status::ok();
+  if (graph.others.empty()) return ok_status();
   SL_CUDA(cudaEventRecord(graph.done, stream), at);
   for (int s : graph.others) SL_CUDA(cudaStreamWaitEvent(ctx.stream(s), graph.done, 0), at);
-  return Status::ok();
+  return ok_status();
 }
 
 Status CudaBackend::setup_graphs(const RunOptions& options, cupti::ActivityCollector* collector) {
   graph_stats_ = {};
-  if (options.command_buffers.empty()) return Status::ok();
+  if (options.command_buffers.empty()) return ok_status();
   graph_stats_.requested = true;
   uint32_t synthetic_id = 0x80000000u;  // nodes' graph key where CUPTI gives no id: unique, nonzero
   for (DeviceContext& ctx : devices_) {
@@ -203,7 +203,7 @@ Status CudaBackend::setup_graphs(const RunOptions& options, cupti::ActivityColle
     }
     if (ctx.graphs.empty()) ctx.graph_of.clear();
   }
-  return Status::ok();
+  return ok_status();
 }
 
 void CudaBackend::add_graph_results(RunOutput* out) const {

@@ -107,7 +107,7 @@ Status CudaBackend::issue(DeviceContext& ctx, int iteration, bool keep, bool tag
       default: break;
     }
   }
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace sl::exec::cuda

@@ -66,7 +66,7 @@ Status CudaBackend::run_iterations(DeviceContext& ctx, const IterationPlan& plan
     if (flush != nullptr && ctx.ordinal == devices_.front().ordinal) flush->request();
     if (progress) progress(it + 1, total);
   }
-  return Status::ok();
+  return ok_status();
 }
 
 int CudaBackend::effective_warmup(const RunOptions& options) const {
@@ -117,7 +117,7 @@ Status CudaBackend::run_devices(const RunOptions& options, cupti::ActivityCollec
   for (auto& th : threads) th.join();
   // The first failure is the cause; the others' are NCCL stopping for it.
   if (first_failed >= 0) return statuses[static_cast<size_t>(first_failed.load())];
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace sl::exec::cuda

@@ -45,13 +45,13 @@ GemmRunner::~GemmRunner() {
 namespace {
 
 Status set_batch(cublasLtMatrixLayout_t layout, int64_t batch, int64_t stride, const std::string& where) {
-  if (batch <= 1) return Status::ok();
+  if (batch <= 1) return ok_status();
   int32_t count = static_cast<int32_t>(batch);
   SL_CUBLAS(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count), where);
   SL_CUBLAS(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
                                              sizeof stride),
             where);
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace
@@ -154,7 +154,7 @@ Status GemmRunner::run(const GemmProblem& p, const void* lhs, const void* rhs, v
   SL_CUBLAS(cublasLtMatmul(handle_, plan->desc, &alpha, rhs, plan->a, lhs, plan->b, &beta, c_read, plan->c, c, plan->c,
                            &plan->algo, workspace, plan->workspace, stream),
             where);
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace sl::exec::cuda

@@ -87,7 +87,7 @@ Result<std::unique_ptr<GeneratedFusions>> GeneratedFusions::build(const sched::L
 }
 
 Status GeneratedFusions::attach(DeviceContext& ctx) const {
-  if (stats_.scratch_bytes == 0) return Status::ok();
+  if (stats_.scratch_bytes == 0) return ok_status();
   const std::string at = fmt::format("fusion temporaries ({} bytes) on device {}", stats_.scratch_bytes, ctx.ordinal);
   SL_CUDA(cudaSetDevice(ctx.ordinal), at);
   SL_CUDA(cudaMalloc(reinterpret_cast<void**>(&ctx.scratch), static_cast<size_t>(stats_.scratch_bytes)), at);
@@ -106,7 +106,7 @@ Status GeneratedFusions::attach(DeviceContext& ctx) const {
               fmt::format("constant '{}' of fusion {}", c.name, inst->name));
     }
   }
-  return Status::ok();
+  return ok_status();
 }
 
 const std::string* GeneratedFusions::trace_name(const hlo::Instruction* fusion) const {
@@ -133,7 +133,7 @@ Status GeneratedFusions::launch(const sched::Thunk& t, DeviceContext& ctx) const
     case codegen::FusionPath::kOpByOp: return launch_op_by_op(e, t, ctx);
     case codegen::FusionPath::kNone: break;
   }
-  return Status::ok();
+  return ok_status();
 }
 
 bool GeneratedFusions::uses_shared_state(const hlo::Instruction* fusion) const {
@@ -208,7 +208,7 @@ Status GeneratedFusions::launch_steps(const Entry& e, const sched::Thunk& t, Dev
       return cuda_status(launched, "cudaLaunchKernel", where(t, ctx) + " (" + k.generated.name + ")");
     }
   }
-  return Status::ok();
+  return ok_status();
 }
 
 // The fused computation's instructions one after another through the
@@ -251,7 +251,7 @@ Status GeneratedFusions::launch_op_by_op(const Entry& e, const sched::Thunk& t, 
                             cudaMemcpyDeviceToDevice, ctx.stream(t.stream)),
             where(t, ctx));
   }
-  return Status::ok();
+  return ok_status();
 }
 
 void GeneratedFusions::add_counters(trace::Trace* trace) const {
@@ -280,7 +280,7 @@ void GeneratedFusions::add_counters(trace::Trace* trace) const {
 namespace sl::exec::cuda {
 
 Status CudaBackend::setup_fusions(const sched::LoweredProgram& program) {
-  if (devices_.empty()) return Status::ok();
+  if (devices_.empty()) return ok_status();
   SL_CUDA(cudaSetDevice(devices_[0].ordinal), "");
   cudaDeviceProp prop{};
   SL_CUDA(cudaGetDeviceProperties(&prop, devices_[0].ordinal), "");
@@ -292,7 +292,7 @@ Status CudaBackend::setup_fusions(const sched::LoweredProgram& program) {
     SL_RETURN_IF_ERROR(fusions_->attach(ctx));
     ctx.fusions = fusions_.get();
   }
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace sl::exec::cuda

@@ -212,7 +212,7 @@ Status issue_collective(const sched::Thunk& t, DeviceContext& ctx) {
     }
     SL_CUDA(cudaFreeAsync(st.buffer, stream), at);
   }
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace sl::exec::cuda

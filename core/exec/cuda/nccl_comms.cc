@@ -160,7 +160,7 @@ Status NcclComms::connect_peers(const sched::LoweredProgram& program, std::span<
       if (t.collective.recv_from >= 0 && t.collective.recv_from != d) receives[d].insert(t.collective.recv_from);
     }
   }
-  if (sends.empty() && receives.empty()) return Status::ok();
+  if (sends.empty() && receives.empty()) return ok_status();
   std::vector<int64_t> world(program.devices.size());
   std::iota(world.begin(), world.end(), 0);
   const std::string at = "connecting the devices that collective-permutes pair up";
@@ -208,7 +208,7 @@ Status NcclComms::connect_peers(const sched::LoweredProgram& program, std::span<
     SL_CUDA(cudaSetDevice(x.ordinal), at);
     SL_CUDA(cudaStreamSynchronize(x.stream), at);
   }
-  return Status::ok();
+  return ok_status();
 }
 
 NcclComms::~NcclComms() {
@@ -236,7 +236,7 @@ Status NcclComms::call(ncclComm_t comm, const std::function<NcclResult()>& enque
   }
   NcclResult r = enqueue();
   if (r.result != ncclSuccess) return nccl_error(r.result, r.call, at, comm);
-  return Status::ok();
+  return ok_status();
 }
 
 size_t NcclComms::abort_all(const std::string& why) {

@@ -117,7 +117,7 @@ Status issue_kernel(const sched::Thunk& t, DeviceContext& ctx) {
       return runtime_error(fmt::format("{}: {} operand / {} result buffers, expected {} / {}", at, t.operands.size(),
                                        t.results.size(), operands, results));
     }
-    return Status::ok();
+    return ok_status();
   };
   const Opcode op = inst.async_wrapped ? *inst.async_wrapped : inst.opcode;
   DynamicStarts none;
@@ -128,12 +128,12 @@ Status issue_kernel(const sched::Thunk& t, DeviceContext& ctx) {
     case Opcode::kReshape:
     case Opcode::kBitcast: {
       SL_RETURN_IF_ERROR(need(1, 1));
-      if (t.operands[0].offset == t.results[0].offset) return Status::ok();
+      if (t.operands[0].offset == t.results[0].offset) return ok_status();
       SL_CUDA(cudaMemcpyAsync(ctx.at(t.results[0]), ctx.at(t.operands[0]),
                               static_cast<size_t>(std::min(t.operands[0].size, t.results[0].size)),
                               cudaMemcpyDeviceToDevice, stream),
               at);
-      return Status::ok();
+      return ok_status();
     }
     case Opcode::kBroadcast:
     case Opcode::kTranspose:
@@ -212,7 +212,7 @@ Status issue_kernel(const sched::Thunk& t, DeviceContext& ctx) {
                                                         ctx.at(t.operands[k]), type_of(in), src, none, s),
                                     "strided_copy_kernel", at));
       }
-      return Status::ok();
+      return ok_status();
     }
     case Opcode::kIota: {
       SL_RETURN_IF_ERROR(need(0, 1));

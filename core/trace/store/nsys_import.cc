@@ -195,7 +195,7 @@ class Importer {
   Status missing(const char* table) {
     trace_.add_counter(fmt::format("nsys_missing_table_{}", table), 1,
                        fmt::format("the export has no {} table (that activity was not traced)", table));
-    return Status::ok();
+    return ok_status();
   }
 
   bool has_column(const std::string& table, const char* column) {

@@ -83,7 +83,7 @@ Status Database::exec(const char* sql) {
   int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
   if (err) sqlite3_free(err);
   if (rc != SQLITE_OK) return error_from(rc, "statement failed");
-  return Status::ok();
+  return ok_status();
 }
 
 Result<Statement> Database::prepare(std::string_view sql) {

@@ -175,7 +175,7 @@ Status check_plain_path(const std::string& path) {
         "that name)",
         path, path));
   }
-  return Status::ok();
+  return ok_status();
 }
 
 }  // namespace sl::trace::store

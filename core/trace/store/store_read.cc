@@ -99,7 +99,7 @@ Result<RunInfo> SqliteTraceStore::run_info(int64_t run_id) {
 
 Status SqliteTraceStore::read_chunks(int64_t run_id, Trace* trace, std::vector<int64_t>* seqs) {
   // Version 1 files opened read-only have no chunks table.
-  if (!db_.table_exists("event_chunks")) return Status::ok();
+  if (!db_.table_exists("event_chunks")) return ok_status();
   SL_ASSIGN_OR_RETURN(Statement stmt, db_.prepare(
       "SELECT device, stream, event_count, data FROM event_chunks WHERE run_id = ? "
       "ORDER BY device, stream, start_ns, first_seq"));
@@ -174,7 +174,7 @@ Status SqliteTraceStore::look_up_strings(StringIdMap& strings, StringTable& tabl
     *missing += !found;
     strings.set(id, table.intern(text));
   }
-  return Status::ok();
+  return ok_status();
 }
 
 Status SqliteTraceStore::resolve_strings(Trace* trace) {
@@ -190,7 +190,7 @@ Status SqliteTraceStore::resolve_strings(Trace* trace) {
     e.name = strings.get(e.name);
     e.instruction = strings.get(e.instruction);
   }
-  return Status::ok();
+  return ok_status();
 }
 
 Status SqliteTraceStore::read_dependencies(int64_t run_id, const SeqIndex& index, std::vector<Dependency>* out,

@@ -65,7 +65,7 @@ Status SqliteTraceStore::read_compact_events(int64_t run_id, CompactTrace* trace
   std::vector<int64_t> legacy_seqs;
   SL_RETURN_IF_ERROR(read_legacy_rows(run_id, &legacy, &legacy_seqs));
   for (size_t i = 0; i < legacy.size(); ++i) events.push_back(legacy[i], legacy_seqs[i]);
-  return Status::ok();
+  return ok_status();
 }
 
 Status SqliteTraceStore::resolve_compact_strings(CompactTrace* trace) {
@@ -81,7 +81,7 @@ Status SqliteTraceStore::resolve_compact_strings(CompactTrace* trace) {
   for (size_t i = 0; i < events.size(); ++i) {
     events.set_strings(i, strings.get(events.name(i)), strings.get(events.instruction(i)));
   }
-  return Status::ok();
+  return ok_status();
 }
 
 Result<CompactTrace> SqliteTraceStore::load_compact(int64_t run_id) {

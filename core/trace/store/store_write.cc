@@ -39,7 +39,7 @@ std::string now_iso8601() {
 
 Status SqliteTraceStore::check_writable() const {
   if (read_only_) return usage_error(fmt::format("{}: opened read-only", db_.path()));
-  return Status::ok();
+  return ok_status();
 }
 
 template <typename Body>
@@ -57,7 +57,7 @@ Status SqliteTraceStore::write_transaction(Body&& body) {
 }
 
 Status SqliteTraceStore::prepare_statements() {
-  if (read_only_) return Status::ok();
+  if (read_only_) return ok_status();
   SL_ASSIGN_OR_RETURN(insert_chunk_, db_.prepare(
       "INSERT INTO event_chunks (run_id, device, stream, start_ns, end_ns, first_seq, last_seq, event_count, data) "
       "VALUES (?,?,?,?,?,?,?,?,?)"));
@@ -66,7 +66,7 @@ Status SqliteTraceStore::prepare_statements() {
   SL_ASSIGN_OR_RETURN(bump_count_, db_.prepare("UPDATE runs SET event_count = event_count + ? WHERE id = ?"));
   SL_ASSIGN_OR_RETURN(insert_dependency_, db_.prepare(
       "INSERT OR IGNORE INTO dependencies (run_id, from_seq, to_seq) VALUES (?, ?, ?)"));
-  return Status::ok();
+  return ok_status();
 }
 
 Result<int64_t> SqliteTraceStore::intern_string(const std::string& value) {
@@ -145,7 +145,7 @@ Result<int64_t> SqliteTraceStore::begin_run(const RunInfo& info, const std::stri
       assign.bind(6, streams[i].async_capable ? 1 : 0);
       SL_RETURN_IF_ERROR(assign.run());
     }
-    return Status::ok();
+    return ok_status();
   });
   if (!status.is_ok()) return status;
   next_seq_[run_id] = 0;
@@ -201,7 +201,7 @@ Status SqliteTraceStore::insert_chunks(int64_t run_id, int32_t device, int32_t s
     ins.bind_blob(9, data);
     SL_RETURN_IF_ERROR(ins.run());
   }
-  return Status::ok();
+  return ok_status();
 }
 
 Status SqliteTraceStore::append(int64_t run_id, const Trace& batch, size_t first_event, size_t event_count) {
@@ -209,7 +209,7 @@ Status SqliteTraceStore::append(int64_t run_id, const Trace& batch, size_t first
     return usage_error(fmt::format("append: events [{}, {}) outside a batch of {}", first_event,
                                    first_event + event_count, batch.events.size()));
   }
-  if (event_count == 0) return Status::ok();
+  if (event_count == 0) return ok_status();
   return write_transaction([&]() -> Status {
     SL_ASSIGN_OR_RETURN(int64_t seq, next_seq(run_id));
     // Batch string id -> database string id, filled lazily.
@@ -251,12 +251,12 @@ Status SqliteTraceStore::append(int64_t run_id, const Trace& batch, size_t first
     bump_count_.bind(2, run_id);
     SL_RETURN_IF_ERROR(bump_count_.run());
     next_seq_[run_id] = seq;
-    return Status::ok();
+    return ok_status();
   });
 }
 
 Status SqliteTraceStore::append_dependencies(int64_t run_id, const std::vector<Dependency>& dependencies) {
-  if (dependencies.empty()) return Status::ok();
+  if (dependencies.empty()) return ok_status();
   return write_transaction([&]() -> Status {
     SL_ASSIGN_OR_RETURN(int64_t seq_end, next_seq(run_id));
     for (const Dependency& d : dependencies) {
@@ -269,7 +269,7 @@ Status SqliteTraceStore::append_dependencies(int64_t run_id, const std::vector<D
       insert_dependency_.bind(3, static_cast<int64_t>(d.to));
       SL_RETURN_IF_ERROR(insert_dependency_.run());
     }
-    return Status::ok();
+    return ok_status();
   });
 }
 
@@ -300,7 +300,7 @@ Status SqliteTraceStore::finish_run(int64_t run_id, RunStatus status, int64_t ma
       insert.bind(4, c.description);
       SL_RETURN_IF_ERROR(insert.run());
     }
-    return Status::ok();
+    return ok_status();
   });
   if (result.is_ok()) next_seq_.erase(run_id);
   return result;
