@@ -126,7 +126,8 @@ void estimate_autotune_overhead(MeasuredTimes& measured, const std::unordered_ma
   for (const auto& [name, autotuned] : run_log) {
     auto ns = measured.busy_ns_per_step.find(name);
     auto launches = measured.launches_per_step.find(name);
-    if (ns == measured.busy_ns_per_step.end() || launches == measured.launches_per_step.end() || launches->second <= 0) {
+    if (ns == measured.busy_ns_per_step.end() || launches == measured.launches_per_step.end() ||
+        launches->second <= 0) {
       continue;
     }
     const double per_launch = static_cast<double>(ns->second) / static_cast<double>(launches->second);
