@@ -263,7 +263,8 @@ class SimBackend : public exec::Backend {
   }
 
   // A graph node's measured gap stays where the measured run launched the
-  // instruction in a graph too; elsewhere the role's gap replaces it. A kernel
+  // instruction in a graph too, at the same place (a graph's first node, or
+  // a node after another); elsewhere the role's gap replaces it. A kernel
   // launched alone always gets its role's gap: its measured idle time came
   // from the race between the host and the GPU, which the host-issue model
   // runs again (replaying it would count the host twice, and on a second
@@ -285,9 +286,13 @@ class SimBackend : public exec::Backend {
           gaps[d][i] = role_gaps[d][i];
           continue;
         }
-        const bool graph_there = !measured_->graph_mode_known ||
-                                 measured_->in_graph.count(measured_->source(devices[d].thunks[i].attributed_name)) > 0;
-        if (gaps[d][i] != kNoGap && graph_there) continue;
+        const std::string source = measured_->source(devices[d].thunks[i].attributed_name);
+        const bool graph_there = !measured_->graph_mode_known || measured_->in_graph.count(source) > 0;
+        // At another place in its graph there: a graph's first node waited
+        // for the launch, a node after another for its predecessor only.
+        const bool place_differs = role == LaunchRole::kGraphStart ? measured_->graph_after.count(source) > 0
+                                                                   : measured_->graph_first.count(source) > 0;
+        if (gaps[d][i] != kNoGap && graph_there && !place_differs) continue;
         gaps[d][i] = role_gaps[d][i];
         modelled[d][i] = 1;
         ++replaced;

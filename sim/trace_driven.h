@@ -60,6 +60,13 @@ struct MeasuredTimes {
   // module's thunk dump), when that dump could be read (graph_mode_known).
   std::unordered_set<std::string> in_graph;
   bool graph_mode_known = false;
+  // Of in_graph: each graph's first launch, whose measured gap is the wait
+  // for the graph's launch (the host's), and those after a predecessor of
+  // their graph, whose gap is the graph's own latency. Another module may
+  // put the same work at another place in its graphs (mrg's notriton
+  // backward body starts with the multiply the def body runs fourth).
+  std::unordered_set<std::string> graph_first;
+  std::unordered_set<std::string> graph_after;
   // Its dynamic-slice fusions and re-recorded graphs (from the same dump).
   HostWorkOf host_work;
   // The host-issue costs estimated from the run (sim/host_pace.h); absent:
