@@ -245,8 +245,9 @@ class SimBackend : public exec::Backend {
                       "(its fastest candidate, less the log's overhead)");
     trace.add_counter("trace_driven.autotune_overhead_ns", measured_->autotune_overhead_ns,
                       fmt::format("the autotuning log's time over a step's, per kernel, from {} instructions of the "
-                                  "measured run's own log ({} ns when none)",
-                                  measured_->autotune_overhead_samples, kDefaultAutotuneOverheadNs));
+                                  "measured run's own log ({} ns with fewer than {})",
+                                  measured_->autotune_overhead_samples, kDefaultAutotuneOverheadNs,
+                                  kMinAutotuneOverheadSamples));
     trace.add_counter("trace_driven.model_bias_permille", std::llround(times.model_bias * 1000),
                       "median of measured / modelled kernel time over the matched thunks, x1000");
     trace.add_counter("trace_driven.gemm_model_bias_permille", std::llround(times.gemm_model_bias * 1000),

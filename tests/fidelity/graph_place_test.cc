@@ -78,13 +78,14 @@ TEST_F(GraphPlace, ANodeInsideTheGraphDoesNotWaitTheOtherModulesGraphLaunch) {
 }
 
 // Both what-ifs pinned (within one point; the whole captures', in
-// FIDELITY-real.md, are -16.5% and -6.4%): notriton -> def +12.4% while
-// copy.4 waited the launch, -16.5% since (what the default graph's own
-// launch waits is not in the notriton capture); def -> notriton -15.1%
-// before, -25.7% with this rule and the device file's 0 us a graph cuBLAS
-// command, -7.1% at 3.3 (assets/devices/h200.json).
+// FIDELITY-real.md, are -13.9% and -6.4%): notriton -> def +12.4% while
+// copy.4 waited the launch, -16.5% with this rule (what the default graph's
+// own launch waits is not in the notriton capture), -13.9% with the
+// autotuning log's default overhead (the notriton log has two samples);
+// def -> notriton -15.1% before, -25.7% with this rule and the device
+// file's 0 us a graph cuBLAS command, -7.1% at 3.3 (assets/devices/h200.json).
 TEST_F(GraphPlace, BothWhatIfsArePinned) {
-  EXPECT_NEAR(error_against(1, kDefModule, 2), -0.165, 0.01);
+  EXPECT_NEAR(error_against(1, kDefModule, 2), -0.139, 0.01);
   EXPECT_NEAR(error_against(2, kNotritonModule, 1), -0.071, 0.01);
 }
 
