@@ -245,8 +245,9 @@ class SimBackend : public exec::Backend {
                       "(its fastest candidate, less the log's overhead)");
     trace.add_counter("trace_driven.autotune_overhead_ns", measured_->autotune_overhead_ns,
                       fmt::format("the autotuning log's time over a step's, per kernel, from {} instructions of the "
-                                  "measured run's own log ({} ns when none)",
-                                  measured_->autotune_overhead_samples, kDefaultAutotuneOverheadNs));
+                                  "measured run's own log ({} ns with fewer than {})",
+                                  measured_->autotune_overhead_samples, kDefaultAutotuneOverheadNs,
+                                  kMinAutotuneOverheadSamples));
     trace.add_counter("trace_driven.model_bias_permille", std::llround(times.model_bias * 1000),
                       "median of measured / modelled kernel time over the matched thunks, x1000");
     trace.add_counter("trace_driven.gemm_model_bias_permille", std::llround(times.gemm_model_bias * 1000),
@@ -263,7 +264,8 @@ class SimBackend : public exec::Backend {
   }
 
   // A graph node's measured gap stays where the measured run launched the
-  // instruction in a graph too; elsewhere the role's gap replaces it. A kernel
+  // instruction in a graph too, at the same place (a graph's first node, or
+  // a node after another); elsewhere the role's gap replaces it. A kernel
   // launched alone always gets its role's gap: its measured idle time came
   // from the race between the host and the GPU, which the host-issue model
   // runs again (replaying it would count the host twice, and on a second
@@ -285,9 +287,13 @@ class SimBackend : public exec::Backend {
           gaps[d][i] = role_gaps[d][i];
           continue;
         }
-        const bool graph_there = !measured_->graph_mode_known ||
-                                 measured_->in_graph.count(measured_->source(devices[d].thunks[i].attributed_name)) > 0;
-        if (gaps[d][i] != kNoGap && graph_there) continue;
+        const std::string source = measured_->source(devices[d].thunks[i].attributed_name);
+        const bool graph_there = !measured_->graph_mode_known || measured_->in_graph.count(source) > 0;
+        // At another place in its graph there: a graph's first node waited
+        // for the launch, a node after another for its predecessor only.
+        const bool place_differs = role == LaunchRole::kGraphStart ? measured_->graph_after.count(source) > 0
+                                                                   : measured_->graph_first.count(source) > 0;
+        if (gaps[d][i] != kNoGap && graph_there && !place_differs) continue;
         gaps[d][i] = role_gaps[d][i];
         modelled[d][i] = 1;
         ++replaced;

@@ -135,7 +135,9 @@ void estimate_autotune_overhead(MeasuredTimes& measured, const std::unordered_ma
   }
   measured.autotune_overhead_samples = static_cast<int64_t>(overheads.size());
   measured.autotune_overhead_ns =
-      overheads.empty() ? kDefaultAutotuneOverheadNs : std::llround(median_of(std::move(overheads)));
+      static_cast<int64_t>(overheads.size()) < kMinAutotuneOverheadSamples
+          ? kDefaultAutotuneOverheadNs
+          : std::llround(median_of(std::move(overheads)));
 }
 
 ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const MeasuredTimes& measured,

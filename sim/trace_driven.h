@@ -60,6 +60,13 @@ struct MeasuredTimes {
   // module's thunk dump), when that dump could be read (graph_mode_known).
   std::unordered_set<std::string> in_graph;
   bool graph_mode_known = false;
+  // Of in_graph: each graph's first launch, whose measured gap is the wait
+  // for the graph's launch (the host's), and those after a predecessor of
+  // their graph, whose gap is the graph's own latency. Another module may
+  // put the same work at another place in its graphs (mrg's notriton
+  // backward body starts with the multiply the def body runs fourth).
+  std::unordered_set<std::string> graph_first;
+  std::unordered_set<std::string> graph_after;
   // Its dynamic-slice fusions and re-recorded graphs (from the same dump).
   HostWorkOf host_work;
   // The host-issue costs estimated from the run (sim/host_pace.h); absent:
@@ -101,14 +108,18 @@ struct MeasuredTimes {
 inline constexpr double kAutotuneScale = 0.95;
 inline constexpr double kAutotuneFloor = 0.5;
 inline constexpr int64_t kDefaultAutotuneOverheadNs = 2500;
+// Fewer instructions of the run's own log than this: kDefaultAutotuneOverheadNs.
+// One or two samples are one kernel's noise (rn2's notriton log: 1.6 us from
+// two, where its default twin's log says 2.9 from eight).
+inline constexpr int64_t kMinAutotuneOverheadSamples = 3;
 int64_t autotuned_kernel_ns(int64_t autotuned_ns, int64_t overhead_ns);
 
 // The overhead of the measured run's own autotuning log (`run_log`: its
 // instructions' autotuned times): the median over the instructions it ran of
 // autotuned - busy / kAutotuneScale, per launch (busy_ns_per_step: a call
 // that waited on the host between its kernels did not run longer). Sets
-// measured.autotune_overhead_ns (kDefaultAutotuneOverheadNs with no sample)
-// and its samples.
+// measured.autotune_overhead_ns (kDefaultAutotuneOverheadNs with fewer than
+// kMinAutotuneOverheadSamples) and its samples.
 void estimate_autotune_overhead(MeasuredTimes& measured, const std::unordered_map<std::string, int64_t>& run_log);
 
 // kInvalidInput when the run has no steps (it is not a linked capture, or

@@ -239,12 +239,17 @@ LaunchedInstructions launched_instructions(const std::string& module_path) {
   auto thunks = xla::read_thunk_sequence(dump);
   if (!module || !thunks) return out;
   const xla::LaunchPlan plan = xla::plan_from_thunks(*thunks, &*module);
+  int64_t last_graph = -1;
   for (const xla::PlannedLaunch& l : plan.launches) {
+    const bool first_of_graph = l.in_command_buffer && l.graph >= 0 && l.graph != last_graph;
+    if (l.in_command_buffer && l.graph >= 0) last_graph = l.graph;
     if (l.instruction.empty()) continue;
     if (l.dynamic_slice) out.host_work.dynamic_slice.insert(l.instruction);
     if (l.kind == xla::LaunchKind::kDnn) out.host_work.dnn_call.insert(l.instruction);
     if (plain || !l.in_command_buffer) continue;
     out.in_graph.insert(l.instruction);
+    if (first_of_graph) out.graph_first.insert(l.instruction);
+    if (!l.graph_deps.empty()) out.graph_after.insert(l.instruction);
     if (l.graph >= 0 && static_cast<size_t>(l.graph) < plan.rerecorded_commands.size() &&
         plan.rerecorded_commands[static_cast<size_t>(l.graph)] > 0) {
       out.host_work.rerecorded_commands[l.instruction] = plan.rerecorded_commands[static_cast<size_t>(l.graph)];

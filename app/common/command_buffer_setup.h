@@ -43,6 +43,11 @@ Result<CommandBufferInfo> command_buffer_setup(const std::string& module_path, c
 // again before each launch.
 struct LaunchedInstructions {
   std::unordered_set<std::string> in_graph;
+  // Of those, each graph's first launch (its idle time before is the graph
+  // launch's), and those after a predecessor of their graph (theirs is the
+  // graph's own latency): sim::MeasuredTimes::graph_first, graph_after.
+  std::unordered_set<std::string> graph_first;
+  std::unordered_set<std::string> graph_after;
   bool known = false;
   sim::HostWorkOf host_work;
 };

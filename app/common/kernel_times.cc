@@ -94,6 +94,8 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
   if (config.is_object() && config.contains("linked_module") && config["linked_module"].is_string()) {
     LaunchedInstructions launched = launched_instructions(config["linked_module"].get<std::string>());
     measured->in_graph = std::move(launched.in_graph);
+    measured->graph_first = std::move(launched.graph_first);
+    measured->graph_after = std::move(launched.graph_after);
     measured->graph_mode_known = launched.known;
     measured->host_work = std::move(launched.host_work);
   }

@@ -210,17 +210,36 @@ TEST(TraceDriven, TheLogsOverheadIsTheMedianOverTheRunsOwnInstructions) {
 // chb: an overhead of -4.5 us doubled the what-if's GEMMs).
 TEST(TraceDriven, TheLogsOverheadLeavesOutTheWaitInsideACall) {
   trace::Trace t;
-  auto add = [&](const char* name, int64_t start, int64_t end) {
-    t.events[test_support::add_event(t, 0, 0, trace::EventKind::kGemm, name, "custom-call.3", start, end)]
-        .iteration = 0;
+  auto add = [&](const char* name, const char* instruction, int64_t start, int64_t end) {
+    t.events[test_support::add_event(t, 0, 0, trace::EventKind::kGemm, name, instruction, start, end)].iteration = 0;
   };
-  add("cutlass::Kernel2", 0, 5000);
-  add("cublasLt::splitKreduce_kernel", 14000, 16000);
+  add("cutlass::Kernel2", "custom-call.3", 0, 5000);
+  add("cublasLt::splitKreduce_kernel", "custom-call.3", 14000, 16000);
+  add("cutlass::Kernel2", "custom-call.4", 20000, 27000);
+  add("cutlass::Kernel2", "custom-call.5", 30000, 37000);
   Result<MeasuredTimes> m = measured_times(t);
   ASSERT_TRUE(m.is_ok()) << m.status().message();
   EXPECT_EQ(m->ns_per_step.at("custom-call.3"), 16000) << "the stream is the call's until its last kernel ends";
-  estimate_autotune_overhead(*m, {{"custom-call.3", 9650}});
+  // Samples 2282, 1632 and 2632 ns: the median is custom-call.3's.
+  estimate_autotune_overhead(*m, {{"custom-call.3", 9650}, {"custom-call.4", 9000}, {"custom-call.5", 10000}});
+  EXPECT_EQ(m->autotune_overhead_samples, 3);
   EXPECT_EQ(m->autotune_overhead_ns, 2282) << "9.65 - 7 / 0.95, not 9.65 - 16 / 0.95";
+}
+
+// One or two instructions of the run's own log are one kernel's noise: the
+// overhead is the default until there are kMinAutotuneOverheadSamples.
+TEST(TraceDriven, TooFewSamplesOfTheLogsOverheadGiveTheDefault) {
+  trace::Trace t;
+  t.events[test_support::add_event(t, 0, 0, trace::EventKind::kGemm, "cutlass::Kernel2", "custom-call.4", 0, 7000)]
+      .iteration = 0;
+  t.events[test_support::add_event(t, 0, 0, trace::EventKind::kGemm, "cutlass::Kernel2", "custom-call.5", 8000,
+                                   15000)]
+      .iteration = 0;
+  Result<MeasuredTimes> m = measured_times(t);
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  estimate_autotune_overhead(*m, {{"custom-call.4", 9000}, {"custom-call.5", 10000}});
+  EXPECT_EQ(m->autotune_overhead_samples, 2);
+  EXPECT_EQ(m->autotune_overhead_ns, kDefaultAutotuneOverheadNs) << "not 2132, the median of 1632 and 2632";
 }
 
 // Launches a step: a loop's kernel run twice is two; a cuBLAS call of a
