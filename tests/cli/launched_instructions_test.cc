@@ -14,12 +14,12 @@
 namespace sl::app {
 namespace {
 
-const std::string kModule = (std::filesystem::path(SL_SOURCE_DIR) /
+const std::string kScanCopyModule = (std::filesystem::path(SL_SOURCE_DIR) /
                              "tests/corpus/captures/calib_scan_copy/module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt")
                                 .string();
 
 TEST(LaunchedInstructions, AGraphsFirstLaunchAndTheNodesAfterAPredecessorAreToldApart) {
-  const LaunchedInstructions l = launched_instructions(kModule);
+  const LaunchedInstructions l = launched_instructions(kScanCopyModule);
   ASSERT_TRUE(l.known);
   EXPECT_EQ(l.in_graph.size(), 6u);
   // 006/008: the body's first command; its idle time before is the graph launch's.

@@ -18,11 +18,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kCaptures = fs::path(SL_SOURCE_DIR) / "tests/corpus/captures";
-const std::string kDefModule =
-    (kCaptures / "chebyshev_filter/module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt").string();
-const std::string kNotritonModule =
-    (kCaptures / "chebyshev_filter_notriton/module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt").string();
+const fs::path kChebyshevCaptures = fs::path(SL_SOURCE_DIR) / "tests/corpus/captures";
+const std::string kChebyshevDefModule =
+    (kChebyshevCaptures / "chebyshev_filter/module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt").string();
+const std::string kChebyshevNotritonModule =
+    (kChebyshevCaptures / "chebyshev_filter_notriton/module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt").string();
 
 class GraphPlace : public ::testing::Test {
  protected:
@@ -36,8 +36,8 @@ class GraphPlace : public ::testing::Test {
     fs::create_directories(dir_);
     db_ = (dir_ / "t.db").string();
     for (const char* name : {"chebyshev_filter", "chebyshev_filter_notriton"}) {
-      Outcome o = run("import " + (kCaptures / name / "capture.jsonl").string() + " --xla-dump " +
-                      (kCaptures / name).string());
+      Outcome o = run("import " + (kChebyshevCaptures / name / "capture.jsonl").string() + " --xla-dump " +
+                      (kChebyshevCaptures / name).string());
       ASSERT_EQ(o.exit_code, 0) << o.err;
       ASSERT_NE(o.out.find("linked: 9 steps of jit_f"), std::string::npos) << o.out;
     }
@@ -67,7 +67,7 @@ class GraphPlace : public ::testing::Test {
 // (it waited 3.7 us a trip, the launch's wait, while every node kept its
 // measured gap). Run 3 is the what-if (runs 1, 2: the captures).
 TEST_F(GraphPlace, ANodeInsideTheGraphDoesNotWaitTheOtherModulesGraphLaunch) {
-  ASSERT_EQ(run("run " + kDefModule + " --backend sim --kernel-times 2").exit_code, 0);
+  ASSERT_EQ(run("run " + kChebyshevDefModule + " --backend sim --kernel-times 2").exit_code, 0);
   nlohmann::json rows = json_of(
       "query \"select count(*) as n, sum(case when e.start_ns - (select max(p.end_ns) from events p where "
       "p.run_id = 3 and p.end_ns <= e.start_ns) > 1000 then 1 else 0 end) as late from events e where "
@@ -85,8 +85,8 @@ TEST_F(GraphPlace, ANodeInsideTheGraphDoesNotWaitTheOtherModulesGraphLaunch) {
 // def -> notriton -15.1% before, -25.7% with this rule and the device
 // file's 0 us a graph cuBLAS command, -7.1% at 3.3 (assets/devices/h200.json).
 TEST_F(GraphPlace, BothWhatIfsArePinned) {
-  EXPECT_NEAR(error_against(1, kDefModule, 2), -0.139, 0.01);
-  EXPECT_NEAR(error_against(2, kNotritonModule, 1), -0.071, 0.01);
+  EXPECT_NEAR(error_against(1, kChebyshevDefModule, 2), -0.139, 0.01);
+  EXPECT_NEAR(error_against(2, kChebyshevNotritonModule, 1), -0.071, 0.01);
 }
 
 }  // namespace
