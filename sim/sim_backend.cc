@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <optional>
+#include <set>
 
 #include "sim/command_buffers.h"
 #include "sim/engine.h"
@@ -12,6 +14,23 @@
 
 namespace sl::sim {
 namespace {
+
+// One counter a backend of the simulated module's log entries: the overhead
+// its thunks' autotuned times were taken less, and where it came from.
+void add_autotune_overhead_counters(const MeasuredTimes& measured, trace::Trace& trace) {
+  std::set<std::string> backends;
+  for (const auto& [name, time] : measured.autotuned) backends.insert(time.backend);
+  for (const std::string& backend : backends) {
+    auto samples = measured.autotune_overhead_samples.find(backend);
+    const int64_t n = samples == measured.autotune_overhead_samples.end() ? 0 : samples->second;
+    std::string key = backend.empty() ? "other" : backend;
+    std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+    trace.add_counter("trace_driven.autotune_overhead_ns." + key, measured.autotune_overhead_ns(backend),
+                      fmt::format("the autotuning log's time over a step's, per kernel, of {} candidates: from {} "
+                                  "instructions of the measured run's own log ({} ns with fewer than {})",
+                                  backend, n, default_autotune_overhead_ns(backend), kMinAutotuneOverheadSamples));
+  }
+}
 
 class SimBackend : public exec::Backend {
  public:
@@ -243,11 +262,7 @@ class SimBackend : public exec::Backend {
     trace.add_counter("trace_driven.autotuned_thunks", times.autotuned_thunks,
                       "of those, thunks costed by XLA's autotuning log of the simulated module instead "
                       "(its fastest candidate, less the log's overhead)");
-    trace.add_counter("trace_driven.autotune_overhead_ns", measured_->autotune_overhead_ns,
-                      fmt::format("the autotuning log's time over a step's, per kernel, from {} instructions of the "
-                                  "measured run's own log ({} ns with fewer than {})",
-                                  measured_->autotune_overhead_samples, kDefaultAutotuneOverheadNs,
-                                  kMinAutotuneOverheadSamples));
+    add_autotune_overhead_counters(*measured_, trace);
     trace.add_counter("trace_driven.model_bias_permille", std::llround(times.model_bias * 1000),
                       "median of measured / modelled kernel time over the matched thunks, x1000");
     trace.add_counter("trace_driven.gemm_model_bias_permille", std::llround(times.gemm_model_bias * 1000),

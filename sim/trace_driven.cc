@@ -121,8 +121,24 @@ int64_t autotuned_kernel_ns(int64_t autotuned_ns, int64_t overhead_ns) {
                                                                      kAutotuneFloor * a)));
 }
 
-void estimate_autotune_overhead(MeasuredTimes& measured, const std::unordered_map<std::string, int64_t>& run_log) {
-  std::vector<double> overheads;
+int64_t default_autotune_overhead_ns(const std::string& backend) {
+  // The median over the development captures whose own log measured the
+  // backend from 3 or more instructions (sets 12-18, 10 captures or more a
+  // backend: Triton 31, cuBLASLt 21, the block-level emitter 12).
+  if (backend == "TRITON") return 2764;
+  if (backend == "CUBLASLT") return 2230;
+  if (backend == "BLOCK_LEVEL_EMITTER") return 2077;
+  return kDefaultAutotuneOverheadNs;
+}
+
+int64_t MeasuredTimes::autotune_overhead_ns(const std::string& backend) const {
+  auto it = autotune_overhead_by_backend.find(backend);
+  return it != autotune_overhead_by_backend.end() ? it->second : default_autotune_overhead_ns(backend);
+}
+
+void estimate_autotune_overhead(MeasuredTimes& measured,
+                                const std::unordered_map<std::string, xla::AutotunedTime>& run_log) {
+  std::map<std::string, std::vector<double>> overheads;  // by backend
   for (const auto& [name, autotuned] : run_log) {
     auto ns = measured.busy_ns_per_step.find(name);
     auto launches = measured.launches_per_step.find(name);
@@ -131,13 +147,16 @@ void estimate_autotune_overhead(MeasuredTimes& measured, const std::unordered_ma
       continue;
     }
     const double per_launch = static_cast<double>(ns->second) / static_cast<double>(launches->second);
-    overheads.push_back(static_cast<double>(autotuned) - per_launch / kAutotuneScale);
+    overheads[autotuned.backend].push_back(static_cast<double>(autotuned.ns) - per_launch / kAutotuneScale);
   }
-  measured.autotune_overhead_samples = static_cast<int64_t>(overheads.size());
-  measured.autotune_overhead_ns =
-      static_cast<int64_t>(overheads.size()) < kMinAutotuneOverheadSamples
-          ? kDefaultAutotuneOverheadNs
-          : std::llround(median_of(std::move(overheads)));
+  measured.autotune_overhead_by_backend.clear();
+  measured.autotune_overhead_samples.clear();
+  for (auto& [backend, samples] : overheads) {
+    measured.autotune_overhead_samples[backend] = static_cast<int64_t>(samples.size());
+    if (static_cast<int64_t>(samples.size()) >= kMinAutotuneOverheadSamples) {
+      measured.autotune_overhead_by_backend[backend] = std::llround(median_of(std::move(samples)));
+    }
+  }
 }
 
 ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const MeasuredTimes& measured,
@@ -211,8 +230,8 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
       if (out.ns[d][i] != 0 || t.kind == sched::ThunkKind::kRecordEvent || t.kind == sched::ThunkKind::kWaitEvent) {
         continue;
       }
-      if (auto a = measured.autotuned_ns.find(std::string(t.attributed_name)); a != measured.autotuned_ns.end()) {
-        out.ns[d][i] = autotuned_kernel_ns(a->second, measured.autotune_overhead_ns);
+      if (auto a = measured.autotuned.find(std::string(t.attributed_name)); a != measured.autotuned.end()) {
+        out.ns[d][i] = autotuned_kernel_ns(a->second.ns, measured.autotune_overhead_ns(a->second.backend));
         ++out.modelled_thunks;
         ++out.autotuned_thunks;
         continue;

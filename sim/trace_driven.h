@@ -24,6 +24,7 @@
 #include "core/common/status.h"
 #include "core/sched/thunk.h"
 #include "core/trace/trace.h"
+#include "core/xla/autotune_log.h"
 #include "sim/host_pace.h"
 
 namespace sl::sim {
@@ -84,9 +85,15 @@ struct MeasuredTimes {
   // the GPU; and that log's overhead, as the measured run's own log shows it
   // (autotune_overhead). An instruction the run never ran costs
   // autotuned_kernel_ns, not the device model, when it has an entry.
-  std::unordered_map<std::string, int64_t> autotuned_ns;
-  int64_t autotune_overhead_ns = 0;
-  int64_t autotune_overhead_samples = 0;
+  std::unordered_map<std::string, xla::AutotunedTime> autotuned;
+  // By the candidates' backend ("TRITON", "CUBLASLT", ...): the overhead
+  // of each backend's timings (autotune_overhead_ns) and how many of the
+  // run's own instructions measured it.
+  std::unordered_map<std::string, int64_t> autotune_overhead_by_backend;
+  std::unordered_map<std::string, int64_t> autotune_overhead_samples;
+  // The overhead that applies to a time of `backend`: the run's own log's,
+  // or default_autotune_overhead_ns.
+  int64_t autotune_overhead_ns(const std::string& backend) const;
   // The simulated module is not the file the measured run was linked to
   // (another compilation: a what-if across XLA settings), so the step it
   // predicts runs in another call, at another host pace.
@@ -108,19 +115,25 @@ struct MeasuredTimes {
 inline constexpr double kAutotuneScale = 0.95;
 inline constexpr double kAutotuneFloor = 0.5;
 inline constexpr int64_t kDefaultAutotuneOverheadNs = 2500;
-// Fewer instructions of the run's own log than this: kDefaultAutotuneOverheadNs.
-// One or two samples are one kernel's noise (rn2's notriton log: 1.6 us from
-// two, where its default twin's log says 2.9 from eight).
+// Fewer instructions of the run's own log than this, of a backend: that
+// backend's default. One or two samples are one kernel's noise (rn2's
+// notriton log: 1.6 us from two, where its default twin's log says 2.9
+// from eight).
 inline constexpr int64_t kMinAutotuneOverheadSamples = 3;
+// The overhead of a backend's timings where the run's own log cannot tell:
+// kDefaultAutotuneOverheadNs, but for the backends whose overhead the
+// captures of bench/FIDELITY-real.md measured apart (docs/simulator.md).
+int64_t default_autotune_overhead_ns(const std::string& backend);
 int64_t autotuned_kernel_ns(int64_t autotuned_ns, int64_t overhead_ns);
 
 // The overhead of the measured run's own autotuning log (`run_log`: its
-// instructions' autotuned times): the median over the instructions it ran of
-// autotuned - busy / kAutotuneScale, per launch (busy_ns_per_step: a call
-// that waited on the host between its kernels did not run longer). Sets
-// measured.autotune_overhead_ns (kDefaultAutotuneOverheadNs with fewer than
-// kMinAutotuneOverheadSamples) and its samples.
-void estimate_autotune_overhead(MeasuredTimes& measured, const std::unordered_map<std::string, int64_t>& run_log);
+// instructions' autotuned times), by backend: the median over the
+// instructions it ran of autotuned - busy / kAutotuneScale, per launch
+// (busy_ns_per_step: a call that waited on the host between its kernels did
+// not run longer). Sets measured.autotune_overhead_by_backend for the
+// backends with kMinAutotuneOverheadSamples or more, and the samples of each.
+void estimate_autotune_overhead(MeasuredTimes& measured,
+                                const std::unordered_map<std::string, xla::AutotunedTime>& run_log);
 
 // kInvalidInput when the run has no steps (it is not a linked capture, or
 // nothing matched).

@@ -50,7 +50,8 @@ void match_instructions(const std::string& linked, const hlo::Module& source, co
 
 // An autotuning log's times of `module`'s instructions; nothing where there
 // is no log beside `module_path` (a warning where one does not read).
-std::unordered_map<std::string, int64_t> autotuned_times(const std::string& module_path, const hlo::Module& module) {
+std::unordered_map<std::string, xla::AutotunedTime> autotuned_times(const std::string& module_path,
+                                                                    const hlo::Module& module) {
   const std::string path = xla::autotune_log_path_for(module_path);
   if (path.empty()) return {};
   auto log = xla::read_autotune_log(path);
@@ -58,19 +59,20 @@ std::unordered_map<std::string, int64_t> autotuned_times(const std::string& modu
     fmt::print(stderr, "warning: {} (its autotuned times are not used)\n", log.status().message());
     return {};
   }
-  return xla::autotuned_ns_of(*log, module);
+  return xla::autotuned_times_of(*log, module);
 }
 
-// MeasuredTimes::autotuned_ns from the simulated module's autotuning log,
+// MeasuredTimes::autotuned from the simulated module's autotuning log,
 // and its overhead from the measured run's own log (sim/trace_driven.h;
 // `source`: the run's linked module, parsed, or null).
 void read_autotune_logs(const std::string& linked, const hlo::Module* source, const hlo::Module& target,
                         const std::string& target_path, sim::MeasuredTimes& measured) {
   if (target_path.empty()) return;
-  measured.autotuned_ns = autotuned_times(target_path, target);
-  if (measured.autotuned_ns.empty()) return;
-  sim::estimate_autotune_overhead(measured, source != nullptr ? autotuned_times(linked, *source)
-                                                              : std::unordered_map<std::string, int64_t>{});
+  measured.autotuned = autotuned_times(target_path, target);
+  if (measured.autotuned.empty()) return;
+  sim::estimate_autotune_overhead(measured, source != nullptr
+                                                ? autotuned_times(linked, *source)
+                                                : std::unordered_map<std::string, xla::AutotunedTime>{});
 }
 
 }  // namespace

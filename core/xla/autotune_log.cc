@@ -7,6 +7,7 @@
 
 #include "core/hlo/shape.h"
 #include "core/xla/dump_file.h"
+#include "core/xla/instruction_match.h"
 
 namespace sl::xla {
 namespace {
@@ -174,6 +175,24 @@ std::string name_of(std::string_view hlo_text) {
   return eq == std::string_view::npos ? std::string{} : std::string(hlo_text.substr(1, eq - 1));
 }
 
+// What XLA's autotuner tells apart: the work (opcode, shapes, a fusion's
+// computation), how it is emitted, and a library call's GEMM configuration
+// (its dimensions, strides, epilogue).
+std::string autotuning_key(const Fingerprint& f, const hlo::Instruction& instruction) {
+  std::string key = f.work + "\n" + f.emitter;
+  if (instruction.custom_call_target.empty()) return key;
+  const std::string& config = instruction.backend_config;
+  const size_t at = config.find("\"gemm_backend_config\"");
+  if (at == std::string::npos) return key;
+  // The configuration object, to its matching brace.
+  size_t end = config.find('{', at);
+  for (int depth = 0; end < config.size(); ++end) {
+    depth += config[end] == '{' ? 1 : config[end] == '}' ? -1 : 0;
+    if (depth == 0) break;
+  }
+  return key + "\n" + config.substr(at, end == std::string::npos ? end : end + 1 - at);
+}
+
 }  // namespace
 
 Result<std::vector<AutotunedInstruction>> parse_autotune_log(std::string_view text, std::string_view file_name) {
@@ -211,13 +230,13 @@ Result<std::vector<AutotunedInstruction>> read_autotune_log(const std::string& p
   return parse_autotune_log(*text, path);
 }
 
-std::unordered_map<std::string, int64_t> autotuned_ns_of(const std::vector<AutotunedInstruction>& log,
-                                                          const hlo::Module& module) {
+std::unordered_map<std::string, AutotunedTime> autotuned_times_of(const std::vector<AutotunedInstruction>& log,
+                                                                  const hlo::Module& module) {
   std::unordered_map<std::string, const hlo::Instruction*> by_name;
   for (const hlo::Computation& c : module.computations) {
     for (const hlo::Instruction& i : c.instructions) by_name.emplace(i.name, &i);
   }
-  std::unordered_map<std::string, int64_t> out;
+  std::unordered_map<std::string, AutotunedTime> out;
   for (const AutotunedInstruction& e : log) {
     auto it = by_name.find(e.name);
     if (it == by_name.end()) continue;
@@ -225,15 +244,30 @@ std::unordered_map<std::string, int64_t> autotuned_ns_of(const std::vector<Autot
     const std::string shape = hlo::to_string_with_layout(it->second->shape);
     const size_t at = e.name.size() + 4;
     if (e.hlo_text.compare(at, shape.size(), shape) != 0) continue;
-    out[e.name] = e.best_ns;
+    out[e.name] = AutotunedTime{e.best_ns, e.best_backend};
   }
   for (const auto& [name, instruction] : by_name) {
     const std::string& original = instruction->metadata.deduplicated_name;
     if (original.empty() || out.count(name) != 0) continue;
     if (auto o = out.find(original); o != out.end()) {
-      const int64_t ns = o->second;  // copied: the insertion below may rehash
-      out[name] = ns;
+      AutotunedTime time = o->second;  // copied: the insertion below may rehash
+      out[name] = std::move(time);
     }
+  }
+  // XLA's autotuner caches its results by the instruction's canonical text,
+  // so of several thunks that compute the same GEMM the log names the first
+  // it tuned only (ahg's notriton module: custom-call.11 is custom-call.9's
+  // product again, and has no entry). The others take that entry.
+  std::vector<std::pair<std::string, std::string>> keys;  // thunk -> its autotuning key
+  for (const Fingerprint& f : instruction_fingerprints(module)) {
+    if (auto it = by_name.find(f.name); it != by_name.end()) keys.emplace_back(f.name, autotuning_key(f, *it->second));
+  }
+  std::unordered_map<std::string, AutotunedTime> by_key;
+  for (const auto& [name, key] : keys) {
+    if (auto o = out.find(name); o != out.end()) by_key.emplace(key, o->second);
+  }
+  for (const auto& [name, key] : keys) {
+    if (auto k = by_key.find(key); k != by_key.end()) out.try_emplace(name, k->second);
   }
   return out;
 }

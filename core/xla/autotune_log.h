@@ -37,13 +37,21 @@ struct AutotunedInstruction {
 Result<std::vector<AutotunedInstruction>> parse_autotune_log(std::string_view text, std::string_view file_name);
 Result<std::vector<AutotunedInstruction>> read_autotune_log(const std::string& path);
 
+// An instruction's time in the log: its fastest candidate's, and that
+// candidate's backend (the timing's overhead differs between backends).
+struct AutotunedTime {
+  int64_t ns = 0;
+  std::string backend;
+};
+
 // The log's best time of each thunk-level instruction of `module`, by name:
 // an entry counts only where `module` has an instruction of its name and
 // result shape (XLA writes one log per process, so it may be another
-// module's), and an instruction XLA deduplicated into another
-// (metadata deduplicated_name) takes that one's entry.
-std::unordered_map<std::string, int64_t> autotuned_ns_of(const std::vector<AutotunedInstruction>& log,
-                                                          const hlo::Module& module);
+// module's); an instruction XLA deduplicated into another (metadata
+// deduplicated_name), or one that computes the same GEMM as an instruction
+// with an entry, takes that one's entry.
+std::unordered_map<std::string, AutotunedTime> autotuned_times_of(const std::vector<AutotunedInstruction>& log,
+                                                                  const hlo::Module& module);
 
 // The log XLA wrote beside a dump (DIR/autotune_logs.txt, as `capture
 // --xla-dump DIR` asks for it), or an empty string when there is none.

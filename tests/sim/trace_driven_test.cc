@@ -170,9 +170,9 @@ TEST(TraceDriven, ARecordRightBehindTheLastTellsNothingOfTheHost) {
 // model's 8 us x a bias. An instruction the run did run keeps its own time.
 TEST(TraceDriven, AGemmTheRunNeverRanCostsItsAutotunedTimeLessTheLogsOverhead) {
   BiasCase c = bias_case(4, false, false);
-  c.measured.autotuned_ns["gemm_fusion_dot.99"] = 20000;
-  c.measured.autotuned_ns["gemm_fusion_dot.0"] = 50000;
-  c.measured.autotune_overhead_ns = 2500;
+  c.measured.autotuned["gemm_fusion_dot.99"] = {20000, "TRITON"};
+  c.measured.autotuned["gemm_fusion_dot.0"] = {50000, "TRITON"};
+  c.measured.autotune_overhead_by_backend["TRITON"] = 2500;
   const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 0);
   EXPECT_EQ(t.modelled_thunks, 2);
   EXPECT_EQ(t.autotuned_thunks, 1);
@@ -195,13 +195,16 @@ TEST(TraceDriven, TheLogsOverheadIsTheMedianOverTheRunsOwnInstructions) {
   MeasuredTimes m;
   m.busy_ns_per_step = {{"a", 19000}, {"b", 9500}, {"c", 950}};
   m.launches_per_step = {{"a", 2}, {"b", 1}, {"c", 1}};
-  estimate_autotune_overhead(m, {{"a", 12500}, {"b", 13000}, {"c", 1100}, {"never_ran", 90000}});
-  EXPECT_EQ(m.autotune_overhead_samples, 3);
-  EXPECT_EQ(m.autotune_overhead_ns, 2500) << "a: 12.5 - 9.5 / 0.95; b: 3; c: 0.1";
+  estimate_autotune_overhead(m, {{"a", {12500, "TRITON"}},
+                                 {"b", {13000, "TRITON"}},
+                                 {"c", {1100, "TRITON"}},
+                                 {"never_ran", {90000, "TRITON"}}});
+  EXPECT_EQ(m.autotune_overhead_samples.at("TRITON"), 3);
+  EXPECT_EQ(m.autotune_overhead_ns("TRITON"), 2500) << "a: 12.5 - 9.5 / 0.95; b: 3; c: 0.1";
   MeasuredTimes none;
-  estimate_autotune_overhead(none, {{"never_ran", 90000}});
-  EXPECT_EQ(none.autotune_overhead_samples, 0);
-  EXPECT_EQ(none.autotune_overhead_ns, kDefaultAutotuneOverheadNs);
+  estimate_autotune_overhead(none, {{"never_ran", {90000, "TRITON"}}});
+  EXPECT_EQ(none.autotune_overhead_samples.count("TRITON"), 0u);
+  EXPECT_EQ(none.autotune_overhead_ns("TRITON"), default_autotune_overhead_ns("TRITON"));
 }
 
 // A cuBLAS call that waited on the host between its GEMM and its split-K
@@ -221,9 +224,11 @@ TEST(TraceDriven, TheLogsOverheadLeavesOutTheWaitInsideACall) {
   ASSERT_TRUE(m.is_ok()) << m.status().message();
   EXPECT_EQ(m->ns_per_step.at("custom-call.3"), 16000) << "the stream is the call's until its last kernel ends";
   // Samples 2282, 1632 and 2632 ns: the median is custom-call.3's.
-  estimate_autotune_overhead(*m, {{"custom-call.3", 9650}, {"custom-call.4", 9000}, {"custom-call.5", 10000}});
-  EXPECT_EQ(m->autotune_overhead_samples, 3);
-  EXPECT_EQ(m->autotune_overhead_ns, 2282) << "9.65 - 7 / 0.95, not 9.65 - 16 / 0.95";
+  estimate_autotune_overhead(*m, {{"custom-call.3", {9650, "CUBLASLT"}},
+                                  {"custom-call.4", {9000, "CUBLASLT"}},
+                                  {"custom-call.5", {10000, "CUBLASLT"}}});
+  EXPECT_EQ(m->autotune_overhead_samples.at("CUBLASLT"), 3);
+  EXPECT_EQ(m->autotune_overhead_ns("CUBLASLT"), 2282) << "9.65 - 7 / 0.95, not 9.65 - 16 / 0.95";
 }
 
 // One or two instructions of the run's own log are one kernel's noise: the
@@ -237,9 +242,10 @@ TEST(TraceDriven, TooFewSamplesOfTheLogsOverheadGiveTheDefault) {
       .iteration = 0;
   Result<MeasuredTimes> m = measured_times(t);
   ASSERT_TRUE(m.is_ok()) << m.status().message();
-  estimate_autotune_overhead(*m, {{"custom-call.4", 9000}, {"custom-call.5", 10000}});
-  EXPECT_EQ(m->autotune_overhead_samples, 2);
-  EXPECT_EQ(m->autotune_overhead_ns, kDefaultAutotuneOverheadNs) << "not 2132, the median of 1632 and 2632";
+  estimate_autotune_overhead(*m, {{"custom-call.4", {9000, "CUBLASLT"}}, {"custom-call.5", {10000, "CUBLASLT"}}});
+  EXPECT_EQ(m->autotune_overhead_samples.at("CUBLASLT"), 2);
+  EXPECT_EQ(m->autotune_overhead_ns("CUBLASLT"), default_autotune_overhead_ns("CUBLASLT"))
+      << "not 2132, the median of 1632 and 2632";
 }
 
 // Launches a step: a loop's kernel run twice is two; a cuBLAS call of a

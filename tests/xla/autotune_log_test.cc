@@ -173,13 +173,54 @@ ENTRY %main (p0: f32[4,32], p1: f32[2048,32]) -> (f32[32], f32[32], f32[2048,32]
   ASSERT_TRUE(module.is_ok()) << module.status().message();
   auto log = parse_autotune_log(kLog, "autotune_logs.txt");
   ASSERT_TRUE(log.is_ok()) << log.status().message();
-  const auto times = autotuned_ns_of(*log, *module);
+  const auto times = autotuned_times_of(*log, *module);
   EXPECT_EQ(times.size(), 2u);
   EXPECT_EQ(times.count("custom-call.1"), 0u) << "the log's custom-call.1 is a tuple, this one an array";
   ASSERT_EQ(times.count("input_reduce_fusion"), 1u);
-  EXPECT_EQ(times.at("input_reduce_fusion"), 5344);
+  EXPECT_EQ(times.at("input_reduce_fusion").ns, 5344);
   ASSERT_EQ(times.count("input_reduce_fusion.1"), 1u) << "deduplicated into input_reduce_fusion";
-  EXPECT_EQ(times.at("input_reduce_fusion.1"), 5344);
+  EXPECT_EQ(times.at("input_reduce_fusion.1").ns, 5344);
+}
+
+// XLA tunes each distinct GEMM once: of two cuBLAS calls with the same
+// shapes and configuration (hold-out set 18's ahg, notriton: custom-call.11
+// repeats custom-call.9's product on other operands) the log names the
+// first only, and the second takes its time; a call with other strides
+// (another product) does not.
+TEST(AutotuneLog, AThunkOfTheSameGemmAsALoggedOneTakesItsTime) {
+  constexpr const char* kGemmLog = R"(instruction_profiles {
+  config_profiles {
+    config { backend: CUBLASLT }
+    run_time { nanos: 5120 }
+  }
+  hlo_text: "%custom-call.9 = (bf16[512,512]{1,0}, s8[1024]{0}) custom-call(%a, %b), custom_call_target=\"__cublas$lt$matmul\""
+}
+)";
+  auto module = hlo::parse_program(R"(HloModule m, is_scheduled=true
+
+ENTRY %main (a: bf16[512,256], b: bf16[512,256], c: bf16[512,256]) -> (bf16[512,512], bf16[512,512], bf16[512,512]) {
+  %a = bf16[512,256]{1,0} parameter(0)
+  %b = bf16[512,256]{1,0} parameter(1)
+  %c = bf16[512,256]{1,0} parameter(2)
+  %custom-call.9 = (bf16[512,512]{1,0}, s8[1024]{0}) custom-call(%a, %b), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"alpha_real":1,"beta":0,"lhs_stride":"131072","rhs_stride":"131072","selected_algorithm":"1"},"operation_queue_id":"0"}
+  %custom-call.11 = (bf16[512,512]{1,0}, s8[1024]{0}) custom-call(%c, %b), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"alpha_real":1,"beta":0,"lhs_stride":"131072","rhs_stride":"131072","selected_algorithm":"1"},"operation_queue_id":"0"}
+  %custom-call.12 = (bf16[512,512]{1,0}, s8[1024]{0}) custom-call(%a, %c), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"alpha_real":1,"beta":0,"lhs_stride":"262144","rhs_stride":"131072","selected_algorithm":"1"},"operation_queue_id":"0"}
+  %g9 = bf16[512,512]{1,0} get-tuple-element(%custom-call.9), index=0
+  %g11 = bf16[512,512]{1,0} get-tuple-element(%custom-call.11), index=0
+  %g12 = bf16[512,512]{1,0} get-tuple-element(%custom-call.12), index=0
+  ROOT %t = (bf16[512,512]{1,0}, bf16[512,512]{1,0}, bf16[512,512]{1,0}) tuple(%g9, %g11, %g12)
+}
+)",
+                                   "m.txt");
+  ASSERT_TRUE(module.is_ok()) << module.status().message();
+  auto log = parse_autotune_log(kGemmLog, "autotune_logs.txt");
+  ASSERT_TRUE(log.is_ok()) << log.status().message();
+  const auto times = autotuned_times_of(*log, *module);
+  ASSERT_EQ(times.count("custom-call.9"), 1u);
+  EXPECT_EQ(times.at("custom-call.9").ns, 5120);
+  ASSERT_EQ(times.count("custom-call.11"), 1u) << "the same GEMM as custom-call.9";
+  EXPECT_EQ(times.at("custom-call.11").ns, 5120);
+  EXPECT_EQ(times.count("custom-call.12"), 0u) << "other strides: another product";
 }
 
 TEST(AutotuneLog, TheLogIsFoundBesideTheDumpedModuleOnly) {
