@@ -240,7 +240,10 @@ TEST_F(RealReplay, GemmsTheCaptureNeverRanRunInTf32WithTheirKSplit) {
 // by default and without Triton GEMMs, each with XLA's autotuning log beside its
 // module: the what-if costs the GEMMs the capture never ran by the log's times
 // (docs/simulator.md, "XLA's autotuning log"). Blind: -27.0% and -48.7% by the
-// model, -4.0% and -1.9% by the log (FIDELITY-real.md, "Set 12's score").
+// model, -4.0% and -1.9% by the log (FIDELITY-real.md, "Set 12's score");
+// -6.4% and -5.8% since the log's overhead is taken by backend (the Triton
+// and cuBLASLt defaults, 2.76 and 2.23 us, in place of one 2.5: FIDELITY-real.md,
+// "What set 18 says next"; better over the other sets, worse on this pair).
 // Without the log (the module copied away from it) the what-if is the model's again.
 class AutotuneLogWhatIf : public RealReplay {
  protected:
@@ -288,8 +291,8 @@ TEST_P(AutotuneLogPair, GemmsTheCaptureNeverRanCostWhatXlasAutotunerMeasured) {
 }
 
 INSTANTIATE_TEST_SUITE_P(FidelityReal, AutotuneLogPair,
-                         ::testing::Values(LogWhatIf{"wide_regression", "wide_regression_notriton", -0.040, 4},
-                                           LogWhatIf{"wide_regression_notriton", "wide_regression", -0.019, 5}),
+                         ::testing::Values(LogWhatIf{"wide_regression", "wide_regression_notriton", -0.064, 4},
+                                           LogWhatIf{"wide_regression_notriton", "wide_regression", -0.058, 5}),
                          [](const auto& info) { return std::string(info.param.to) == "wide_regression" ? "NotritonToDef"
                                                                                                          : "DefToNotriton"; });
 
