@@ -122,15 +122,22 @@ TEST(StepLinker, ASplitKReductionBelongsToTheCallBeforeIt) {
 // after its loop's second trip, 16 plan items past that copy, and linked
 // 9.7% of its steps' GPU time.
 TEST(StepLinker, AnItemThatNeverRanDoesNotHoldTheRestOfTheStep) {
+  auto launch = [](LaunchKind kind, const std::string& kernel, const std::string& instruction) {
+    PlannedLaunch l;
+    l.kind = kind;
+    l.kernel = kernel;
+    l.instruction = instruction;
+    return l;
+  };
   LaunchPlan plan;
-  plan.launches = {{LaunchKind::kCopy, "", "copy.1", "", false}, {LaunchKind::kCopy, "", "copy.2", "", false}};
+  plan.launches = {launch(LaunchKind::kCopy, "", "copy.1"), launch(LaunchKind::kCopy, "", "copy.2")};
   constexpr int kTrips = 6;
   for (int trip = 0; trip < kTrips; ++trip) {
     for (const char* k : {"fusion_a", "fusion_b", "fusion_c", "fusion_a"}) {
-      plan.launches.push_back({LaunchKind::kKernel, k, std::string(k) + "." + std::to_string(trip), "", false});
+      plan.launches.push_back(launch(LaunchKind::kKernel, k, std::string(k) + "." + std::to_string(trip)));
     }
   }
-  plan.launches.push_back({LaunchKind::kKernel, "fusion_end", "fusion.end", "", false});
+  plan.launches.push_back(launch(LaunchKind::kKernel, "fusion_end", "fusion.end"));
   ASSERT_GT(plan.launches.size(), LinkOptions{}.lookahead + 2);
   CaptureBuilder add;
   for (int s = 0; s < 2; ++s) {
