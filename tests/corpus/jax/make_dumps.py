@@ -350,7 +350,7 @@ SINGLE = {
 
 
 def add_programs():
-    """The calibration programs and hold-out sets 3 to 7 and 11 to 21, kept in their own files."""
+    """The calibration programs and hold-out sets 3 to 7 and 11 to 22, kept in their own files."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import calibration_programs
     import holdout3_programs
@@ -369,11 +369,13 @@ def add_programs():
     import holdout19_programs
     import holdout20_programs
     import holdout21_programs
+    import holdout22_programs
     for module in (calibration_programs, holdout3_programs, holdout4_programs, holdout5_programs,
                    holdout6_programs, holdout7_programs, holdout11_programs, holdout12_programs,
                    holdout13_programs, holdout14_programs, holdout15_programs,
                    holdout16_programs, holdout17_programs, holdout18_programs,
-                   holdout19_programs, holdout20_programs, holdout21_programs):
+                   holdout19_programs, holdout20_programs, holdout21_programs,
+                   holdout22_programs):
         for name, build in module.PROGRAMS.items():
             SINGLE[name] = lambda jnp, jax, build=build: build(jnp, jax, dims)
 
