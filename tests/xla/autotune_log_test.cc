@@ -223,6 +223,60 @@ ENTRY %main (a: bf16[512,256], b: bf16[512,256], c: bf16[512,256]) -> (bf16[512,
   EXPECT_EQ(times.count("custom-call.12"), 0u) << "other strides: another product";
 }
 
+// A cuBLAS call inside a dynamic-slice fusion is not tuned on its own (no
+// algorithm, no workspace), and its fusion runs nothing else: the fusion
+// takes the entry of a call of the same GEMM (hold-out set 21's xat: XLA
+// merged two projections into one call and multiplied its slices). A call
+// of another GEMM lends it nothing.
+TEST(AutotuneLog, ADynamicSliceFusionTakesTheTimeOfItsGemm) {
+  constexpr const char* kGemmLog = R"(instruction_profiles {
+  config_profiles {
+    config { backend: CUBLASLT }
+    run_time { nanos: 3200 }
+  }
+  hlo_text: "%custom-call.17 = (bf16[256,512]{1,0}, s8[1024]{0}) custom-call(%x, %w), custom_call_target=\"__cublas$lt$matmul\""
+}
+)";
+  auto module = hlo::parse_program(R"(HloModule m, is_scheduled=true
+
+%dynamic-slice-fusion (p0: bf16[1024,512], p1: bf16[256,512]) -> (bf16[256,512], s8[1024]) {
+  %p1 = bf16[256,512]{1,0} parameter(1)
+  %p0 = bf16[1024,512]{1,0} parameter(0)
+  %slice.4 = bf16[512,512]{1,0} slice(%p0), slice={[512:1024], [0:512]}
+  ROOT %custom-call.26 = (bf16[256,512]{1,0}, s8[1024]{0}) custom-call(%p1, %slice.4), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"alpha_real":1,"autotune_workspace_size":"0","beta":0,"lhs_stride":"131072","rhs_stride":"262144","scale_mode":0},"operation_queue_id":"0"}
+}
+
+%dynamic-slice-fusion.1 (p0.1: bf16[1024,512], p1.1: bf16[256,512]) -> (bf16[256,512], s8[1024]) {
+  %p1.1 = bf16[256,512]{1,0} parameter(1)
+  %p0.1 = bf16[1024,512]{1,0} parameter(0)
+  %slice.5 = bf16[512,512]{1,0} slice(%p0.1), slice={[0:512], [0:512]}
+  ROOT %custom-call.27 = (bf16[256,512]{1,0}, s8[1024]{0}) custom-call(%p1.1, %slice.5), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"alpha_real":1,"autotune_workspace_size":"0","beta":1,"lhs_stride":"131072","rhs_stride":"262144","scale_mode":0},"operation_queue_id":"0"}
+}
+
+ENTRY %main (x: bf16[256,512], w: bf16[512,512], kv: bf16[1024,512]) -> (bf16[256,512], bf16[256,512], bf16[256,512]) {
+  %x = bf16[256,512]{1,0} parameter(0)
+  %w = bf16[512,512]{1,0} parameter(1)
+  %kv = bf16[1024,512]{1,0} parameter(2)
+  %custom-call.17 = (bf16[256,512]{1,0}, s8[1024]{0}) custom-call(%x, %w), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"alpha_real":1,"autotune_workspace_size":"1024","beta":0,"lhs_stride":"131072","rhs_stride":"262144","scale_mode":0,"selected_algorithm":"3"},"operation_queue_id":"0"}
+  %dynamic_slice_fusion = (bf16[256,512]{1,0}, s8[1024]{0}) fusion(%kv, %x), kind=kCustom, calls=%dynamic-slice-fusion, backend_config={"fusion_backend_config":{"custom_fusion_config":{"kernel_index":0,"name":"dynamic_slice_fusion"},"kind":"__custom_fusion"},"operation_queue_id":"0"}
+  %dynamic_slice_fusion.1 = (bf16[256,512]{1,0}, s8[1024]{0}) fusion(%kv, %x), kind=kCustom, calls=%dynamic-slice-fusion.1, backend_config={"fusion_backend_config":{"custom_fusion_config":{"kernel_index":0,"name":"dynamic_slice_fusion"},"kind":"__custom_fusion"},"operation_queue_id":"0"}
+  %g17 = bf16[256,512]{1,0} get-tuple-element(%custom-call.17), index=0
+  %g = bf16[256,512]{1,0} get-tuple-element(%dynamic_slice_fusion), index=0
+  %g1 = bf16[256,512]{1,0} get-tuple-element(%dynamic_slice_fusion.1), index=0
+  ROOT %t = (bf16[256,512]{1,0}, bf16[256,512]{1,0}, bf16[256,512]{1,0}) tuple(%g17, %g, %g1)
+}
+)",
+                                   "m.txt");
+  ASSERT_TRUE(module.is_ok()) << module.status().message();
+  auto log = parse_autotune_log(kGemmLog, "autotune_logs.txt");
+  ASSERT_TRUE(log.is_ok()) << log.status().message();
+  const auto times = autotuned_times_of(*log, *module);
+  ASSERT_EQ(times.count("dynamic_slice_fusion"), 1u) << "its call is custom-call.17's GEMM on a slice";
+  EXPECT_EQ(times.at("dynamic_slice_fusion").ns, 3200);
+  EXPECT_EQ(times.at("dynamic_slice_fusion").backend, "CUBLASLT");
+  EXPECT_EQ(times.count("dynamic_slice_fusion.1"), 0u) << "beta 1: another GEMM";
+}
+
 TEST(AutotuneLog, TheLogIsFoundBesideTheDumpedModuleOnly) {
   const fs::path dir = fs::temp_directory_path() / "sl_autotune_log_path";
   fs::remove_all(dir);
