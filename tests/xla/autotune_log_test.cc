@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <unordered_map>
 
 #include "core/hlo/parser.h"
 
@@ -16,6 +17,18 @@ namespace sl::xla {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The log's times of a module's instructions, both given as text; empty
+// (and a failure) when either does not parse.
+std::unordered_map<std::string, AutotunedTime> times_of(const char* log_text, const char* module_text) {
+  auto module = hlo::parse_program(module_text, "m.txt");
+  auto log = parse_autotune_log(log_text, "autotune_logs.txt");
+  if (!module.is_ok() || !log.is_ok()) {
+    ADD_FAILURE() << (module.is_ok() ? log.status().message() : module.status().message());
+    return {};
+  }
+  return autotuned_times_of(*log, *module);
+}
 
 // The shape of a real log (fori_power_iteration without Triton GEMMs, one
 // H200): a cuBLASLt call's algorithms, then a fusion's emitters, one of
@@ -146,7 +159,7 @@ TEST(AutotuneLog, NestingPastAnyLogsIsAnErrorNotADeepRecursion) {
 // that share a name but not a shape count for nothing, and an instruction
 // XLA deduplicated into another takes that one's time.
 TEST(AutotuneLog, EntriesCountForAModuleOnlyWhereTheNameAndShapeAgree) {
-  auto module = hlo::parse_program(R"(HloModule m, is_scheduled=true
+  const auto times = times_of(kLog, R"(HloModule m, is_scheduled=true
 
 %add (x: f32[], y: f32[]) -> f32[] {
   %x = f32[] parameter(0)
@@ -168,12 +181,7 @@ ENTRY %main (p0: f32[4,32], p1: f32[2048,32]) -> (f32[32], f32[32], f32[2048,32]
   %custom-call.1 = f32[2048,32]{1,0} negate(%p1)
   ROOT %t = (f32[32]{0}, f32[32]{0}, f32[2048,32]{1,0}) tuple(%input_reduce_fusion, %input_reduce_fusion.1, %custom-call.1)
 }
-)",
-                                   "m.txt");
-  ASSERT_TRUE(module.is_ok()) << module.status().message();
-  auto log = parse_autotune_log(kLog, "autotune_logs.txt");
-  ASSERT_TRUE(log.is_ok()) << log.status().message();
-  const auto times = autotuned_times_of(*log, *module);
+)");
   EXPECT_EQ(times.size(), 2u);
   EXPECT_EQ(times.count("custom-call.1"), 0u) << "the log's custom-call.1 is a tuple, this one an array";
   ASSERT_EQ(times.count("input_reduce_fusion"), 1u);
@@ -196,7 +204,7 @@ TEST(AutotuneLog, AThunkOfTheSameGemmAsALoggedOneTakesItsTime) {
   hlo_text: "%custom-call.9 = (bf16[512,512]{1,0}, s8[1024]{0}) custom-call(%a, %b), custom_call_target=\"__cublas$lt$matmul\""
 }
 )";
-  auto module = hlo::parse_program(R"(HloModule m, is_scheduled=true
+  const auto times = times_of(kGemmLog, R"(HloModule m, is_scheduled=true
 
 ENTRY %main (a: bf16[512,256], b: bf16[512,256], c: bf16[512,256]) -> (bf16[512,512], bf16[512,512], bf16[512,512]) {
   %a = bf16[512,256]{1,0} parameter(0)
@@ -210,12 +218,7 @@ ENTRY %main (a: bf16[512,256], b: bf16[512,256], c: bf16[512,256]) -> (bf16[512,
   %g12 = bf16[512,512]{1,0} get-tuple-element(%custom-call.12), index=0
   ROOT %t = (bf16[512,512]{1,0}, bf16[512,512]{1,0}, bf16[512,512]{1,0}) tuple(%g9, %g11, %g12)
 }
-)",
-                                   "m.txt");
-  ASSERT_TRUE(module.is_ok()) << module.status().message();
-  auto log = parse_autotune_log(kGemmLog, "autotune_logs.txt");
-  ASSERT_TRUE(log.is_ok()) << log.status().message();
-  const auto times = autotuned_times_of(*log, *module);
+)");
   ASSERT_EQ(times.count("custom-call.9"), 1u);
   EXPECT_EQ(times.at("custom-call.9").ns, 5120);
   ASSERT_EQ(times.count("custom-call.11"), 1u) << "the same GEMM as custom-call.9";
@@ -237,7 +240,7 @@ TEST(AutotuneLog, ADynamicSliceFusionTakesTheTimeOfItsGemm) {
   hlo_text: "%custom-call.17 = (bf16[256,512]{1,0}, s8[1024]{0}) custom-call(%x, %w), custom_call_target=\"__cublas$lt$matmul\""
 }
 )";
-  auto module = hlo::parse_program(R"(HloModule m, is_scheduled=true
+  const auto times = times_of(kGemmLog, R"(HloModule m, is_scheduled=true
 
 %dynamic-slice-fusion (p0: bf16[1024,512], p1: bf16[256,512]) -> (bf16[256,512], s8[1024]) {
   %p1 = bf16[256,512]{1,0} parameter(1)
@@ -265,12 +268,7 @@ ENTRY %main (x: bf16[256,512], w: bf16[512,512], kv: bf16[1024,512]) -> (bf16[25
   %g1 = bf16[256,512]{1,0} get-tuple-element(%dynamic_slice_fusion.1), index=0
   ROOT %t = (bf16[256,512]{1,0}, bf16[256,512]{1,0}, bf16[256,512]{1,0}) tuple(%g17, %g, %g1)
 }
-)",
-                                   "m.txt");
-  ASSERT_TRUE(module.is_ok()) << module.status().message();
-  auto log = parse_autotune_log(kGemmLog, "autotune_logs.txt");
-  ASSERT_TRUE(log.is_ok()) << log.status().message();
-  const auto times = autotuned_times_of(*log, *module);
+)");
   ASSERT_EQ(times.count("dynamic_slice_fusion"), 1u) << "its call is custom-call.17's GEMM on a slice";
   EXPECT_EQ(times.at("dynamic_slice_fusion").ns, 3200);
   EXPECT_EQ(times.at("dynamic_slice_fusion").backend, "CUBLASLT");
