@@ -324,9 +324,12 @@ std::unordered_map<std::string, AutotunedTime> autotuned_times_of(const std::vec
   std::vector<std::pair<std::string, std::string>> fused_calls;  // fusion -> its call's GEMM
   for (const hlo::Computation& c : module.computations) {
     for (const hlo::Instruction& i : c.instructions) {
-      if (auto o = out.find(i.name); o != out.end() && is_cublas_call(i)) by_gemm.emplace(gemm_key(c, i), o->second);
+      if (auto o = out.find(i.name); o != out.end() && is_cublas_call(i)) {
+        by_gemm.emplace(gemm_key(c, i), o->second);
+      }
       if (const hlo::Instruction* call = cublas_call_inside(module, i)) {
-        fused_calls.emplace_back(i.name, gemm_key(module.computations.at(static_cast<size_t>(i.called[0])), *call));
+        const hlo::Computation& fused = module.computations.at(static_cast<size_t>(i.called[0]));
+        fused_calls.emplace_back(i.name, gemm_key(fused, *call));
       }
     }
   }

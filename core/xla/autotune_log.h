@@ -49,7 +49,9 @@ struct AutotunedTime {
 // result shape (XLA writes one log per process, so it may be another
 // module's); an instruction XLA deduplicated into another (metadata
 // deduplicated_name), or one that computes the same GEMM as an instruction
-// with an entry, takes that one's entry.
+// with an entry, takes that one's entry; so does a dynamic-slice fusion
+// whose one cuBLAS call computes the GEMM of a logged call (XLA does not
+// tune a call inside such a fusion).
 std::unordered_map<std::string, AutotunedTime> autotuned_times_of(const std::vector<AutotunedInstruction>& log,
                                                                   const hlo::Module& module);
 
