@@ -18,6 +18,10 @@ here=$(dirname "$(realpath "$0")")
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
 export XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONUNBUFFERED=1
 inject=$(realpath "$BUILD/libstreamlens_inject.so")
+# HOST_CPUS=LIST runs each process under `taskset -c LIST` (bench/FIDELITY-real.md,
+# "The host's pace, pinned").
+pin=()
+[ -z "${HOST_CPUS:-}" ] || pin=(taskset -c "$HOST_CPUS")
 work=$(mktemp -d)
 for spec in "$@"; do
   IFS='|' read -r prefix prog size settings <<< "$spec"
@@ -26,7 +30,7 @@ for spec in "$@"; do
   # shellcheck disable=SC2086  # the settings are one word each
   CUDA_INJECTION64_PATH="$inject" STREAMLENS_CAPTURE_FILE="$one/capture.jsonl" \
     XLA_FLAGS="--xla_dump_to=$one/all_dump --xla_dump_hlo_as_text --xla_gpu_dump_autotune_logs_to=$one/all_dump/autotune_logs.txt" \
-    timeout 300 python3 tests/corpus/jax/one_process_settings.py "$prog" "$one" --size "$size" $settings \
+    timeout 300 "${pin[@]}" python3 tests/corpus/jax/one_process_settings.py "$prog" "$one" --size "$size" $settings \
     > "$one/capture.log" 2>&1
   echo "$prefix capture rc=$? $(wc -l < "$one/capture.jsonl" 2>/dev/null) records"
   python3 "$here/split_capture.py" "$one/capture.jsonl" "$one/settings.json" "$work/$prefix" || continue

@@ -6,11 +6,12 @@
 # (bench/gpu/capture_jax.sh). On the GPU machine, from the repository root:
 #   bench/gpu/capture_two_ways.sh BUILD_DIR OUT_DIR NAME:PROGRAM ...
 # (BUILD_DIR holds libstreamlens_inject.so). Writes OUT_DIR/one/captures.tgz
-# and OUT_DIR/sep/captures.tgz.
+# and OUT_DIR/sep/captures.tgz. HOST_CPUS=LIST pins every process (taskset -c).
 set -u
 BUILD=$1 OUT=$2
 shift 2
 date -u > "$OUT/start.txt"
+echo "HOST_CPUS=${HOST_CPUS:-} (each process under taskset -c HOST_CPUS when set)"
 python3 -c "import jax, inspect; print(jax.__version__, inspect.signature(jax.stages.Lowered.compile))"
 sep=(); one=()
 for p in "$@"; do IFS=: read -r n prog <<< "$p"
