@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/hlo/parser.h"
+#include "core/trace/analysis.h"
 #include "core/trace/iterations.h"
 #include "core/trace/report.h"
 
@@ -20,6 +21,7 @@ struct StepStats {
   int32_t step = 0;
   int64_t start_ns = INT64_MAX, end_ns = INT64_MIN, busy_ns = 0;
   int64_t records = 0;
+  std::vector<std::pair<int64_t, int64_t>> intervals;  // for the time no record ran
 };
 
 }  // namespace
@@ -37,6 +39,7 @@ std::string format_linked_show(const trace::RunInfo& info, const trace::Trace& t
     s.start_ns = std::min(s.start_ns, e.start_ns);
     s.end_ns = std::max(s.end_ns, e.end_ns);
     s.busy_ns += e.duration_ns();
+    s.intervals.emplace_back(e.start_ns, e.end_ns);
     ++s.records;
   }
   const int32_t median = trace::median_iteration(trace);
@@ -44,12 +47,17 @@ std::string format_linked_show(const trace::RunInfo& info, const trace::Trace& t
                                 "(autotuning, other modules, transfers)\n",
                                 info.id, info.name, info.backend, info.program_name, steps.size(), outside);
   out += "\nsteps\n";
-  out += fmt::format("{:>6}  {:>12}  {:>12}  {:>12}  {:>8}\n", "STEP", "START(us)", "SPAN(us)", "BUSY(us)", "RECORDS");
+  // BUSY adds the records' times (streams and graph nodes overlap); IDLE is
+  // the span's time with no record running: the GPU waiting for the host.
+  out += fmt::format("{:>6}  {:>12}  {:>12}  {:>12}  {:>12}  {:>8}\n", "STEP", "START(us)", "SPAN(us)", "BUSY(us)",
+                     "IDLE(us)", "RECORDS");
   size_t row = 0;
-  for (const auto& [id, s] : steps) {
+  for (auto& [id, s] : steps) {
     if (row++ >= kStepRows && id != median) continue;
-    out += fmt::format("{:>6}  {:>12}  {:>12}  {:>12}  {:>8}{}\n", id, trace::format_us(s.start_ns),
-                       trace::format_us(s.end_ns - s.start_ns), trace::format_us(s.busy_ns), s.records,
+    const int64_t span = s.end_ns - s.start_ns;
+    out += fmt::format("{:>6}  {:>12}  {:>12}  {:>12}  {:>12}  {:>8}{}\n", id, trace::format_us(s.start_ns),
+                       trace::format_us(span), trace::format_us(s.busy_ns),
+                       trace::format_us(span - trace::union_length(s.intervals)), s.records,
                        id == median ? "  <- median" : "");
   }
   if (steps.size() > kStepRows) out += fmt::format("... {} more steps\n", steps.size() - kStepRows);

@@ -91,6 +91,27 @@ std::vector<StreamBusy> stream_busy_time(const Trace& trace) {
   return out;
 }
 
+std::vector<DeviceIdle> device_idle_time(const Trace& trace) {
+  std::map<int32_t, Intervals> per_device;
+  for (const Event& e : trace.events) per_device[e.device].emplace_back(e.start_ns, e.end_ns);
+  std::vector<DeviceIdle> out;
+  out.reserve(per_device.size());
+  for (auto& [device, intervals] : per_device) {
+    DeviceIdle d;
+    d.device = device;
+    int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
+    for (const auto& [start, end] : intervals) {
+      if (end <= start) continue;
+      first = std::min(first, start);
+      last = std::max(last, end);
+    }
+    d.busy_ns = union_length(intervals);
+    d.span_ns = d.busy_ns > 0 ? saturating_sub(last, first) : 0;
+    out.push_back(d);
+  }
+  return out;
+}
+
 bool is_compute_event(const Event& e) {
   if (e.stream_kind != StreamKind::kCompute) return false;
   switch (e.kind) {

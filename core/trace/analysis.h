@@ -31,6 +31,19 @@ struct StreamBusy {
 // One entry per (device, stream) that has events, sorted by (device, stream).
 std::vector<StreamBusy> stream_busy_time(const Trace& trace);
 
+// The time a device ran nothing between its first start and its last end:
+// in a measured step, the GPU waiting for the host (launches, syncs, the
+// framework's dispatch). A step whose time moves with its idle time and not
+// its busy time moved by the host's pace, not by its kernels.
+struct DeviceIdle {
+  int32_t device = 0;
+  int64_t span_ns = 0;  // first start to last end of the device's events
+  int64_t busy_ns = 0;  // union of its events' intervals, all streams together
+  int64_t idle_ns() const { return span_ns - busy_ns; }
+};
+// One entry per device that has events, sorted by device.
+std::vector<DeviceIdle> device_idle_time(const Trace& trace);
+
 // Holistic Trace Analysis's definition: overlap = time spent computing while
 // communicating / time spent communicating. Compute: events on compute
 // streams of kind gemm, elementwise, copy or other. Communication: events of

@@ -81,6 +81,7 @@ RunSummary summarize(const RunInfo& info, const Trace& trace, const Trace& full)
   if (s.iterations > 1) s.iteration = median_iteration(full);
   s.makespan_ns = trace.events.empty() ? info.makespan_ns : trace.makespan_ns();
   s.streams = stream_busy_time(trace);
+  s.idle = device_idle_time(trace);
   s.overlap = compute_communication_overlap(trace);
   s.critical_path = critical_path(trace);
   for (uint32_t i : s.critical_path.events) {
@@ -108,6 +109,11 @@ Json summary_json(const RunSummary& s) {
                        {"events", b.event_count}});
   }
   j["streams"] = std::move(streams);
+  Json idle = Json::array();
+  for (const DeviceIdle& d : s.idle) {
+    idle.push_back({{"device", d.device}, {"span_ns", d.span_ns}, {"busy_ns", d.busy_ns}, {"idle_ns", d.idle_ns()}});
+  }
+  j["idle"] = std::move(idle);
   Json devices = Json::array();
   for (const DeviceOverlap& d : s.overlap.devices) {
     devices.push_back({{"device", d.device}, {"compute_ns", d.compute_ns}, {"communication_ns", d.communication_ns},
@@ -215,6 +221,42 @@ std::vector<int64_t> delta_events(const Comparison& c, bool side_a, const Trace&
   return out;
 }
 
+namespace {
+
+// The makespan moved by at least this share of A's before `compare` says
+// which of busy and idle time it moved with.
+constexpr int64_t kIdleNoteMinPercent = 2;
+
+// Each device's idle time beside the stream table, and which of busy and
+// idle time the makespan moved with: a captured step that got slower with
+// the same kernels got slower on the host (another process's pace, say).
+std::string format_idle(const Comparison& c) {
+  std::map<int32_t, std::pair<const DeviceIdle*, const DeviceIdle*>> devices;
+  for (const DeviceIdle& d : c.a.idle) devices[d.device].first = &d;
+  for (const DeviceIdle& d : c.b.idle) devices[d.device].second = &d;
+  std::string out = "\nGPU idle (us): no record running on the device between its first start and last end\n";
+  out += fmt::format("{:>6}  {:>12} {:>12} {:>12}  {:>12}\n", "DEVICE", "A", "B", "B-A", "BUSY B-A");
+  int64_t idle_delta = 0, busy_delta = 0;
+  for (const auto& [device, ab] : devices) {
+    const int64_t idle_a = ab.first ? ab.first->idle_ns() : 0, idle_b = ab.second ? ab.second->idle_ns() : 0;
+    const int64_t busy_a = ab.first ? ab.first->busy_ns : 0, busy_b = ab.second ? ab.second->busy_ns : 0;
+    idle_delta += idle_b - idle_a;
+    busy_delta += busy_b - busy_a;
+    out += fmt::format("{:>6}  {:>12} {:>12} {:>12}  {:>12}\n", device, format_us(idle_a), format_us(idle_b),
+                       format_us(idle_b - idle_a), format_us(busy_b - busy_a));
+  }
+  const int64_t makespan_delta = c.makespan_delta_ns();
+  const bool moved = c.a.makespan_ns > 0 && std::llabs(makespan_delta) * 100 >= c.a.makespan_ns * kIdleNoteMinPercent;
+  if (devices.size() == 1 && moved && std::llabs(idle_delta) > 2 * std::llabs(busy_delta) &&
+      (idle_delta > 0) == (makespan_delta > 0)) {
+    out += "note: the makespan moved with the GPU's idle time, not its busy time: the host's pace (launches, "
+           "syncs, the framework's dispatch), not the kernels\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string format_comparison_text(const Comparison& c, size_t max_rows) {
   auto pct = [](int64_t base, int64_t delta) {
     return base != 0 ? fmt::format("{:+.1f}%", 100.0 * static_cast<double>(delta) / static_cast<double>(base))
@@ -257,6 +299,8 @@ std::string format_comparison_text(const Comparison& c, size_t max_rows) {
     out += fmt::format("{:>6} {:>6}  {:>12} {:>12} {:>12}\n", key.first, key.second, format_us(v.first),
                        format_us(v.second), format_us(saturating_sub(v.second, v.first)));
   }
+
+  out += format_idle(c);
 
   out += "\ncompute/communication overlap\n";
   out += fmt::format("A: {:.1f}% ({} of {} us communicating)\n", 100.0 * c.a.overlap.ratio,

@@ -41,6 +41,7 @@ struct RunSummary {
   int32_t iteration = -1;   // the one compared (median span) when there are several
   int64_t makespan_ns = 0;  // of the compared iteration
   std::vector<StreamBusy> streams;
+  std::vector<DeviceIdle> idle;  // per device, in the compared iteration
   OverlapReport overlap;
   CriticalPath critical_path;
   std::vector<std::string> critical_path_names;  // "instruction (name)" per path event
@@ -68,7 +69,7 @@ std::vector<int64_t> delta_events(const Comparison& comparison, bool side_a, con
 
 // max_rows = 0 prints every delta.
 std::string format_comparison_text(const Comparison& comparison, size_t max_rows = 0);
-// {"a":{"run","backend","device_model","makespan_ns","streams":[...],"overlap":{...},"critical_path":{...}},
+// {"a":{"run","backend","device_model","makespan_ns","streams":[...],"idle":[...],"overlap":{...},"critical_path":{...}},
 //  "b":{...},"makespan_a_ns","makespan_b_ns","makespan_delta_ns","matched","only_in_a","only_in_b","deltas":[...]}.
 std::string comparison_json(const Comparison& comparison, int indent = -1);
 

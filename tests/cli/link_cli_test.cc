@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "tests/cli/cli_test_util.h"
@@ -52,6 +53,17 @@ TEST_F(LinkCli, ImportsLinksShowsAndReplaysARealCapture) {
   Outcome shown = run("show 1");
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
   EXPECT_NE(shown.out.find("<- median"), std::string::npos);
+  // The median step's row: its idle time (no record running) lies inside its span.
+  {
+    ASSERT_NE(shown.out.find("IDLE(us)"), std::string::npos) << shown.out.substr(0, 600);
+    const size_t end = shown.out.find("<- median");
+    const std::string row = shown.out.substr(shown.out.rfind('\n', end) + 1, end - shown.out.rfind('\n', end) - 1);
+    std::istringstream fields(row);
+    double step = 0, start = 0, span = 0, busy = 0, idle = -1;
+    fields >> step >> start >> span >> busy >> idle;
+    EXPECT_GE(idle, 0.0) << row;
+    EXPECT_LT(idle, span) << row;
+  }
   // The median step's instructions name the Python line they came from.
   EXPECT_NE(shown.out.find("make_dumps.py:"), std::string::npos) << shown.out.substr(0, 3000);
 

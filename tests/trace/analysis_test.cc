@@ -53,6 +53,19 @@ TEST(AnalysisTest, StreamBusyTimeIsUnionPerDeviceAndStream) {
   EXPECT_EQ(busy[4].busy_ns, 40);
 }
 
+TEST(AnalysisTest, DeviceIdleIsTheSpanLessEveryStreamsRecordsTogether) {
+  auto idle = device_idle_time(overlap_trace());
+  ASSERT_EQ(idle.size(), 2u);
+  EXPECT_EQ(idle[0].device, 0);
+  EXPECT_EQ(idle[0].span_ns, 200);
+  EXPECT_EQ(idle[0].busy_ns, 160 + 30);  // [0,160) across three streams, then [170,200)
+  EXPECT_EQ(idle[0].idle_ns(), 10);
+  EXPECT_EQ(idle[1].device, 1);
+  EXPECT_EQ(idle[1].span_ns, 90);
+  EXPECT_EQ(idle[1].idle_ns(), 10);  // [60,70)
+  EXPECT_TRUE(device_idle_time(Trace{}).empty());
+}
+
 TEST(AnalysisTest, OverlapIsComputeWhileCommunicatingOverCommunication) {
   OverlapReport r = compute_communication_overlap(overlap_trace());
   ASSERT_EQ(r.devices.size(), 2u);

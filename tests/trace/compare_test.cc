@@ -147,5 +147,36 @@ TEST(CompareTest, StartDeltasSubtractEachRunsOrigin) {
   }
 }
 
+// The same two kernels, 5 us apart in A and 50 us apart in B: the GPU idle
+// time, not the kernels, is what moved (a host-bound step in a slower process).
+TEST(CompareTest, AStepSlowedByItsIdleTimeIsSaidToBeTheHosts) {
+  RunInfo info_a, info_b;
+  info_a.id = 1;
+  info_b.id = 2;
+  Trace a, b;
+  add_event(a, 0, 0, EventKind::kGemm, "gemm", "g0", 0, 100);
+  add_event(a, 0, 0, EventKind::kGemm, "gemm", "g1", 105, 205);
+  add_event(b, 0, 0, EventKind::kGemm, "gemm", "g0", 0, 101);
+  add_event(b, 0, 0, EventKind::kGemm, "gemm", "g1", 151, 250);
+  Comparison c = compare_runs(info_a, a, info_b, b);
+  ASSERT_EQ(c.a.idle.size(), 1u);
+  EXPECT_EQ(c.a.idle[0].span_ns, 205);
+  EXPECT_EQ(c.a.idle[0].busy_ns, 200);
+  EXPECT_EQ(c.a.idle[0].idle_ns(), 5);
+  EXPECT_EQ(c.b.idle[0].idle_ns(), 50);
+  const std::string text = format_comparison_text(c);
+  EXPECT_NE(text.find("GPU idle"), std::string::npos) << text;
+  EXPECT_NE(text.find("the host's pace"), std::string::npos) << text;
+  auto j = nlohmann::json::parse(comparison_json(c));
+  EXPECT_EQ(j["b"]["idle"][0]["idle_ns"], 50);
+
+  // Slower kernels, the same gap: no word about the host.
+  Trace slower;
+  add_event(slower, 0, 0, EventKind::kGemm, "gemm", "g0", 0, 150);
+  add_event(slower, 0, 0, EventKind::kGemm, "gemm", "g1", 155, 305);
+  const std::string kernels = format_comparison_text(compare_runs(info_a, a, info_b, slower));
+  EXPECT_EQ(kernels.find("the host's pace"), std::string::npos) << kernels;
+}
+
 }  // namespace
 }  // namespace sl::trace
