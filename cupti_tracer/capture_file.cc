@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <type_traits>
 
+#include "core/trace/host_probe.h"
 #include "cupti_tracer/collector.h"
 
 namespace sl::cupti {
@@ -50,6 +51,10 @@ std::string capture_range_line(bool on, uint64_t timestamp) {
   return json{{"k", "range"}, {"on", on}, {"t", timestamp}}.dump();
 }
 
+std::string capture_host_line(const std::string& at, int64_t probe_ns, uint64_t timestamp) {
+  return json{{"k", "host"}, {"at", at}, {"probe_ns", probe_ns}, {"t", timestamp}}.dump();
+}
+
 namespace {
 
 // The next line into `line` (false at the end). A capture's records are
@@ -75,7 +80,7 @@ bool next_line(std::istream& in, std::string& line, bool* too_long) {
 
 }  // namespace
 
-Status read_capture(std::istream& in, ActivitySink& sink, int64_t* bad_lines) {
+Status read_capture(std::istream& in, ActivitySink& sink, int64_t* bad_lines, CaptureHost* host) {
   std::string line;
   int64_t bad = 0;
   bool too_long = false;
@@ -112,6 +117,14 @@ Status read_capture(std::istream& in, ActivitySink& sink, int64_t* bad_lines) {
         sink.on_dropped(j.at("n").get<uint64_t>());
       } else if (k == "unknown") {
         sink.on_unknown_kind(j.value("kind", 0u));
+      } else if (k == "host") {
+        const std::string at = j.at("at").get<std::string>();
+        const int64_t probe = j.at("probe_ns").get<int64_t>();
+        if ((at != "start" && at != "end") || probe <= 0) {
+          ++bad;
+        } else if (host != nullptr) {
+          (at == "start" ? host->probe_start_ns : host->probe_end_ns) = probe;
+        }
       } else if (k != "meta" && k != "range") {
         ++bad;
       }
@@ -230,10 +243,18 @@ Result<trace::Trace> import_capture_file(const std::string& path, const CaptureW
   ActivityCollector collector(CollectorOptions{.keep_unattributed = true, .cuda_stream_ids = true});
   WindowSink filtered(collector, keep);
   int64_t bad = 0;
-  SL_RETURN_IF_ERROR(read_capture(in, windowed ? static_cast<ActivitySink&>(filtered) : collector, &bad));
+  CaptureHost host;
+  SL_RETURN_IF_ERROR(read_capture(in, windowed ? static_cast<ActivitySink&>(filtered) : collector, &bad, &host));
   trace::Trace t = collector.build_trace();
   t.normalize_time();
   if (bad > 0) t.add_counter("capture_bad_lines", bad, "lines of the capture file that could not be read");
+  if (host.probe_start_ns) {
+    t.add_counter(trace::kHostProbeStartCounter, *host.probe_start_ns, trace::kHostProbeDescription);
+  }
+  if (host.probe_end_ns) {
+    t.add_counter(trace::kHostProbeEndCounter, *host.probe_end_ns,
+                  "as host_probe_start_ns, at the capture's end (after the program's last step)");
+  }
   if (filtered.outside() > 0) {
     t.add_counter("capture_records_outside_window", filtered.outside(),
                   "records before --delay, after --duration or outside the profiler ranges, not kept");

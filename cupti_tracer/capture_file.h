@@ -7,11 +7,13 @@
 //   {"k":"memcpy","dev":0,...,"bytes":N,"copy":1}   {"k":"memset",...,"bytes":N}
 //   {"k":"dropped","n":N}   {"k":"unknown","kind":K}
 //   {"k":"range","on":true,"t":N}   (--capture-range: cudaProfilerStart/Stop, or an NVTX range's push/pop)
+//   {"k":"host","at":"start","probe_ns":N,"t":N}   (host_pace.h: the core's pace at the start or "end")
 // "meta" may carry "t0": the CUPTI timestamp when the process was injected.
 
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 
 #include "core/common/status.h"
@@ -24,6 +26,15 @@ namespace sl::cupti {
 std::string capture_line(const Activity& activity);
 std::string capture_meta_line(long pid, const std::string& command, uint64_t t0 = 0);
 std::string capture_range_line(bool on, uint64_t timestamp);
+// `at` is "start" or "end": when the probe ran.
+std::string capture_host_line(const std::string& at, int64_t probe_ns, uint64_t timestamp);
+
+// What a capture says of its host besides the records: host_pace.h's probe
+// at the capture's start and end (absent in captures made before it).
+struct CaptureHost {
+  std::optional<int64_t> probe_start_ns;
+  std::optional<int64_t> probe_end_ns;
+};
 
 // Which records of a capture make the run, as `nsys profile` chooses them:
 // from `delay_ns` after the process was injected, for `duration_ns` (0: to
@@ -43,10 +54,12 @@ struct CaptureWindow {
 
 // Feeds every record of a capture stream to `sink`. Malformed lines are
 // counted in *bad_lines, not fatal; an unreadable file is kInvalidInput.
-Status read_capture(std::istream& in, ActivitySink& sink, int64_t* bad_lines);
+// The host lines go to *host when it is given.
+Status read_capture(std::istream& in, ActivitySink& sink, int64_t* bad_lines, CaptureHost* host = nullptr);
 
 // The whole import: records -> trace, streams numbered per device by first
-// appearance, times from the first record, counters for odd lines.
+// appearance, times from the first record, counters for odd lines and for
+// the host's probe (host_probe_start_ns, host_probe_end_ns).
 Result<trace::Trace> import_capture_file(const std::string& path, const CaptureWindow& window = {});
 
 }  // namespace sl::cupti

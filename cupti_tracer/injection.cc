@@ -17,6 +17,7 @@
 
 #include "cupti_tracer/capture_file.h"
 #include "cupti_tracer/cupti_api.h"
+#include "cupti_tracer/host_pace.h"
 
 namespace {
 
@@ -66,8 +67,17 @@ std::string command_line() {
   return raw;
 }
 
+// The host core's pace, timed on the thread that starts or ends the capture
+// (the program's own), before CUPTI starts or flushes.
+void write_host_probe(const std::string& at) {
+  const int64_t probe_ns = sl::cupti::host_probe_ns();
+  auto t = sl::cupti::CuptiApi::timestamp();
+  g_file_sink->write(sl::cupti::capture_host_line(at, probe_ns, t.is_ok() ? *t : 0));
+}
+
 void finish_capture() {
   if (g_file_sink == nullptr || g_forked) return;
+  write_host_probe("end");
   sl::Status s = sl::cupti::CuptiApi::stop();  // flushes into the sink
   if (!s.is_ok()) std::fprintf(stderr, "streamlens inject: %s\n", s.message().c_str());
   g_file_sink->close();
@@ -89,6 +99,7 @@ int start_capture() {
   auto t0 = sl::cupti::CuptiApi::timestamp();
   g_file_sink->write(
       sl::cupti::capture_meta_line(static_cast<long>(::getpid()), command_line(), t0.is_ok() ? *t0 : 0));
+  write_host_probe("start");
   sl::Status s = sl::cupti::CuptiApi::start(g_file_sink);
   // STREAMLENS_CAPTURE_RANGE=cudaProfilerApi or nvtx:NAME: mark the ranges
   // (the records are filtered when the capture is read).

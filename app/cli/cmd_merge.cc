@@ -16,6 +16,7 @@
 #include "app/cli/output_guard.h"
 #include "app/common/run_ref.h"
 #include "app/cli/store_access.h"
+#include "core/trace/host_probe.h"
 #include "core/trace/store/trace_store.h"
 
 namespace sl::cli {
@@ -108,6 +109,7 @@ Merged merge_traces(const std::vector<MergeInput>& inputs) {
       merged.time_origin_ns = std::min(*merged.time_origin_ns, *in.time_origin_ns);
   }
   std::set<int32_t> devices;
+  std::map<std::string, int64_t> slowest_host;  // host probe counter -> its largest value
   for (const MergeInput& in : inputs) {
     // Each input's times count from its own origin; move them onto the earliest.
     int64_t shift = aligned ? *in.time_origin_ns - *merged.time_origin_ns : 0;
@@ -122,7 +124,18 @@ Merged merge_traces(const std::vector<MergeInput>& inputs) {
     }
     for (const trace::Dependency& d : in.trace.dependencies)
       out.dependencies.push_back({d.from + base, d.to + base});
-    for (const trace::Counter& c : in.trace.counters) out.add_counter(c.name, c.value, c.description);
+    for (const trace::Counter& c : in.trace.counters) {
+      if (c.name == trace::kHostProbeStartCounter || c.name == trace::kHostProbeEndCounter) {
+        int64_t& slowest = slowest_host[c.name];
+        slowest = std::max(slowest, c.value);
+      } else {
+        out.add_counter(c.name, c.value, c.description);
+      }
+    }
+  }
+  // A pace is not a count: the merged run keeps the slowest process's host.
+  for (const auto& [counter, ns] : slowest_host) {
+    out.add_counter(counter, ns, "the slowest merged process's host probe (ns; host_probe_start_ns says more)");
   }
   if (!aligned && inputs.size() > 1) {
     int64_t unaligned =

@@ -8,6 +8,7 @@
 
 #include "core/hlo/parser.h"
 #include "core/trace/analysis.h"
+#include "core/trace/host_probe.h"
 #include "core/trace/iterations.h"
 #include "core/trace/report.h"
 
@@ -61,6 +62,11 @@ std::string format_linked_show(const trace::RunInfo& info, const trace::Trace& t
                        id == median ? "  <- median" : "");
   }
   if (steps.size() > kStepRows) out += fmt::format("... {} more steps\n", steps.size() - kStepRows);
+  if (const trace::HostProbe host = trace::host_probe_of(trace); host.measured()) {
+    out += fmt::format("host probe: {} us at the capture's start, {} us at its end (a fixed CPU workload: a "
+                       "slower host core takes longer, and so does a step with IDLE time)\n",
+                       trace::format_us(host.start_ns), trace::format_us(host.end_ns));
+  }
 
   // The median step's instructions by GPU time, with their Python lines.
   std::unordered_map<std::string, std::string> source;

@@ -82,6 +82,7 @@ RunSummary summarize(const RunInfo& info, const Trace& trace, const Trace& full)
   s.makespan_ns = trace.events.empty() ? info.makespan_ns : trace.makespan_ns();
   s.streams = stream_busy_time(trace);
   s.idle = device_idle_time(trace);
+  s.host = host_probe_of(full);
   s.overlap = compute_communication_overlap(trace);
   s.critical_path = critical_path(trace);
   for (uint32_t i : s.critical_path.events) {
@@ -114,6 +115,7 @@ Json summary_json(const RunSummary& s) {
     idle.push_back({{"device", d.device}, {"span_ns", d.span_ns}, {"busy_ns", d.busy_ns}, {"idle_ns", d.idle_ns()}});
   }
   j["idle"] = std::move(idle);
+  if (s.host.measured()) j["host_probe_ns"] = {{"start", s.host.start_ns}, {"end", s.host.end_ns}};
   Json devices = Json::array();
   for (const DeviceOverlap& d : s.overlap.devices) {
     devices.push_back({{"device", d.device}, {"compute_ns", d.compute_ns}, {"communication_ns", d.communication_ns},
@@ -255,6 +257,33 @@ std::string format_idle(const Comparison& c) {
   return out;
 }
 
+// Two hosts whose probes differ by this factor ran at different paces (a
+// core that runs at half speed for a while doubles it; run to run on one
+// pace it moves by a few percent).
+constexpr double kHostProbeNoteRatio = 1.3;
+
+// The captures' own measure of their host cores (host_probe.h), and a note
+// when A's and B's differ: a launch-bound step follows its core's pace.
+std::string format_host_probe(const Comparison& c) {
+  if (!c.a.host.measured() && !c.b.host.measured()) return {};
+  auto us = [](int64_t ns) { return ns > 0 ? format_us(ns) : std::string("-"); };
+  std::string out = "\nhost probe (us): a fixed CPU workload in the captured process, at its start and end; "
+                    "longer is a slower host core\n";
+  out += fmt::format("{:>6}  {:>12} {:>12}\n", "RUN", "START", "END");
+  out += fmt::format("{:>6}  {:>12} {:>12}\n", "A", us(c.a.host.start_ns), us(c.a.host.end_ns));
+  out += fmt::format("{:>6}  {:>12} {:>12}\n", "B", us(c.b.host.start_ns), us(c.b.host.end_ns));
+  auto ratio = [](int64_t a, int64_t b) { return a > 0 && b > 0 ? static_cast<double>(b) / a : 1.0; };
+  const double at_start = ratio(c.a.host.start_ns, c.b.host.start_ns);
+  const double at_end = ratio(c.a.host.end_ns, c.b.host.end_ns);
+  auto apart = [](double r) { return r >= kHostProbeNoteRatio || r <= 1.0 / kHostProbeNoteRatio; };
+  if (apart(at_start) || apart(at_end)) {
+    out += fmt::format("note: the two hosts ran at different paces (B's probe x{:.2f} of A's at the start, x{:.2f} "
+                       "at the end): a host-bound step's time moves with its core, whatever the program\n",
+                       at_start, at_end);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string format_comparison_text(const Comparison& c, size_t max_rows) {
@@ -301,6 +330,7 @@ std::string format_comparison_text(const Comparison& c, size_t max_rows) {
   }
 
   out += format_idle(c);
+  out += format_host_probe(c);
 
   out += "\ncompute/communication overlap\n";
   out += fmt::format("A: {:.1f}% ({} of {} us communicating)\n", 100.0 * c.a.overlap.ratio,

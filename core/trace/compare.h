@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/trace/analysis.h"
+#include "core/trace/host_probe.h"
 #include "core/trace/run_info.h"
 #include "core/trace/trace.h"
 
@@ -42,6 +43,7 @@ struct RunSummary {
   int64_t makespan_ns = 0;  // of the compared iteration
   std::vector<StreamBusy> streams;
   std::vector<DeviceIdle> idle;  // per device, in the compared iteration
+  HostProbe host;                 // the host core's pace, where a capture measured it
   OverlapReport overlap;
   CriticalPath critical_path;
   std::vector<std::string> critical_path_names;  // "instruction (name)" per path event

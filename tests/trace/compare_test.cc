@@ -178,5 +178,37 @@ TEST(CompareTest, AStepSlowedByItsIdleTimeIsSaidToBeTheHosts) {
   EXPECT_EQ(kernels.find("the host's pace"), std::string::npos) << kernels;
 }
 
+TEST(CompareTest, TwoCapturesWhoseHostsRanAtDifferentPacesAreSaidSo) {
+  RunInfo info_a, info_b;
+  info_a.id = 1;
+  info_b.id = 2;
+  Trace a, b;
+  add_event(a, 0, 0, EventKind::kGemm, "gemm", "g0", 0, 100);
+  add_event(b, 0, 0, EventKind::kGemm, "gemm", "g0", 0, 100);
+  // Neither run measured its host (simulated runs): no host section.
+  EXPECT_EQ(format_comparison_text(compare_runs(info_a, a, info_b, b)).find("host probe"), std::string::npos);
+
+  a.add_counter(kHostProbeStartCounter, 1'100'000, kHostProbeDescription);
+  a.add_counter(kHostProbeEndCounter, 1'050'000, kHostProbeDescription);
+  b.add_counter(kHostProbeStartCounter, 1'150'000, kHostProbeDescription);
+  b.add_counter(kHostProbeEndCounter, 1'000'000, kHostProbeDescription);
+  const Comparison alike = compare_runs(info_a, a, info_b, b);
+  EXPECT_EQ(alike.b.host.start_ns, 1'150'000);
+  const std::string alike_text = format_comparison_text(alike);
+  EXPECT_NE(alike_text.find("host probe"), std::string::npos) << alike_text;
+  EXPECT_EQ(alike_text.find("different paces"), std::string::npos) << alike_text;
+  auto j = nlohmann::json::parse(comparison_json(alike));
+  EXPECT_EQ(j["a"]["host_probe_ns"]["end"], 1'050'000);
+
+  // B's core at half speed by the end of its capture.
+  Trace slow_host = b;
+  slow_host.counters.clear();
+  slow_host.add_counter(kHostProbeStartCounter, 1'150'000, kHostProbeDescription);
+  slow_host.add_counter(kHostProbeEndCounter, 2'200'000, kHostProbeDescription);
+  const std::string apart = format_comparison_text(compare_runs(info_a, a, info_b, slow_host));
+  EXPECT_NE(apart.find("different paces"), std::string::npos) << apart;
+  EXPECT_NE(apart.find("x2.10 at the end"), std::string::npos) << apart;
+}
+
 }  // namespace
 }  // namespace sl::trace
