@@ -49,6 +49,22 @@ score() {
          r="-"; if (split(range, lh, " ") == 2) r=sprintf("%s-%s%s", lh[1], lh[2], (a>=lh[1] && a<=lh[2]) ? "_(in)" : "")
          printf "%.1f %.1f %+.1f%% %s\n", a, b, (b-a)/a*100, r }'
 }
+# The capture's host probe (ns) at "start" or "end", empty when it has none
+# (captures made before the injection library timed its host).
+probe() {
+  grep '"k":"host"' "$ROOT/$1/capture.jsonl" 2>/dev/null | grep "\"at\":\"$2\"" |
+    sed -n 's/.*"probe_ns":\([0-9]*\).*/\1/p' | head -1
+}
+# "alike" when A's and B's probes are within 1.3x of each other at the start
+# and at the end, else "apart"; "-" without probes (FIDELITY-real, set 23).
+hosts() {
+  local sa ea sb eb
+  sa=$(probe "$1" start) ea=$(probe "$1" end) sb=$(probe "$2" start) eb=$(probe "$2" end)
+  [ -n "$sa" ] && [ -n "$ea" ] && [ -n "$sb" ] && [ -n "$eb" ] || { echo "-"; return; }
+  awk -v sa="$sa" -v ea="$ea" -v sb="$sb" -v eb="$eb" 'function apart(x, y) { return x > 1.3 * y || y > 1.3 * x }
+    END { printf "%s_%.2f/%.2f_%.2f/%.2f\n", (apart(sa, sb) || apart(ea, eb)) ? "apart" : "alike",
+          sa / 1e6, ea / 1e6, sb / 1e6, eb / 1e6 }' < /dev/null
+}
 echo "## (a) Replay: kernel times from the same capture"
 echo
 echo "| capture | measured median step (us) | simulated (us) | error |"
@@ -60,15 +76,27 @@ done
 echo
 echo "## (b) What-if: another XLA setting's module, kernel times from the first capture"
 echo
-echo "| program | times from | module of | measured (us) | predicted (us) | error | at the fastest-slowest host (us) |"
-echo "| --- | --- | --- | ---: | ---: | ---: | --- |"
+echo "| program | times from | module of | measured (us) | predicted (us) | error | at the fastest-slowest host (us) | hosts, probes A start/end B start/end (ms) |"
+echo "| --- | --- | --- | ---: | ---: | ---: | --- | --- |"
+rows=()  # "setting hosts error" per what-if, for the summary
 for name in $(printf '%s\n' "${!run_of[@]}" | sort); do
   prog=${name%_*} setting=${name##*_}
   [ "$setting" = def ] && continue
   base=${prog}_def
   [ -n "${run_of[$base]:-}" ] || continue
+  h=$(hosts "$base" "$name")
   read -r m s e r <<< "$(score "$name" "${run_of[$base]}" "${run_of[$name]}")"
-  echo "| $prog | def | $setting | $m | $s | $e | ${r//_/ } |"
+  echo "| $prog | def | $setting | $m | $s | $e | ${r//_/ } | ${h//_/ } |"
+  rows+=("$setting ${h%%_*} $e")
   read -r m s e r <<< "$(score "$base" "${run_of[$name]}" "${run_of[$base]}")"
-  echo "| $prog | $setting | def | $m | $s | $e | ${r//_/ } |"
+  echo "| $prog | $setting | def | $m | $s | $e | ${r//_/ } | ${h//_/ } |"
+  rows+=("$setting ${h%%_*} $e")
 done
+echo
+echo "By setting and by the hosts' probes (alike: within 1.3x at the start and the end):"
+echo
+echo "| setting | hosts | what-ifs | within 5% | mean \|error\| |"
+echo "| --- | --- | ---: | ---: | ---: |"
+printf '%s\n' "${rows[@]}" | awk '$3 ~ /%$/ { e = $3; sub("%", "", e); e = e < 0 ? -e : e
+    for (k = 0; k < 2; ++k) { key = $1 " | " (k ? "all" : $2); n[key]++; sum[key] += e; if (e <= 5) in5[key]++ } }
+  END { for (key in n) printf "| %s | %d | %d | %.1f%% |\n", key, n[key], in5[key], sum[key] / n[key] }' | sort
