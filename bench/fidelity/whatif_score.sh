@@ -97,6 +97,6 @@ echo "By setting and by the hosts' probes (alike: within 1.3x at the start and t
 echo
 echo "| setting | hosts | what-ifs | within 5% | mean \|error\| |"
 echo "| --- | --- | ---: | ---: | ---: |"
-printf '%s\n' "${rows[@]}" | awk '$3 ~ /%$/ { e = $3; sub("%", "", e); e = e < 0 ? -e : e
+printf '%s\n' "${rows[@]}" | awk '$3 ~ /%$/ { e = $3; sub("%", "", e); e += 0; if (e < 0) e = -e
     for (k = 0; k < 2; ++k) { key = $1 " | " (k ? "all" : $2); n[key]++; sum[key] += e; if (e <= 5) in5[key]++ } }
   END { for (key in n) printf "| %s | %d | %d | %.1f%% |\n", key, n[key], in5[key], sum[key] / n[key] }' | sort
