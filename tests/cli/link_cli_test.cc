@@ -82,6 +82,48 @@ TEST_F(LinkCli, ImportsLinksShowsAndReplaysARealCapture) {
   EXPECT_NEAR(static_cast<double>(simulated), static_cast<double>(measured), 0.03 * static_cast<double>(measured));
 }
 
+// The run id an `import` printed ("... as run N ..."), or -1.
+int64_t imported_run(const std::string& out) {
+  const size_t at = out.find(" as run ");
+  return at == std::string::npos ? -1 : std::stoll(out.substr(at + 8));
+}
+
+// Two processes of one module (cached decoding, command buffers off),
+// captured in a row on an H100 (bench/FIDELITY-real.md, "Does the probe
+// tell a fast host from a slow one?"): a's median step 52 us, b's 107, the
+// same kernels, and the host probes within 10% of each other at both ends.
+TEST_F(LinkCli, TwoCapturesOfOneModuleShowTheirHostProbesAndWhereTheStepsDiffer) {
+  const std::filesystem::path captures = std::filesystem::path(SL_SOURCE_DIR) / "tests/corpus/captures";
+  int64_t runs[2] = {-1, -1};
+  for (int i = 0; i < 2; ++i) {
+    const std::filesystem::path dir = captures / (i == 0 ? "decode_nocb_h100_a" : "decode_nocb_h100_b");
+    Outcome imported = run("import " + (dir / "capture.jsonl").string() + " --xla-dump " + dir.string());
+    ASSERT_EQ(imported.exit_code, 0) << imported.err;
+    runs[i] = imported_run(imported.out);
+    ASSERT_GT(runs[i], 0) << imported.out;
+  }
+  Outcome shown = run("show " + std::to_string(runs[0]));
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("host probe: 2451.901 us at the capture's start, 2359.464 us at its end"),
+            std::string::npos)
+      << shown.out.substr(0, 3000);
+
+  Outcome compared = run("compare " + std::to_string(runs[0]) + " " + std::to_string(runs[1]));
+  ASSERT_EQ(compared.exit_code, 0) << compared.err;
+  EXPECT_NE(compared.out.find("host probe (us)"), std::string::npos) << compared.out;
+  // b's step waited on the host, and not because its core ran slowly.
+  EXPECT_NE(compared.out.find("the host's pace"), std::string::npos) << compared.out;
+  EXPECT_EQ(compared.out.find("different paces"), std::string::npos) << compared.out;
+
+  Outcome json = run("compare " + std::to_string(runs[0]) + " " + std::to_string(runs[1]) + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << json.out.substr(0, 400);
+  EXPECT_EQ(j["a"]["host_probe_ns"]["start"], 2451901);
+  EXPECT_EQ(j["b"]["host_probe_ns"]["end"], 2572823);
+  EXPECT_GT(j["makespan_b_ns"].get<int64_t>(), 3 * j["makespan_a_ns"].get<int64_t>() / 2);
+}
+
 TEST_F(LinkCli, LinkTiesAnImportedCaptureToItsModuleAsANewRun) {
   ASSERT_EQ(run("import " + (kCapture / "capture.jsonl").string()).exit_code, 0);
   Outcome linked = run("link 1 " + kModule);
