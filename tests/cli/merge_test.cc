@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/trace/host_probe.h"
 #include "core/trace/store/trace_store.h"
 #include "tests/cli/cli_test_util.h"
 
@@ -36,7 +37,7 @@ class Merge : public ::testing::Test {
   // One process's recording: a GEMM on the compute stream, then a collective
   // on the communication stream waiting for it, all on `device`.
   std::string make_rank_db(const std::string& name, int device, const std::string& config_json,
-                           int64_t counter_value) {
+                           int64_t counter_value, int64_t host_probe_ns = 0) {
     std::string db = path(name);
     auto store = trace::TraceStore::open(db);
     EXPECT_TRUE(store) << store.status().message();
@@ -60,6 +61,10 @@ class Merge : public ::testing::Test {
     t.events = {gemm, coll};
     t.dependencies = {{0, 1}};
     t.add_counter("dropped_records", counter_value, "records the tracer dropped");
+    if (host_probe_ns > 0) {
+      t.add_counter(trace::kHostProbeStartCounter, host_probe_ns, trace::kHostProbeDescription);
+      t.add_counter(trace::kHostProbeEndCounter, host_probe_ns + 1, trace::kHostProbeDescription);
+    }
     trace::RunInfo info;
     info.name = name;
     info.program_name = "m";
@@ -170,6 +175,21 @@ TEST_F(Merge, InputsWithoutTimeOriginAreCountedNotAligned) {
   ASSERT_NE(unaligned, nullptr);
   EXPECT_EQ(unaligned->value, 1);
   EXPECT_FALSE(nlohmann::json::parse(m.info.config_json).contains("time_origin_ns"));
+}
+
+TEST_F(Merge, CountsAddUpAndTheHostProbeIsTheSlowestProcesss) {
+  std::string a = make_rank_db("rank0.db", 0, R"({"time_origin_ns": 5000000})", 2, 1'000'000);
+  std::string b = make_rank_db("rank1.db", 1, R"({"time_origin_ns": 5000000})", 3, 2'500'000);
+  std::string out = path("merged.db");
+  Outcome o = sl("merge " + out + " " + a + " " + b);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  Loaded m = load(out, 1);
+  ASSERT_NE(counter(m.trace, "dropped_records"), nullptr);
+  EXPECT_EQ(counter(m.trace, "dropped_records")->value, 5);
+  // A pace is not a count: 2.5 ms, not 3.5.
+  ASSERT_NE(counter(m.trace, "host_probe_start_ns"), nullptr);
+  EXPECT_EQ(counter(m.trace, "host_probe_start_ns")->value, 2'500'000);
+  EXPECT_EQ(counter(m.trace, "host_probe_end_ns")->value, 2'500'001);
 }
 
 TEST_F(Merge, RecordedRunsMergeAndInputsStayByteIdentical) {
