@@ -4,13 +4,14 @@
 // time (a shared physical core or its clock; bench/FIDELITY-real.md, "The
 // host's pace, pinned"), and a launch-bound step slows with it. The
 // injection library times a fixed CPU workload at the capture's start and
-// end, so that two captures can say whether their hosts ran alike.
+// end, so that two captures can say whether their cores ran alike (a step
+// can also wait on the host for other reasons, which this does not see).
 
 #include <cstdint>
 
 namespace sl::cupti {
 
-// Nanoseconds a fixed integer workload took (about 1 ms on a fast core), the
+// Nanoseconds a fixed integer workload took (2.1-2.9 ms on the H100 machine), the
 // best of `tries`: a try that was preempted is the slow one, not the pace.
 int64_t host_probe_ns(int tries = 3);
 
