@@ -35,7 +35,7 @@ int64_t counter_or_zero(const trace::Trace& t, std::string_view name) {
   return 0;
 }
 
-TEST(HostPace, TheProbeTimesItsWorkload) {
+TEST(HostProbe, TheProbeTimesItsWorkload) {
   const int64_t once = host_probe_ns(1);
   const int64_t best_of_three = host_probe_ns(3);
   EXPECT_GT(once, 0);
@@ -45,7 +45,7 @@ TEST(HostPace, TheProbeTimesItsWorkload) {
   EXPECT_LT(best_of_three, 1'000'000'000);
 }
 
-TEST(HostPace, TheCapturesProbesBecomeTheRunsCounters) {
+TEST(HostProbe, TheCapturesProbesBecomeTheRunsCounters) {
   auto t = import_capture_file(write_probed_capture("ok", ""));
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   EXPECT_EQ(t->events.size(), 1u);
@@ -56,7 +56,7 @@ TEST(HostPace, TheCapturesProbesBecomeTheRunsCounters) {
   EXPECT_EQ(counter_or_zero(*t, "capture_bad_lines"), 0);
 }
 
-TEST(HostPace, AMalformedHostLineIsCountedAndLeftOut) {
+TEST(HostProbe, AMalformedHostLineIsCountedAndLeftOut) {
   // A probe at neither end, a probe of no time, and one without its value.
   auto t = import_capture_file(write_probed_capture(
       "bad", "{\"k\":\"host\",\"at\":\"middle\",\"probe_ns\":5,\"t\":1}\n"
@@ -66,7 +66,7 @@ TEST(HostPace, AMalformedHostLineIsCountedAndLeftOut) {
   EXPECT_EQ(trace::host_probe_of(*t).end_ns, 2'300'000);
 }
 
-TEST(HostPace, ACaptureWithoutProbesHasNoHostCounters) {
+TEST(HostProbe, ACaptureWithoutProbesHasNoHostCounters) {
   std::istringstream in("{\"k\":\"kernel\",\"dev\":0,\"stream\":7,\"start\":1,\"end\":2,\"name\":\"k\"}\n");
   struct Ignore : ActivitySink {
     void on_activity(const Activity&) override {}
