@@ -244,7 +244,8 @@ Result<trace::Trace> import_capture_file(const std::string& path, const CaptureW
   WindowSink filtered(collector, keep);
   int64_t bad = 0;
   CaptureHost host;
-  SL_RETURN_IF_ERROR(read_capture(in, windowed ? static_cast<ActivitySink&>(filtered) : collector, &bad, &host));
+  ActivitySink& sink = windowed ? static_cast<ActivitySink&>(filtered) : collector;
+  SL_RETURN_IF_ERROR(read_capture(in, sink, &bad, &host));
   trace::Trace t = collector.build_trace();
   t.normalize_time();
   if (bad > 0) t.add_counter("capture_bad_lines", bad, "lines of the capture file that could not be read");

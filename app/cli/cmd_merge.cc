@@ -135,7 +135,8 @@ Merged merge_traces(const std::vector<MergeInput>& inputs) {
   }
   // A pace is not a count: the merged run keeps the slowest process's host.
   for (const auto& [counter, ns] : slowest_host) {
-    out.add_counter(counter, ns, "the slowest merged process's host probe (ns; host_probe_start_ns says more)");
+    out.add_counter(counter, ns,
+                    "the slowest merged process's host probe (ns; host_probe_start_ns says more)");
   }
   if (!aligned && inputs.size() > 1) {
     int64_t unaligned =

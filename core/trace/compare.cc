@@ -277,9 +277,10 @@ std::string format_host_probe(const Comparison& c) {
   const double at_end = ratio(c.a.host.end_ns, c.b.host.end_ns);
   auto apart = [](double r) { return r >= kHostProbeNoteRatio || r <= 1.0 / kHostProbeNoteRatio; };
   if (apart(at_start) || apart(at_end)) {
-    out += fmt::format("note: the two hosts ran at different paces (B's probe x{:.2f} of A's at the start, x{:.2f} "
-                       "at the end): a host-bound step's time moves with its core, whatever the program\n",
-                       at_start, at_end);
+    out += fmt::format(
+        "note: the two hosts ran at different paces (B's probe x{:.2f} of A's at the start, x{:.2f} at the end): "
+        "a host-bound step's time moves with its core, whatever the program\n",
+        at_start, at_end);
   }
   return out;
 }
