@@ -192,12 +192,32 @@ Result<GraphProgram> lay_out_command_buffers(const std::vector<sched::DeviceProg
   return out;
 }
 
+std::vector<std::vector<uint8_t>> after_pdl_launch(const GraphProgram& program) {
+  std::vector<std::vector<uint8_t>> out(program.role.size());
+  for (size_t d = 0; d < program.role.size() && d < program.devices.size(); ++d) {
+    const auto& thunks = program.devices[d].thunks;
+    out[d].assign(program.role[d].size(), 0);
+    int64_t last_graph = -1;
+    bool last_pdl_launch = false;
+    for (size_t i = 0; i < program.role[d].size() && i < thunks.size(); ++i) {
+      const int64_t graph = program.graph_of[d][i];
+      if (program.role[d][i] == LaunchRole::kSynthetic || graph < 0) continue;
+      out[d][i] = program.role[d][i] == LaunchRole::kGraphNode && graph == last_graph && last_pdl_launch ? 1 : 0;
+      last_graph = graph;
+      last_pdl_launch = thunks[i].instruction != nullptr && thunks[i].instruction->is_pdl_launch();
+    }
+  }
+  return out;
+}
+
 std::vector<std::vector<int64_t>> role_gaps_ns(const GraphProgram& program, const DeviceModel& model,
                                                bool stream_launch) {
+  const std::vector<std::vector<uint8_t>> after_pdl = after_pdl_launch(program);
   std::vector<std::vector<int64_t>> out(program.role.size());
   for (size_t d = 0; d < program.role.size(); ++d) {
     out[d].reserve(program.role[d].size());
-    for (LaunchRole r : program.role[d]) {
+    for (size_t i = 0; i < program.role[d].size(); ++i) {
+      const LaunchRole r = program.role[d][i];
       switch (r) {
         case LaunchRole::kStream:
           out[d].push_back(stream_launch ? std::llround(model.stream_kernel_gap_us * 1e3) : kNoGap);
@@ -206,7 +226,8 @@ std::vector<std::vector<int64_t>> role_gaps_ns(const GraphProgram& program, cons
           out[d].push_back(std::llround(model.graph_launch_us * 1e3));
           break;
         case LaunchRole::kGraphNode:
-          out[d].push_back(std::llround(model.graph_node_gap_us * 1e3));
+          out[d].push_back(std::llround(
+              (after_pdl[d][i] != 0 ? model.graph_node_gap_after_pdl_launch_us : model.graph_node_gap_us) * 1e3));
           break;
         case LaunchRole::kSynthetic:
           out[d].push_back(kNoGap);

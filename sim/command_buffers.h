@@ -57,9 +57,15 @@ Result<GraphProgram> lay_out_command_buffers(const std::vector<sched::DeviceProg
                                              const std::vector<std::vector<CommandBuffer>>& graphs,
                                              int concurrency);
 
+// Per device, per thunk of `program`: 1 for a graph node right after a
+// kernel XLA launches with programmatic dependent launch in its graph
+// (hlo::Instruction::is_pdl_launch), which overlaps that kernel's tail.
+std::vector<std::vector<uint8_t>> after_pdl_launch(const GraphProgram& program);
+
 // The launch gap of each thunk of `program` by its role, in ns, for
 // SimOptions::fixed_thunk_gap_ns (kNoGap for kStream when `stream_launch` is
-// false: the model's kernel_launch_us).
+// false: the model's kernel_launch_us); a node after a kernel launched with
+// PDL takes graph_node_gap_after_pdl_launch_us.
 std::vector<std::vector<int64_t>> role_gaps_ns(const GraphProgram& program, const DeviceModel& model,
                                                bool stream_launch);
 

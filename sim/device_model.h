@@ -112,6 +112,10 @@ struct DeviceModel {
   double host_pace_fast_scale = 1;
   double host_pace_slow_scale = 1;
   double graph_node_gap_us = 0;  // between a node and its predecessor; negative: they overlap
+  // The same after a kernel XLA launches with programmatic dependent launch
+  // (its Triton GEMM fusions), whose tail the next node overlaps. Optional in
+  // device files: graph_node_gap_us.
+  double graph_node_gap_after_pdl_launch_us = 0;
   int graph_concurrency = 1;     // lanes a graph's independent nodes run on at once
   // A graph launched while the GPU waits for the host (cold): its nodes after
   // the first start no earlier than graph_cold_wait_per_node_us for each of

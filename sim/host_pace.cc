@@ -152,6 +152,34 @@ std::pair<double, int64_t> robust_cost_us(const std::vector<std::pair<double, in
   return {issues == 0 ? 0.0 : std::max(0.0, sum / static_cast<double>(issues)) / 1e3, issues};
 }
 
+// The host's pace (HostCostEstimate::pace): the intervals' span over what
+// the device file's costs give their issues, re-recordings included,
+// leaving out intervals more than kOutlierFactor off (as each kind does);
+// and the issues of those kept. At most 1: an interval is the host's cost
+// or longer (a loop of graphs the GPU holds back starts each graph a fixed
+// 1.6-2.3 us after the last, its trips as far apart as the GPU's work), so
+// a run slower than the file may be the GPU's pace; a faster one is the
+// host's.
+std::pair<double, int64_t> pace_of(const std::vector<Interval>& intervals, const DeviceModel& file) {
+  double span = 0, costed = 0;
+  int64_t issues = 0;
+  for (const Interval& i : intervals) {
+    const int64_t retraced = std::min(i.retraced_commands, i.rerecorded_commands);
+    const double us = static_cast<double>(i.kernels) * file.host_kernel_launch_us +
+                      static_cast<double>(i.libraries) * file.host_library_call_us +
+                      static_cast<double>(i.slices) * file.host_dynamic_slice_us +
+                      static_cast<double>(i.graphs) * file.host_graph_launch_us +
+                      static_cast<double>(i.blas_commands) * file.host_graph_blas_command_us +
+                      graph_rerecord_us(file, i.rerecorded_commands, retraced);
+    const double ns = us * 1e3, measured = static_cast<double>(i.span_ns);
+    if (ns <= 0 || measured > kOutlierFactor * ns || measured * kOutlierFactor < ns) continue;
+    span += measured;
+    costed += ns;
+    issues += i.kernels + i.libraries + i.slices + i.graphs;
+  }
+  return {issues < kMinHostSamples ? 1.0 : std::min(1.0, span / costed), issues};
+}
+
 }  // namespace
 
 HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unordered_set<std::string>& in_graph,
@@ -166,10 +194,13 @@ HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unor
   std::vector<Interval> intervals;
   for (auto& [device, events] : by_device) intervals_of_device(linked, std::move(events), in_graph, work, intervals);
   std::erase_if(intervals, [](const Interval& i) { return i.dnn > 0; });
+  // The pace first: each kind below takes the others it holds off at the
+  // pace where they are not estimated (with_host_costs).
+  std::tie(out.pace, out.pace_samples) = pace_of(intervals, device_file);
   // Kernels first (intervals of kernels alone), then library calls with the
   // kernels' cost taken off, then dynamic-slice fusions and graph launches
   // with the kinds before them taken off (and a graph's re-recording, at the
-  // device file's cost); each the intervals' total over their issues of the
+  // device file's cost at the host's pace); each the intervals' total over their issues of the
   // kind (robust_cost_us). The samples: the issues of the kind in the
   // intervals kept.
   auto rest_ns = [](const Interval& i, const DeviceModel& m) {
@@ -247,14 +278,14 @@ HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unor
   if (!plain_graphs) {
     // Every graph holds cuBLAS commands (a notriton loop's body and little
     // else): no launch to tell them from. Their launch is the device file's
-    // where they took longer, the rest their commands'; their own time where
+    // at the host's pace where they took longer, the rest their commands'; their own time where
     // they took less (a fast host), their commands then costing nothing.
     double per_graph_us = 0;
     int64_t graphs = 0;
     estimate_of([](const GraphRest& g) { return g.retraced == 0; }, graphs_of, [](const GraphRest&) { return 0.0; },
                 per_graph_us, graphs);
     out.graph_samples = graphs;
-    out.graph_launch_us = std::min(per_graph_us, device_file.host_graph_launch_us);
+    out.graph_launch_us = std::min(per_graph_us, then.host_graph_launch_us);
   }
   then = with_host_costs(device_file, out);
   const auto launches_ns = [&](const GraphRest& g) {
@@ -273,6 +304,13 @@ HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unor
 }
 
 DeviceModel with_host_costs(DeviceModel model, const HostCostEstimate& estimate) {
+  if (estimate.pace_samples >= kMinHostSamples) {
+    for (double* us : {&model.host_kernel_launch_us, &model.host_library_call_us, &model.host_graph_launch_us,
+                       &model.host_graph_rerecord_us, &model.host_graph_retrace_us,
+                       &model.host_graph_blas_command_us, &model.host_dynamic_slice_us}) {
+      *us *= estimate.pace;
+    }
+  }
   if (estimate.kernel_samples >= kMinHostSamples) model.host_kernel_launch_us = estimate.kernel_launch_us;
   if (estimate.library_samples >= kMinHostSamples) model.host_library_call_us = estimate.library_call_us;
   if (estimate.graph_samples >= kMinHostSamples) model.host_graph_launch_us = estimate.graph_launch_us;
@@ -285,9 +323,12 @@ DeviceModel with_host_costs(DeviceModel model, const HostCostEstimate& estimate)
 }
 
 std::string host_costs_line(const HostCostEstimate& estimate, const DeviceModel& device_file) {
-  auto one = [](const char* what, double us, int64_t samples, double file_us) {
+  const bool paced = estimate.pace_samples >= kMinHostSamples;
+  const double pace = paced ? estimate.pace : 1.0;
+  const std::string file = paced ? fmt::format("device file x{:.2f}", pace) : std::string("device file");
+  auto one = [&](const char* what, double us, int64_t samples, double file_us) {
     if (samples >= kMinHostSamples) return fmt::format("{} {:.1f} us ({} launch-bound)", what, us, samples);
-    return fmt::format("{} {:.1f} us (device file: {} launch-bound)", what, file_us, samples);
+    return fmt::format("{} {:.1f} us ({}: {} launch-bound)", what, file_us * pace, file, samples);
   };
   return one("kernel", estimate.kernel_launch_us, estimate.kernel_samples, device_file.host_kernel_launch_us) + ", " +
          one("library call", estimate.library_call_us, estimate.library_samples, device_file.host_library_call_us) +
@@ -303,7 +344,10 @@ std::string host_costs_line(const HostCostEstimate& estimate, const DeviceModel&
          (estimate.graph_retrace_samples > 0
               ? ", " + one("cuBLAS call traced again", estimate.graph_retrace_us, estimate.graph_retrace_samples,
                            device_file.host_graph_retrace_us)
-              : std::string{});
+              : std::string{}) +
+         (paced ? fmt::format("; the host's pace x{:.2f} of the device file's costs ({} issues)", pace,
+                              estimate.pace_samples)
+                : std::string{});
 }
 
 }  // namespace sl::sim

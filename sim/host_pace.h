@@ -56,6 +56,16 @@ struct HostCostEstimate {
   int64_t dynamic_slice_samples = 0;
   int64_t graph_retrace_samples = 0;
   int64_t graph_blas_command_samples = 0;
+  // The host's pace against the device file: the intervals' total span over
+  // what the file's costs give their issues (re-recordings included). A kind
+  // the run cannot estimate (too few samples, or never apart from another:
+  // a graph's re-recording, a loop graph's launch where every graph retraces
+  // a cuBLAS call) takes the file's cost times this, as the host that ran
+  // the kinds it can estimate ran at this pace. At most 1 (an interval may
+  // be the GPU's, never shorter than the host's); 1 with fewer than
+  // kMinHostSamples issues. The samples: the issues of the intervals kept.
+  double pace = 1;
+  int64_t pace_samples = 0;
 };
 
 // More of what the measured run's dump says about its launches: its
@@ -83,7 +93,8 @@ struct HostWorkOf {
 HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unordered_set<std::string>& in_graph,
                                      const DeviceModel& device_file, const HostWorkOf& work = {});
 
-// `model` with the estimated host costs where a kind had enough samples.
+// `model` with every host cost at the estimate's pace, then the estimated
+// costs where a kind had enough samples.
 DeviceModel with_host_costs(DeviceModel model, const HostCostEstimate& estimate);
 
 // "kernel 8.7 us (14 launch-bound), library call 21.0 us (4), graph launch

@@ -123,6 +123,9 @@ class SimBackend : public exec::Backend {
                              const trace::Trace& modelled, trace::Trace& trace) const {
     HostCostEstimate estimate = measured_->host_costs.value_or(HostCostEstimate{});
     if (measured_->another_module) estimate = HostCostEstimate{};
+    // The range is the file's costs at the paces measured between calls, not at this run's.
+    estimate.pace = 1;
+    estimate.pace_samples = 0;
     const bool any_from_file = estimate.kernel_samples < kMinHostSamples ||
                                estimate.library_samples < kMinHostSamples ||
                                estimate.graph_samples < kMinHostSamples ||
@@ -280,7 +283,8 @@ class SimBackend : public exec::Backend {
 
   // A graph node's measured gap stays where the measured run launched the
   // instruction in a graph too, at the same place (a graph's first node, or
-  // a node after another); elsewhere the role's gap replaces it. A kernel
+  // a node after another, after a kernel launched with PDL or not); elsewhere the
+  // role's gap replaces it. A kernel
   // launched alone always gets its role's gap: its measured idle time came
   // from the race between the host and the GPU, which the host-issue model
   // runs again (replaying it would count the host twice, and on a second
@@ -292,6 +296,7 @@ class SimBackend : public exec::Backend {
                                    std::vector<std::vector<int64_t>>& gaps,
                                    std::vector<std::vector<uint8_t>>& modelled) const {
     int64_t replaced = 0;
+    const std::vector<std::vector<uint8_t>> after_pdl = after_pdl_launch(laid);
     modelled.assign(gaps.size(), {});
     for (size_t d = 0; d < devices.size() && d < gaps.size(); ++d) {
       modelled[d].assign(gaps[d].size(), 0);
@@ -306,8 +311,14 @@ class SimBackend : public exec::Backend {
         const bool graph_there = !measured_->graph_mode_known || measured_->in_graph.count(source) > 0;
         // At another place in its graph there: a graph's first node waited
         // for the launch, a node after another for its predecessor only.
-        const bool place_differs = role == LaunchRole::kGraphStart ? measured_->graph_after.count(source) > 0
-                                                                   : measured_->graph_first.count(source) > 0;
+        // After a kernel launched with PDL here and not there, or the other
+        // way round: the gap there was (or was not) that kernel's tail.
+        const bool place_differs =
+            role == LaunchRole::kGraphStart
+                ? measured_->graph_after.count(source) > 0
+                : measured_->graph_first.count(source) > 0 ||
+                      (measured_->graph_mode_known &&
+                       (after_pdl[d][i] != 0) != (measured_->graph_after_pdl_launch.count(source) > 0));
         if (gaps[d][i] != kNoGap && graph_there && !place_differs) continue;
         gaps[d][i] = role_gaps[d][i];
         modelled[d][i] = 1;

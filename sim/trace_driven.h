@@ -68,6 +68,11 @@ struct MeasuredTimes {
   // backward body starts with the multiply the def body runs fourth).
   std::unordered_set<std::string> graph_first;
   std::unordered_set<std::string> graph_after;
+  // Of graph_after: those right after a kernel XLA launches with
+  // programmatic dependent launch (its Triton GEMM fusions). Their gap is
+  // that kernel's tail, which they overlap (DeviceModel::
+  // graph_node_gap_after_pdl_launch_us); after any other node it is not.
+  std::unordered_set<std::string> graph_after_pdl_launch;
   // Its dynamic-slice fusions and re-recorded graphs (from the same dump).
   HostWorkOf host_work;
   // The host-issue costs estimated from the run (sim/host_pace.h); absent:

@@ -240,9 +240,14 @@ LaunchedInstructions launched_instructions(const std::string& module_path) {
   if (!module || !thunks) return out;
   const xla::LaunchPlan plan = xla::plan_from_thunks(*thunks, &*module);
   int64_t last_graph = -1;
+  bool last_pdl_launch = false;  // the graph's launch before was launched with PDL
   for (const xla::PlannedLaunch& l : plan.launches) {
     const bool first_of_graph = l.in_command_buffer && l.graph >= 0 && l.graph != last_graph;
-    if (l.in_command_buffer && l.graph >= 0) last_graph = l.graph;
+    const bool after_pdl_launch = l.in_command_buffer && !first_of_graph && last_pdl_launch;
+    if (l.in_command_buffer && l.graph >= 0) {
+      last_graph = l.graph;
+      last_pdl_launch = l.pdl_launch;
+    }
     if (l.instruction.empty()) continue;
     if (l.dynamic_slice) out.host_work.dynamic_slice.insert(l.instruction);
     if (l.kind == xla::LaunchKind::kDnn) out.host_work.dnn_call.insert(l.instruction);
@@ -250,6 +255,7 @@ LaunchedInstructions launched_instructions(const std::string& module_path) {
     out.in_graph.insert(l.instruction);
     if (first_of_graph) out.graph_first.insert(l.instruction);
     if (!l.graph_deps.empty()) out.graph_after.insert(l.instruction);
+    if (after_pdl_launch && !l.graph_deps.empty()) out.graph_after_pdl_launch.insert(l.instruction);
     if (l.graph >= 0 && static_cast<size_t>(l.graph) < plan.rerecorded_commands.size() &&
         plan.rerecorded_commands[static_cast<size_t>(l.graph)] > 0) {
       out.host_work.rerecorded_commands[l.instruction] = plan.rerecorded_commands[static_cast<size_t>(l.graph)];

@@ -48,6 +48,9 @@ struct LaunchedInstructions {
   // graph's own latency): sim::MeasuredTimes::graph_first, graph_after.
   std::unordered_set<std::string> graph_first;
   std::unordered_set<std::string> graph_after;
+  // Of those after a predecessor, the ones right after a kernel launched
+  // with programmatic dependent launch: sim::MeasuredTimes::graph_after_pdl_launch.
+  std::unordered_set<std::string> graph_after_pdl_launch;
   bool known = false;
   sim::HostWorkOf host_work;
 };

@@ -98,6 +98,7 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
     measured->in_graph = std::move(launched.in_graph);
     measured->graph_first = std::move(launched.graph_first);
     measured->graph_after = std::move(launched.graph_after);
+    measured->graph_after_pdl_launch = std::move(launched.graph_after_pdl_launch);
     measured->graph_mode_known = launched.known;
     measured->host_work = std::move(launched.host_work);
   }

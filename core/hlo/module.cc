@@ -31,6 +31,11 @@ int Module::find_computation(std::string_view computation_name) const {
   return -1;
 }
 
+bool Instruction::is_pdl_launch() const {
+  auto it = frontend_attributes.find("xla.pdl_launch");
+  return it != frontend_attributes.end() && it->second == "true";
+}
+
 std::string Module::source_location(const Instruction& instruction) const {
   const StackFrameTables& t = stack_frames;
   const int64_t frame = instruction.metadata.stack_frame_id;

@@ -188,6 +188,10 @@ struct Instruction {
   // Compute stream requested by the program: operation_queue_id, or
   // _xla_stream_annotation on this instruction; nullopt when neither is set.
   std::optional<int64_t> requested_stream() const;
+  // XLA launches its kernel with programmatic dependent launch
+  // (frontend attribute xla.pdl_launch="true", its Triton GEMM fusions):
+  // in a graph, the next node starts before CUPTI's end of it.
+  bool is_pdl_launch() const;
 };
 
 struct Computation {

@@ -282,6 +282,7 @@ class ThunkPlanner {
     launch.in_command_buffer = scope.in_command_buffer;
     launch.host_sync_before = sync_pending_;
     launch.dynamic_slice = scope.in_dynamic_slice;
+    launch.pdl_launch = kind == LaunchKind::kKernel && inst != nullptr && inst->is_pdl_launch();
     sync_pending_ = false;
     plan_.launches.push_back(std::move(launch));
   }

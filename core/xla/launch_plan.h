@@ -45,6 +45,10 @@ struct PlannedLaunch {
   // the loop's name. XLA's WhileThunk then copies the predicate to the host
   // (a record no dump names, the loop's).
   std::string condition_of;
+  // A kernel XLA launches with programmatic dependent launch
+  // (hlo::Instruction::is_pdl_launch): in a graph, the node after it starts
+  // before CUPTI's end of it.
+  bool pdl_launch = false;
 };
 
 // A while loop without a known trip count, planned as its condition, one

@@ -29,6 +29,9 @@ TEST(LaunchedInstructions, AGraphsFirstLaunchAndTheNodesAfterAPredecessorAreTold
   EXPECT_EQ(l.graph_after,
             (std::unordered_set<std::string>{"gemm_fusion_dot_general.3", "loop_tanh_fusion", "fusion-start.1"}));
   EXPECT_TRUE(l.in_graph.count("gemm_fusion_dot_general.2") && l.in_graph.count("loop_add_fusion"));
+  // XLA launches gemm_fusion_dot_general.3 (011) with programmatic dependent
+  // launch (xla.pdl_launch="true"); loop_tanh_fusion (012) follows it.
+  EXPECT_EQ(l.graph_after_pdl_launch, (std::unordered_set<std::string>{"loop_tanh_fusion"}));
   // The loop's condition and the copies before it run outside any graph.
   EXPECT_EQ(l.in_graph.count("loop_broadcast_fusion"), 0u);
 }
@@ -36,7 +39,7 @@ TEST(LaunchedInstructions, AGraphsFirstLaunchAndTheNodesAfterAPredecessorAreTold
 TEST(LaunchedInstructions, AModuleWithoutADumpSaysNothingOfItsGraphs) {
   const LaunchedInstructions l = launched_instructions("/nonexistent/module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt");
   EXPECT_FALSE(l.known);
-  EXPECT_TRUE(l.graph_first.empty() && l.graph_after.empty());
+  EXPECT_TRUE(l.graph_first.empty() && l.graph_after.empty() && l.graph_after_pdl_launch.empty());
 }
 
 }  // namespace

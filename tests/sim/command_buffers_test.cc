@@ -115,6 +115,37 @@ TEST(CommandBuffers, ANegativeNodeGapOverlapsThePredecessorsTail) {
   EXPECT_EQ(makespan(*laid, m), 4000 - 3 * 100);
 }
 
+// XLA launches its Triton GEMM fusions with programmatic dependent launch
+// (xla.pdl_launch="true"): the node after one overlaps its tail by
+// graph_node_gap_after_pdl_launch_us; the other nodes keep graph_node_gap_us.
+TEST(CommandBuffers, TheNodeAfterAPdlLaunchOverlapsItsTail) {
+  static const hlo::Instruction pdl_gemm = [] {
+    hlo::Instruction i;
+    i.name = "gemm_fusion_dot";
+    i.opcode = hlo::Opcode::kFusion;
+    i.frontend_attributes["xla.pdl_launch"] = "true";
+    return i;
+  }();
+  sched::DeviceProgram p = diamond();
+  p.thunks[0].instruction = &pdl_gemm;
+  DeviceModel m = graph_model(1, 0, 0.5);
+  m.graph_node_gap_after_pdl_launch_us = -0.2;
+  auto laid = lay_out_command_buffers({p}, {{diamond_graph()}}, m.graph_concurrency);
+  ASSERT_TRUE(laid.is_ok());
+  EXPECT_EQ(after_pdl_launch(*laid)[0], (std::vector<uint8_t>{0, 1, 0, 0}));
+  // a, then b 0.2 us into a's tail, then c and d 0.5 us after their predecessors.
+  EXPECT_EQ(makespan(*laid, m), 4000 - 200 + 2 * 500);
+  // Without the attribute every node pays the same gap.
+  auto plain = lay_out_command_buffers({diamond()}, {{diamond_graph()}}, m.graph_concurrency);
+  ASSERT_TRUE(plain.is_ok());
+  EXPECT_EQ(after_pdl_launch(*plain)[0], (std::vector<uint8_t>{0, 0, 0, 0}));
+  EXPECT_EQ(makespan(*plain, m), 4000 + 3 * 500);
+  // Launched alone (no graph), a kernel after it waits as any does.
+  auto off = lay_out_command_buffers({p}, {}, m.graph_concurrency);
+  ASSERT_TRUE(off.is_ok());
+  EXPECT_EQ(after_pdl_launch(*off)[0], (std::vector<uint8_t>{0, 0, 0, 0}));
+}
+
 TEST(CommandBuffers, TracesShowTheLaunchingStreamAndTheOriginalThunks) {
   const std::vector<sched::DeviceProgram> programs = {diamond()};
   const DeviceModel m = graph_model(2, 0, 0);
@@ -169,6 +200,7 @@ TEST(CommandBuffers, TheH200ModelCarriesTheFittedLaunchGaps) {
   ASSERT_TRUE(m.is_ok()) << m.status().message();
   EXPECT_DOUBLE_EQ(m->graph_launch_us, 4.502);
   EXPECT_DOUBLE_EQ(m->graph_node_gap_us, -0.068);  // an overlap: signed in the device file
+  EXPECT_DOUBLE_EQ(m->graph_node_gap_after_pdl_launch_us, -0.48);
   EXPECT_EQ(m->graph_concurrency, 1);
 }
 

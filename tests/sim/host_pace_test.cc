@@ -257,6 +257,53 @@ TEST(HostPace, WithOnlyCublasGraphsTheLaunchIsTheFilesOrLess) {
   EXPECT_NEAR(fast.graph_blas_command_us, 0.0, 1e-9);
 }
 
+// A loop whose every graph traces a cuBLAS call again (a notriton body):
+// five graphs launched 9.5 us apart, each of 4 commands recorded again (3 at
+// the file's 1.5 us, the call at its 5.5 us) after a 9 us launch: 19 us by
+// the device file, so the host ran at half its pace. No graph tells the
+// launch from the retrace: each is the file's at that pace (4.5 and 2.75
+// us), and so is the re-recording another module's graphs would pay.
+TEST(HostPace, WhatTheRunCannotTellApartIsTheFilesAtTheHostsPace) {
+  StepBuilder b;
+  b.add(0, 10, "k0");
+  for (int g = 0; g < 5; ++g) {
+    const int64_t t = 100 + 95 * g;
+    b.add(t, t + 20, "n0");
+    b.add(t + 19, t + 40, "n1");
+  }
+  HostWorkOf work;
+  work.rerecorded_commands = {{"n0", 4}, {"n1", 4}};
+  work.retraced_commands = {{"n0", 1}, {"n1", 1}};
+  DeviceModel m = file_model();
+  m.host_graph_rerecord_us = 1.5;
+  m.host_graph_retrace_us = 5.5;
+  const HostCostEstimate e = estimate_host_costs(b.trace, {"n0", "n1"}, m, work);
+  EXPECT_EQ(e.pace_samples, 4);
+  EXPECT_NEAR(e.pace, 0.5, 1e-9);
+  EXPECT_EQ(e.graph_samples, 0);
+  EXPECT_EQ(e.graph_retrace_samples, 4);
+  EXPECT_NEAR(e.graph_retrace_us, 2.75, 1e-9);
+  const DeviceModel used = with_host_costs(m, e);
+  EXPECT_NEAR(used.host_graph_launch_us, 4.5, 1e-9);
+  EXPECT_NEAR(used.host_graph_rerecord_us, 0.75, 1e-9);
+  EXPECT_NEAR(used.host_graph_retrace_us, 2.75, 1e-9);
+  EXPECT_NEAR(used.host_kernel_launch_us, 4.5, 1e-9);  // no kernel launched alone: the file's at that pace
+  EXPECT_NE(host_costs_line(e, m).find("graph launch 4.5 us (device file x0.50: 0 launch-bound)"), std::string::npos)
+      << host_costs_line(e, m);
+  EXPECT_NE(host_costs_line(e, m).find("the host's pace x0.50 of the device file's costs (4 issues)"),
+            std::string::npos);
+}
+
+// Too few launch-bound issues to tell a pace: the file's costs as they are.
+TEST(HostPace, NoPaceFromFewerThanThreeIssues) {
+  StepBuilder b;
+  for (int i = 0; i < 4; ++i) b.add(50 * i, 50 * i + 20, "k" + std::to_string(i));
+  const HostCostEstimate e = estimate_host_costs(b.trace, {}, file_model());
+  EXPECT_EQ(e.pace_samples, 2);  // k2 and k3: k0 is not known to be launch-bound, k1 is the first anchor
+  EXPECT_DOUBLE_EQ(e.pace, 1.0);
+  EXPECT_DOUBLE_EQ(with_host_costs(file_model(), e).host_library_call_us, 21.5);
+}
+
 TEST(HostPace, FarOffIntervalsAreLeftOut) {
   // Paced at 10 us but one gap of 200 us (a host hiccup): 20x the device
   // file's 9 us, it is left out.
