@@ -323,7 +323,8 @@ DeviceModel with_host_costs(DeviceModel model, const HostCostEstimate& estimate)
 }
 
 std::string host_costs_line(const HostCostEstimate& estimate, const DeviceModel& device_file) {
-  const bool paced = estimate.pace_samples >= kMinHostSamples;
+  // At the file's own pace (too few samples, or a run no faster) the line says nothing of it.
+  const bool paced = estimate.pace_samples >= kMinHostSamples && estimate.pace < 1;
   const double pace = paced ? estimate.pace : 1.0;
   const std::string file = paced ? fmt::format("device file x{:.2f}", pace) : std::string("device file");
   auto one = [&](const char* what, double us, int64_t samples, double file_us) {
