@@ -202,7 +202,8 @@ std::vector<std::vector<uint8_t>> after_pdl_launch(const GraphProgram& program) 
     for (size_t i = 0; i < program.role[d].size() && i < thunks.size(); ++i) {
       const int64_t graph = program.graph_of[d][i];
       if (program.role[d][i] == LaunchRole::kSynthetic || graph < 0) continue;
-      out[d][i] = program.role[d][i] == LaunchRole::kGraphNode && graph == last_graph && last_pdl_launch ? 1 : 0;
+      out[d][i] =
+          program.role[d][i] == LaunchRole::kGraphNode && graph == last_graph && last_pdl_launch ? 1 : 0;
       last_graph = graph;
       last_pdl_launch = thunks[i].instruction != nullptr && thunks[i].instruction->is_pdl_launch();
     }
@@ -227,7 +228,8 @@ std::vector<std::vector<int64_t>> role_gaps_ns(const GraphProgram& program, cons
           break;
         case LaunchRole::kGraphNode:
           out[d].push_back(std::llround(
-              (after_pdl[d][i] != 0 ? model.graph_node_gap_after_pdl_launch_us : model.graph_node_gap_us) * 1e3));
+              (after_pdl[d][i] != 0 ? model.graph_node_gap_after_pdl_launch_us : model.graph_node_gap_us) *
+              1e3));
           break;
         case LaunchRole::kSynthetic:
           out[d].push_back(kNoGap);

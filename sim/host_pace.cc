@@ -331,9 +331,14 @@ std::string host_costs_line(const HostCostEstimate& estimate, const DeviceModel&
     if (samples >= kMinHostSamples) return fmt::format("{} {:.1f} us ({} launch-bound)", what, us, samples);
     return fmt::format("{} {:.1f} us ({}: {} launch-bound)", what, file_us * pace, file, samples);
   };
-  return one("kernel", estimate.kernel_launch_us, estimate.kernel_samples, device_file.host_kernel_launch_us) + ", " +
-         one("library call", estimate.library_call_us, estimate.library_samples, device_file.host_library_call_us) +
-         ", " + one("graph launch", estimate.graph_launch_us, estimate.graph_samples, device_file.host_graph_launch_us) +
+  return one("kernel", estimate.kernel_launch_us, estimate.kernel_samples,
+             device_file.host_kernel_launch_us) +
+         ", " +
+         one("library call", estimate.library_call_us, estimate.library_samples,
+             device_file.host_library_call_us) +
+         ", " +
+         one("graph launch", estimate.graph_launch_us, estimate.graph_samples,
+             device_file.host_graph_launch_us) +
          (estimate.dynamic_slice_samples > 0
               ? ", " + one("dynamic slice", estimate.dynamic_slice_us, estimate.dynamic_slice_samples,
                            device_file.host_dynamic_slice_us)
@@ -343,8 +348,8 @@ std::string host_costs_line(const HostCostEstimate& estimate, const DeviceModel&
                            estimate.graph_blas_command_samples, device_file.host_graph_blas_command_us)
               : std::string{}) +
          (estimate.graph_retrace_samples > 0
-              ? ", " + one("cuBLAS call traced again", estimate.graph_retrace_us, estimate.graph_retrace_samples,
-                           device_file.host_graph_retrace_us)
+              ? ", " + one("cuBLAS call traced again", estimate.graph_retrace_us,
+                           estimate.graph_retrace_samples, device_file.host_graph_retrace_us)
               : std::string{}) +
          (paced ? fmt::format("; the host's pace x{:.2f} of the device file's costs ({} issues)", pace,
                               estimate.pace_samples)

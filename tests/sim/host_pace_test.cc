@@ -170,7 +170,9 @@ TEST(HostPace, DynamicSlicesAfterKernelsAndARecordedAgainGraphLessItsRecording) 
 
 // Four graphs of 4 commands XLA records again, 1 a cuBLAS call it traces
 // again, launched 20 us apart with no other graph to tell a launch: the launch
-// is the device file's 9 us, the retrace what is left, 20 - 9 - 3 x 1.5 = 6.5 us.
+// is the device file's 9 us at the host's pace, the retrace what is left,
+// 20 - (9 + 3 x 1.5) x pace. The pace: the kernels' five intervals (38 us,
+// 45 by the file) and the graphs' four (80 us, 4 x 19 by the file), 118/121.
 HostCostEstimate retraced_graphs_then(int plain_graphs, int64_t plain_apart) {
   StepBuilder b;
   int64_t t = kernels_then(b, 60, [](int i) { return "x" + std::to_string(i); }, trace::EventKind::kOther, false);
@@ -197,10 +199,13 @@ TEST(HostPace, GraphsThatTraceACublasCallAgainGiveItsRetraceNotTheLaunch) {
   const HostCostEstimate e = retraced_graphs_then(0, 0);
   EXPECT_EQ(e.graph_samples, 0) << "no graph without a retrace";
   EXPECT_EQ(e.graph_retrace_samples, 4);
-  EXPECT_NEAR(e.graph_retrace_us, 6.5, 1e-9);
+  EXPECT_EQ(e.pace_samples, 9);
+  const double pace = 118.0 / 121.0;
+  EXPECT_NEAR(e.pace, pace, 1e-9);
+  EXPECT_NEAR(e.graph_retrace_us, 20 - (9 + 3 * 1.5) * pace, 1e-9);
   const DeviceModel used = with_host_costs(file_model(), e);
-  EXPECT_DOUBLE_EQ(used.host_graph_launch_us, 9.0);
-  EXPECT_DOUBLE_EQ(used.host_graph_retrace_us, 6.5);
+  EXPECT_NEAR(used.host_graph_launch_us, 9.0 * pace, 1e-9);
+  EXPECT_NEAR(used.host_graph_retrace_us, 20 - (9 + 3 * 1.5) * pace, 1e-9);
 }
 
 // With four plain graphs launched 12 us apart after them, the launch is
@@ -288,7 +293,8 @@ TEST(HostPace, WhatTheRunCannotTellApartIsTheFilesAtTheHostsPace) {
   EXPECT_NEAR(used.host_graph_rerecord_us, 0.75, 1e-9);
   EXPECT_NEAR(used.host_graph_retrace_us, 2.75, 1e-9);
   EXPECT_NEAR(used.host_kernel_launch_us, 4.5, 1e-9);  // no kernel launched alone: the file's at that pace
-  EXPECT_NE(host_costs_line(e, m).find("graph launch 4.5 us (device file x0.50: 0 launch-bound)"), std::string::npos)
+  EXPECT_NE(host_costs_line(e, m).find("graph launch 4.5 us (device file x0.50: 0 launch-bound)"),
+            std::string::npos)
       << host_costs_line(e, m);
   EXPECT_NE(host_costs_line(e, m).find("the host's pace x0.50 of the device file's costs (4 issues)"),
             std::string::npos);
