@@ -84,8 +84,12 @@ TEST_F(GraphPlace, ANodeInsideTheGraphDoesNotWaitTheOtherModulesGraphLaunch) {
 // autotuning log's default overhead (the notriton log has two samples);
 // def -> notriton -15.1% before, -25.7% with this rule and the device
 // file's 0 us a graph cuBLAS command, -7.1% at 3.3 (assets/devices/h200.json).
+// notriton -> def -17.2% since hold-out set 25: the nodes after the default
+// module's PDL-launched Triton GEMMs overlap their tail (-0.48 us; the
+// notriton capture's pace is the device file's), a change that helped the
+// development data as a whole and set 25 and moved this what-if the wrong way.
 TEST_F(GraphPlace, BothWhatIfsArePinned) {
-  EXPECT_NEAR(error_against(1, kChebyshevDefModule, 2), -0.139, 0.01);
+  EXPECT_NEAR(error_against(1, kChebyshevDefModule, 2), -0.172, 0.01);
   EXPECT_NEAR(error_against(2, kChebyshevNotritonModule, 1), -0.071, 0.01);
 }
 

@@ -193,7 +193,9 @@ TEST_F(RealReplay, CommandBuffersOffWhatIfMeetsTheTarget) {
 // a bias: +70.4% with the median over every matched thunk (x1.23), +6.5%
 // with the matched GEMMs' own (x0.12; FIDELITY-real.md, "The GEMMs' own bias");
 // +7.5% since a cuBLAS call pays its fixed cost and takes the matched calls'
-// bias (FIDELITY-real.md, hold-out set 10).
+// bias (FIDELITY-real.md, hold-out set 10); +2.2% since the host costs the
+// capture cannot tell apart are the device file's at its pace and a node
+// after a PDL launch overlaps its tail (hold-out set 25).
 TEST_F(RealReplay, AGemmTheCaptureNeverRanTakesTheGemmsBias) {
 #if !SL_HAVE_CUDA_BUILD
   GTEST_SKIP() << "reading capture files needs a CUDA build";
@@ -208,7 +210,7 @@ TEST_F(RealReplay, AGemmTheCaptureNeverRanTakesTheGemmsBias) {
   ASSERT_TRUE(measured.contains("median_iteration_makespan_ns") && predicted.contains("makespan_ns"));
   const double m = measured["median_iteration_makespan_ns"].get<double>();
   const double error = (predicted["makespan_ns"].get<double>() - m) / m;
-  expect(error, Expectation{true, 0.075}, "flax_vae command buffers off -> on");
+  expect(error, Expectation{true, 0.022}, "flax_vae command buffers off -> on");
 }
 
 // Hold-out set 7's two-tower model: the what-if from its default capture
@@ -217,7 +219,9 @@ TEST_F(RealReplay, AGemmTheCaptureNeverRanTakesTheGemmsBias) {
 // to take a bias from). +615.9% while f32 GEMMs ran at the f32 rate and a
 // weight gradient of one output tile ran on one SM; -5.1% with JAX's f32
 // dots in TF32 and K split over the idle SMs (FIDELITY-real.md, "Split K and TF32");
-// -6.0% since each call also pays cublas_call_us (hold-out set 10).
+// -6.0% since each call also pays cublas_call_us (hold-out set 10); -4.8%
+// since the default capture's gaps after its PDL-launched Triton GEMMs stay
+// with them (hold-out set 25).
 TEST_F(RealReplay, GemmsTheCaptureNeverRanRunInTf32WithTheirKSplit) {
 #if !SL_HAVE_CUDA_BUILD
   GTEST_SKIP() << "reading capture files needs a CUDA build";
@@ -233,7 +237,7 @@ TEST_F(RealReplay, GemmsTheCaptureNeverRanRunInTf32WithTheirKSplit) {
   ASSERT_TRUE(measured.contains("median_iteration_makespan_ns") && predicted.contains("makespan_ns"));
   const double m = measured["median_iteration_makespan_ns"].get<double>();
   const double error = (predicted["makespan_ns"].get<double>() - m) / m;
-  expect(error, Expectation{true, -0.060}, "two_tower default -> without Triton GEMMs");
+  expect(error, Expectation{true, -0.048}, "two_tower default -> without Triton GEMMs");
 }
 
 // Hold-out set 12's wide regression step (tests/corpus/jax/holdout12_programs.py),
@@ -290,9 +294,11 @@ TEST_P(AutotuneLogPair, GemmsTheCaptureNeverRanCostWhatXlasAutotunerMeasured) {
   EXPECT_EQ(autotuned_thunks(), w.autotuned_thunks);
 }
 
+// Since hold-out set 25 (the overlap after a PDL launch): def -> notriton
+// -6.4% -> -4.3%, notriton -> def -5.8% -> -7.4%.
 INSTANTIATE_TEST_SUITE_P(FidelityReal, AutotuneLogPair,
-                         ::testing::Values(LogWhatIf{"wide_regression", "wide_regression_notriton", -0.064, 4},
-                                           LogWhatIf{"wide_regression_notriton", "wide_regression", -0.058, 5}),
+                         ::testing::Values(LogWhatIf{"wide_regression", "wide_regression_notriton", -0.043, 4},
+                                           LogWhatIf{"wide_regression_notriton", "wide_regression", -0.074, 5}),
                          [](const auto& info) { return std::string(info.param.to) == "wide_regression" ? "NotritonToDef"
                                                                                                          : "DefToNotriton"; });
 
@@ -307,7 +313,8 @@ TEST_F(AutotuneLogWhatIf, WithoutTheLogTheModelCostsThem) {
     if (name.starts_with("module_")) fs::copy_file(entry.path(), alone / name);  // the thunk dumps too
   }
   const double error = what_if_error("wide_regression", "wide_regression_notriton", module_in(alone));
-  expect(error, Expectation{true, -0.270}, "wide regression default -> without Triton GEMMs, no log");
+  // -27.0% until hold-out set 25 (the gaps after PDL launches stay with them).
+  expect(error, Expectation{true, -0.251}, "wide regression default -> without Triton GEMMs, no log");
   EXPECT_EQ(autotuned_thunks(), 0);
 }
 
