@@ -156,7 +156,7 @@ std::pair<double, int64_t> robust_cost_us(const std::vector<std::pair<double, in
 // the device file's costs give their issues, re-recordings included,
 // leaving out intervals more than kOutlierFactor off (as each kind does);
 // and the issues of those kept. At most 1: an interval is the host's cost
-// or longer (a loop of graphs the GPU holds back starts each graph a fixed
+// or longer (a loop of graphs the GPU holds back starts each graph a steady
 // 1.6-2.3 us after the last, its trips as far apart as the GPU's work), so
 // a run slower than the file may be the GPU's pace; a faster one is the
 // host's.
@@ -200,9 +200,9 @@ HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unor
   // Kernels first (intervals of kernels alone), then library calls with the
   // kernels' cost taken off, then dynamic-slice fusions and graph launches
   // with the kinds before them taken off (and a graph's re-recording, at the
-  // device file's cost at the host's pace); each the intervals' total over their issues of the
-  // kind (robust_cost_us). The samples: the issues of the kind in the
-  // intervals kept.
+  // device file's cost at the host's pace); each the intervals' total over
+  // their issues of the kind (robust_cost_us). The samples: the issues of
+  // the kind in the intervals kept.
   auto rest_ns = [](const Interval& i, const DeviceModel& m) {
     return static_cast<double>(i.span_ns) - static_cast<double>(i.kernels) * m.host_kernel_launch_us * 1e3 -
            static_cast<double>(i.libraries) * m.host_library_call_us * 1e3 -
@@ -278,8 +278,9 @@ HostCostEstimate estimate_host_costs(const trace::Trace& linked, const std::unor
   if (!plain_graphs) {
     // Every graph holds cuBLAS commands (a notriton loop's body and little
     // else): no launch to tell them from. Their launch is the device file's
-    // at the host's pace where they took longer, the rest their commands'; their own time where
-    // they took less (a fast host), their commands then costing nothing.
+    // at the host's pace where they took longer, the rest their commands';
+    // their own time where they took less (a fast host), their commands then
+    // costing nothing.
     double per_graph_us = 0;
     int64_t graphs = 0;
     estimate_of([](const GraphRest& g) { return g.retraced == 0; }, graphs_of, [](const GraphRest&) { return 0.0; },

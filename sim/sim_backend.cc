@@ -185,7 +185,8 @@ class SimBackend : public exec::Backend {
     auto one = [&](const char* name, const char* samples_name, double us, int64_t samples, const char* what) {
       trace.add_counter(name, std::llround(us * 1e3),
                         fmt::format("host time of {} used, in ns: the median start gap of the measured run's "
-                                    "launch-bound ones when at least {}, else the device file's",
+                                    "launch-bound ones when at least {}, else the device file's at the "
+                                    "run's pace",
                                     what, kMinHostSamples));
       trace.add_counter(samples_name, samples, fmt::format("launch-bound {} in the measured run's median step", what));
     };
