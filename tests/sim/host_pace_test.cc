@@ -300,6 +300,22 @@ TEST(HostPace, WhatTheRunCannotTellApartIsTheFilesAtTheHostsPace) {
             std::string::npos);
 }
 
+// A run slower than the file (kernels 18 us apart, the file's 9) may be the
+// GPU's pace, not the host's: the pace stays 1 and what the run cannot
+// estimate keeps the file's cost.
+TEST(HostPace, APaceSlowerThanTheFilesIsNotTaken) {
+  StepBuilder b;
+  for (int i = 0; i < 6; ++i) b.add(180 * i, 180 * i + 20, "k" + std::to_string(i));
+  const HostCostEstimate e = estimate_host_costs(b.trace, {}, file_model());
+  EXPECT_EQ(e.pace_samples, 4);
+  EXPECT_DOUBLE_EQ(e.pace, 1.0);
+  EXPECT_NEAR(e.kernel_launch_us, 18.0, 1e-9);
+  const DeviceModel used = with_host_costs(file_model(), e);
+  EXPECT_DOUBLE_EQ(used.host_library_call_us, 21.5);
+  EXPECT_DOUBLE_EQ(used.host_graph_launch_us, 9.0);
+  EXPECT_EQ(host_costs_line(e, file_model()).find("pace"), std::string::npos) << host_costs_line(e, file_model());
+}
+
 // Too few launch-bound issues to tell a pace: the file's costs as they are.
 TEST(HostPace, NoPaceFromFewerThanThreeIssues) {
   StepBuilder b;
