@@ -313,7 +313,8 @@ TEST(HostPace, APaceSlowerThanTheFilesIsNotTaken) {
   const DeviceModel used = with_host_costs(file_model(), e);
   EXPECT_DOUBLE_EQ(used.host_library_call_us, 21.5);
   EXPECT_DOUBLE_EQ(used.host_graph_launch_us, 9.0);
-  EXPECT_EQ(host_costs_line(e, file_model()).find("pace"), std::string::npos) << host_costs_line(e, file_model());
+  EXPECT_EQ(host_costs_line(e, file_model()).find("pace"), std::string::npos)
+      << host_costs_line(e, file_model());
 }
 
 // Too few launch-bound issues to tell a pace: the file's costs as they are.
