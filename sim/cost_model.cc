@@ -106,8 +106,12 @@ KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool a
   return cost;
 }
 
+bool is_library_call(const sched::Thunk& thunk) {
+  return thunk.kind == sched::ThunkKind::kGemm || thunk.fusion_calls_library;
+}
+
 double library_call_ns(const DeviceModel& model, const sched::Thunk& thunk) {
-  return thunk.kind == sched::ThunkKind::kGemm ? model.cublas_call_us * 1e3 : 0;
+  return is_library_call(thunk) ? model.cublas_call_us * 1e3 : 0;
 }
 
 KernelCost gemm_cost(const DeviceModel& model, const sched::GemmDims& d, double flops, double bytes, bool allow_tf32,
@@ -180,8 +184,11 @@ KernelCost content_cost(const DeviceModel& model, const sched::Thunk& thunk, con
     case WorkClass::kThunk:
       return kernel_cost(model, thunk);
     case WorkClass::kGemm:
-    case WorkClass::kConvolution:
-      return gemm_cost(model, work.gemm, work.flops, work.bytes(), allow_tf32, 0);
+    case WorkClass::kConvolution: {
+      KernelCost cost = gemm_cost(model, work.gemm, work.flops, work.bytes(), allow_tf32, 0);
+      cost.work_ns += library_call_ns(model, thunk);  // a fusion XLA runs as a cuBLAS call
+      return cost;
+    }
     default:
       break;
   }

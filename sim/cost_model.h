@@ -53,8 +53,11 @@ int64_t gemm_sms(const DeviceModel& model, const sched::Thunk& thunk, int comm_s
 // the TF32 rate where XLA rounds it (GemmDims::tf32), or with `allow_tf32`.
 // A library call (a kGemm thunk) also pays cublas_call_us.
 KernelCost gemm_cost(const DeviceModel& model, const sched::Thunk& thunk, bool allow_tf32, int64_t sms = 0);
-// The fixed cost of `thunk` as a library call: cublas_call_us for a kGemm
-// thunk (a cuBLAS or cuBLASLt call), 0 for anything else.
+// A cuBLAS or cuBLASLt call: a kGemm thunk, or a fusion XLA runs as one
+// (sched::Thunk::fusion_calls_library).
+bool is_library_call(const sched::Thunk& thunk);
+// The fixed cost of `thunk` as a library call: cublas_call_us for a library
+// call, 0 for anything else.
 double library_call_ns(const DeviceModel& model, const sched::Thunk& thunk);
 // The same for a GEMM of `dims` doing `flops` and moving `bytes` to and from HBM.
 KernelCost gemm_cost(const DeviceModel& model, const sched::GemmDims& dims, double flops, double bytes, bool allow_tf32,

@@ -82,7 +82,10 @@ void add_computation(const hlo::Module* module, const Computation& c, Work& w, i
 void add_instruction(const hlo::Module* module, const Computation& c, const Instruction& inst, Work& w, int depth) {
   const Opcode op = opcode_of(inst);
   const double out = elements_of(inst.shape);
-  switch (op) {
+  // A cuBLAS call inside a fusion (XLA's dynamic-slice fusion runs one on a
+  // slice of a loop's stacked operand) is that fusion's GEMM.
+  const bool library_gemm = op == Opcode::kCustomCall && sched::is_gemm(inst);
+  switch (library_gemm ? Opcode::kDot : op) {
     case Opcode::kDot: case Opcode::kScaledDot: case Opcode::kRaggedDot: {
       const double f = dot_flops(sched::gemm_dims(c, inst));
       w.flops += f;
@@ -204,6 +207,12 @@ double bytes_written(const Computation& c, int v, int depth = 0) {
       return inst.operands.empty() ? 0 : std::min(bytes_of(inst.shape), bytes_written(c, inst.operands[0], depth + 1));
     case Opcode::kDynamicUpdateSlice:
       if (inst.operands.size() >= 2 && is_parameter(c, inst.operands[0])) return bytes_of(operand(c, inst, 1).shape);
+      break;
+    case Opcode::kCustomCall:
+      // A cuBLAS call's workspace (its result's s8 leaf, 32 MiB) is scratch, not output.
+      if (const int leaf = sched::gemm_workspace_leaf(inst, inst.shape); sched::is_gemm(inst) && leaf >= 0) {
+        return bytes_of(inst.shape) - bytes_of(*inst.shape.leaves()[static_cast<size_t>(leaf)]);
+      }
       break;
     case Opcode::kScatter:
       if (inst.operands.size() >= 3 && is_parameter(c, inst.operands[0])) {

@@ -7,6 +7,7 @@
 
 #include "core/trace/iterations.h"
 #include "core/xla/launch_plan.h"
+#include "sim/cost_model.h"
 #include "sim/engine.h"
 
 namespace sl::sim {
@@ -181,7 +182,7 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
   auto is_gemm = [&](size_t d, size_t i) {
     return model_gemm.count({static_cast<int32_t>(d), static_cast<int64_t>(i)}) != 0;
   };
-  auto call_ns = [&](const sched::Thunk& t) { return t.kind == sched::ThunkKind::kGemm ? cublas_call_ns : 0; };
+  auto call_ns = [&](const sched::Thunk& t) { return is_library_call(t) ? cublas_call_ns : 0; };
   // Thunks per instruction per device: a measured step's time is shared by
   // the instruction's occurrences (a loop body's kernels run once a trip).
   out.ns.resize(devices.size());
@@ -217,7 +218,7 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
                              static_cast<double>(model->second - fixed);
         ratios.push_back(ratio);
         if (is_gemm(d, i)) gemm_ratios.push_back(ratio);
-        if (t.kind == sched::ThunkKind::kGemm) call_ratios.push_back(ratio);
+        if (is_library_call(t)) call_ratios.push_back(ratio);
       }
     }
   }
@@ -241,7 +242,7 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
       }
       auto model = model_ns.find({static_cast<int32_t>(d), static_cast<int64_t>(i)});
       if (model == model_ns.end() || model->second <= 0) continue;
-      const bool call = t.kind == sched::ThunkKind::kGemm;
+      const bool call = is_library_call(t);
       const double bias = call ? out.call_model_bias : is_gemm(d, i) ? out.gemm_model_bias : out.model_bias;
       const int64_t fixed = std::min(call_ns(t), model->second);
       out.ns[d][i] = std::max<int64_t>(

@@ -75,6 +75,10 @@ struct Thunk {
   int64_t bytes_accessed = 0;         // bytes read + written
   GemmDims gemm;                      // kGemm
   CollectiveInfo collective;          // kCollective
+  // A kKernel thunk whose fusion XLA runs as a cuBLAS call (a dynamic-slice
+  // fusion: the call on a slice of a loop's stacked operand). It pays the
+  // call's fixed cost as a kGemm thunk does.
+  bool fusion_calls_library = false;
 };
 
 // What lowered thunks' spans point into. Immutable once the thunks exist.

@@ -295,6 +295,59 @@ TEST(KernelContent, WithoutTheModuleAFusionKeepsItsThunkNumbers) {
   EXPECT_EQ(kernel_work(&p.module, t).work_class, WorkClass::kGemm);
 }
 
+// XLA's dynamic-slice fusion (notriton scan body, hold-out set 25's sem):
+// a cuBLAS call on one slice of the loop's stacked operand. It is that
+// call's GEMM: it reads the slice, not the stack, and its 32 MiB workspace
+// is scratch, not output (the model had costed it 8 us of HBM writes, 2-4x
+// the measured call); and it pays the call's fixed cost.
+constexpr const char* kDynamicSliceFusion = R"(HloModule m, is_scheduled=true
+%dynamic-slice-fusion (p0: bf16[24,128,384], p1: s32[], p2: bf16[384,384]) -> (bf16[128,384], s8[33554432]) {
+  %p0 = bf16[24,128,384]{2,1,0} parameter(0)
+  %p1 = s32[] parameter(1)
+  %constant_3 = s32[] constant(0)
+  %dynamic_slice.2 = bf16[1,128,384]{2,1,0} dynamic-slice(%p0, %p1, %constant_3, %constant_3), dynamic_slice_sizes={1,128,384}
+  %bitcast.2 = bf16[128,384]{1,0} bitcast(%dynamic_slice.2)
+  %p2 = bf16[384,384]{1,0} parameter(2)
+  ROOT %custom-call.3 = (bf16[128,384]{1,0}, s8[33554432]{0}) custom-call(%bitcast.2, %p2), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]},"epilogue":"DEFAULT"}}
+}
+ENTRY %main (xs: bf16[24,128,384], i: s32[], w: bf16[384,384]) -> (bf16[128,384], s8[33554432]) {
+  %xs = bf16[24,128,384]{2,1,0} parameter(0)
+  %i = s32[] parameter(1)
+  %w = bf16[384,384]{1,0} parameter(2)
+  ROOT %dynamic_slice_fusion = (bf16[128,384]{1,0}, s8[33554432]{0}) fusion(%xs, %i, %w), kind=kCustom, calls=%dynamic-slice-fusion, backend_config={"fusion_backend_config":{"custom_fusion_config":{"kernel_index":0,"name":"dynamic_slice_fusion"},"kind":"__custom_fusion"}}
+}
+)";
+
+TEST(KernelContent, ADynamicSliceFusionIsItsCublasCallOnTheSlice) {
+  Parsed p = parse(kDynamicSliceFusion);
+  KernelWork w = p.work("dynamic_slice_fusion");
+  ASSERT_EQ(w.work_class, WorkClass::kGemm);
+  EXPECT_EQ(w.gemm.m, 128);
+  EXPECT_EQ(w.gemm.n, 384);
+  EXPECT_EQ(w.gemm.k, 384);
+  EXPECT_DOUBLE_EQ(w.flops, 2.0 * 128 * 384 * 384);
+  EXPECT_DOUBLE_EQ(w.bytes_read, 128.0 * 384 * 2 + 4 + 384.0 * 384 * 2);
+  EXPECT_DOUBLE_EQ(w.bytes_written, 128.0 * 384 * 2);
+
+  Result<sched::LoweredProgram> lowered = sched::lower(p.module, {});
+  ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
+  ASSERT_EQ(lowered->devices.at(0).thunks.size(), 1u);
+  const sched::Thunk& thunk = lowered->devices[0].thunks[0];
+  EXPECT_EQ(thunk.kind, sched::ThunkKind::kKernel);
+  EXPECT_TRUE(thunk.fusion_calls_library);
+  EXPECT_TRUE(is_library_call(thunk));
+  DeviceModel m = h200();
+  sched::Thunk plain = thunk;
+  plain.fusion_calls_library = false;
+  EXPECT_NEAR(content_cost(m, thunk, w, false).work_ns - content_cost(m, plain, w, false).work_ns,
+              m.cublas_call_us * 1e3, 1e-6);
+  // A Triton GEMM fusion is no library call.
+  Parsed triton = parse(kTritonGemm);
+  Result<sched::LoweredProgram> gemm = sched::lower(triton.module, {});
+  ASSERT_TRUE(gemm.is_ok()) << gemm.status().message();
+  EXPECT_FALSE(gemm->devices.at(0).thunks.at(0).fusion_calls_library);
+}
+
 // Through the sim backend (which hands the engine the module): the GEMM
 // fusion's event reports its dot's flops and takes at least the peak's time;
 // the opaque custom-call is counted as costed by bytes.
