@@ -148,6 +148,23 @@ TEST(TraceDriven, ACublasCallTheRunNeverRanPaysTheFixedCostAndTheCallsBias) {
   EXPECT_EQ(t.ns[0][10], 1500);
 }
 
+// A dynamic-slice fusion (a kernel thunk XLA runs as a cuBLAS call) the run
+// never ran is a call: the model's fixed cost and product at the calls'
+// bias (none matched here: 1), not the Triton fusions' 0.125.
+TEST(TraceDriven, ADynamicSliceFusionTheRunNeverRanIsACublasCall) {
+  BiasCase c = bias_case(4, false, true);
+  sched::Thunk& fusion = c.program.thunks[9];
+  fusion.kind = sched::ThunkKind::kKernel;
+  fusion.fusion_calls_library = true;
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 2000);
+  EXPECT_DOUBLE_EQ(t.gemm_model_bias, 0.125);
+  EXPECT_DOUBLE_EQ(t.call_model_bias, 1.0);
+  EXPECT_EQ(t.ns[0][9], 8000) << "as the cuBLAS call it is";
+  fusion.fusion_calls_library = false;
+  EXPECT_EQ(thunk_times({c.program}, c.measured, c.modelled, 2000).ns[0][9], 1000)
+      << "a GEMM kernel: 8 us at the Triton fusions' bias";
+}
+
 // A cuDNN call of three kernels: the second after 4 us of idle GPU (issued
 // then), the third right behind it, issued any time before: the host's code
 // ran 4 us + the first kernel's, not the 30 us of the second kernel too.
