@@ -55,6 +55,10 @@ std::string capture_host_line(const std::string& at, int64_t probe_ns, uint64_t 
   return json{{"k", "host"}, {"at", at}, {"probe_ns", probe_ns}, {"t", timestamp}}.dump();
 }
 
+std::string capture_device_line(int device, const std::string& name) {
+  return json{{"k", "device"}, {"dev", device}, {"name", name}}.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 namespace {
 
 // The next line into `line` (false at the end). A capture's records are
@@ -125,6 +129,14 @@ Status read_capture(std::istream& in, ActivitySink& sink, int64_t* bad_lines, Ca
         } else if (host != nullptr) {
           (at == "start" ? host->probe_start_ns : host->probe_end_ns) = probe;
         }
+      } else if (k == "device") {
+        const int device = j.at("dev").get<int>();
+        const std::string name = j.at("name").get<std::string>();
+        if (device < 0 || name.empty() || name.size() > 256) {
+          ++bad;
+        } else if (host != nullptr) {
+          host->gpu_names[device] = name;
+        }
       } else if (k != "meta" && k != "range") {
         ++bad;
       }
@@ -137,6 +149,16 @@ Status read_capture(std::istream& in, ActivitySink& sink, int64_t* bad_lines, Ca
 }
 
 namespace {
+
+// The run's GPU: the one name its devices share, or each device's name.
+std::string gpu_name_of(const std::map<int, std::string>& names) {
+  std::string out;
+  for (const auto& [device, name] : names) {
+    if (out == name) continue;
+    out += (out.empty() ? "" : ", ") + name;
+  }
+  return out;
+}
 
 // The time intervals a window keeps, from the file's meta and range lines.
 struct Intervals {
@@ -256,6 +278,7 @@ Result<trace::Trace> import_capture_file(const std::string& path, const CaptureW
     t.add_counter(trace::kHostProbeEndCounter, *host.probe_end_ns,
                   "as host_probe_start_ns, at the capture's end (after the program's last step)");
   }
+  t.gpu_name = gpu_name_of(host.gpu_names);
   if (filtered.outside() > 0) {
     t.add_counter("capture_records_outside_window", filtered.outside(),
                   "records before --delay, after --duration or outside the profiler ranges, not kept");

@@ -8,11 +8,13 @@
 //   {"k":"dropped","n":N}   {"k":"unknown","kind":K}
 //   {"k":"range","on":true,"t":N}   (--capture-range: cudaProfilerStart/Stop, or an NVTX range's push/pop)
 //   {"k":"host","at":"start","probe_ns":N,"t":N}   (host_pace.h: the core's pace at the start or "end")
+//   {"k":"device","dev":0,"name":"NVIDIA H100 80GB HBM3"}   (each GPU the process saw, at the end)
 // "meta" may carry "t0": the CUPTI timestamp when the process was injected.
 
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -28,12 +30,16 @@ std::string capture_meta_line(long pid, const std::string& command, uint64_t t0 
 std::string capture_range_line(bool on, uint64_t timestamp);
 // `at` is "start" or "end": when the probe ran.
 std::string capture_host_line(const std::string& at, int64_t probe_ns, uint64_t timestamp);
+// The name CUDA gives device `device` (cuDeviceGetName).
+std::string capture_device_line(int device, const std::string& name);
 
-// What a capture says of its host besides the records: host_pace.h's probe
-// at the capture's start and end (absent in captures made before it).
+// What a capture says of its machine besides the records: host_pace.h's
+// probe at the capture's start and end, and its GPUs' names by device
+// (each absent in captures made before it was written).
 struct CaptureHost {
   std::optional<int64_t> probe_start_ns;
   std::optional<int64_t> probe_end_ns;
+  std::map<int, std::string> gpu_names;
 };
 
 // Which records of a capture make the run, as `nsys profile` chooses them:

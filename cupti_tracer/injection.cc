@@ -5,6 +5,7 @@
 // file per process (a launcher's children each load the library), else to
 // $STREAMLENS_CAPTURE_FILE (one process).
 
+#include <cuda.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -75,9 +76,25 @@ void write_host_probe(const std::string& at) {
   g_file_sink->write(sl::cupti::capture_host_line(at, probe_ns, t.is_ok() ? *t : 0));
 }
 
+// The name of each GPU the driver shows the process, which the run takes as
+// its device model. At the end: the driver loads this library from inside
+// cuInit, and calls into it there would come too early.
+void write_gpu_names() {
+  int count = 0;
+  if (cuDeviceGetCount(&count) != CUDA_SUCCESS) return;
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    CUdevice device = 0;
+    char name[256] = {};
+    if (cuDeviceGet(&device, ordinal) != CUDA_SUCCESS) continue;
+    if (cuDeviceGetName(name, sizeof name - 1, device) != CUDA_SUCCESS) continue;
+    g_file_sink->write(sl::cupti::capture_device_line(ordinal, name));
+  }
+}
+
 void finish_capture() {
   if (g_file_sink == nullptr || g_forked) return;
   write_host_probe("end");
+  write_gpu_names();
   sl::Status s = sl::cupti::CuptiApi::stop();  // flushes into the sink
   if (!s.is_ok()) std::fprintf(stderr, "streamlens inject: %s\n", s.message().c_str());
   g_file_sink->close();

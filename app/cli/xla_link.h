@@ -34,8 +34,9 @@ Result<LinkedModule> link_to_dump_dir(trace::Trace& trace, const std::string& du
 Result<int64_t> save_linked_run(trace::TraceStore& store, trace::RunInfo info, const LinkedModule& linked,
                                 const trace::Trace& trace, int64_t source_run);
 
-// A captured run's RunInfo: backend "capture", device count from the trace,
-// `config` (a JSON object) as its config.
+// A captured run's RunInfo: backend "capture", the GPU the capture names as
+// its device model ("cuda" in captures made before the device lines), device
+// count from the trace, `config` (a JSON object) as its config.
 trace::RunInfo captured_run_info(const std::string& name, const std::string& program, const std::string& config,
                                  const trace::Trace& trace);
 

@@ -90,6 +90,9 @@ struct Trace {
   std::vector<Event> events;
   std::vector<Dependency> dependencies;
   std::vector<Counter> counters;
+  // The GPU that ran it, where the recording says (a capture's device
+  // lines: "NVIDIA H100 80GB HBM3"); empty otherwise.
+  std::string gpu_name;
 
   const std::string& name_of(const Event& e) const { return strings.get(e.name); }
   const std::string& instruction_of(const Event& e) const { return strings.get(e.instruction); }

@@ -149,5 +149,19 @@ TEST_F(LinkCli, LinkingTheWrongModuleSaysSo) {
   EXPECT_NE(linked.err.find("no execution of module jit_f"), std::string::npos) << linked.err;
 }
 
+// A capture names its GPU (the injection library's device lines): the run
+// takes it as its device model; one made before them says "cuda".
+TEST_F(LinkCli, ACapturedRunsDeviceIsTheGpuItRanOn) {
+  const std::string torch = std::string(SL_SOURCE_DIR) + "/tests/data/captures/torch_matmul_h100.jsonl";
+  ASSERT_EQ(run("import " + torch + " --name torch").exit_code, 0);
+  ASSERT_EQ(run("import " + (kCapture / "capture.jsonl").string() + " --name mlp").exit_code, 0);
+  Outcome runs = run("runs --json");
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  auto j = nlohmann::json::parse(runs.out, nullptr, false);
+  ASSERT_TRUE(j.is_array() && j.size() == 2) << runs.out;
+  EXPECT_EQ(j[0].value("device_model", ""), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(j[1].value("device_model", ""), "cuda");
+}
+
 }  // namespace
 }  // namespace sl::cli_test
