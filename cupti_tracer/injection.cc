@@ -78,17 +78,26 @@ void write_host_probe(const std::string& at) {
 
 // The name of each GPU the driver shows the process, which the run takes as
 // its device model. At the end: the driver loads this library from inside
-// cuInit, and calls into it there would come too early.
+// cuInit, and calls into it there would come too early. The driver's entry
+// points come from the libcuda the process has loaded, not from a link: a
+// package of this library must not depend on a driver (dpkg-shlibdeps).
 void write_gpu_names() {
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (driver == nullptr) return;
+  auto get_count = reinterpret_cast<CUresult (*)(int*)>(dlsym(driver, "cuDeviceGetCount"));
+  auto get = reinterpret_cast<CUresult (*)(CUdevice*, int)>(dlsym(driver, "cuDeviceGet"));
+  auto get_name = reinterpret_cast<CUresult (*)(char*, int, CUdevice)>(dlsym(driver, "cuDeviceGetName"));
   int count = 0;
-  if (cuDeviceGetCount(&count) != CUDA_SUCCESS) return;
-  for (int ordinal = 0; ordinal < count; ++ordinal) {
-    CUdevice device = 0;
-    char name[256] = {};
-    if (cuDeviceGet(&device, ordinal) != CUDA_SUCCESS) continue;
-    if (cuDeviceGetName(name, sizeof name - 1, device) != CUDA_SUCCESS) continue;
-    g_file_sink->write(sl::cupti::capture_device_line(ordinal, name));
+  if (get_count != nullptr && get != nullptr && get_name != nullptr && get_count(&count) == CUDA_SUCCESS) {
+    for (int ordinal = 0; ordinal < count; ++ordinal) {
+      CUdevice device = 0;
+      char name[256] = {};
+      if (get(&device, ordinal) != CUDA_SUCCESS) continue;
+      if (get_name(name, sizeof name - 1, device) != CUDA_SUCCESS) continue;
+      g_file_sink->write(sl::cupti::capture_device_line(ordinal, name));
+    }
   }
+  dlclose(driver);
 }
 
 void finish_capture() {
