@@ -12,6 +12,8 @@
 #     Where the host costs came from the device file, the last column is the
 #     step at the fastest and slowest host pace measured between calls, "(in)"
 #     when the measured step lies inside.
+# The device file is the one of the GPU each capture names (h200 for
+# captures that name none); DEVICE=NAME_OR_FILE takes that one for all.
 set -u
 SL=$1 ROOT=$2 DB=$3
 rm -f "$DB"
@@ -39,7 +41,7 @@ module_of() {
 # measured step lies inside it, else "-".
 score() {
   local sim range
-  sim=$("$SL" run "$(module_of "$1")" --backend sim --kernel-times "$2" --db "$DB" --name "$1 from $2" 2>&1) || {
+  sim=$("$SL" run "$(module_of "$1")" --backend sim --kernel-times "$2" ${DEVICE:+--device "$DEVICE"} --db "$DB" --name "$1 from $2" 2>&1) || {
     echo "- - failed -"; return; }
   range=$(sed -n 's/.* us as simulated, \([0-9.]*\) to \([0-9.]*\) us at the fastest.*/\1 \2/p' <<< "$sim")
   "$SL" compare "$3" last --db "$DB" 2>&1 | awk -v range="$range" '
