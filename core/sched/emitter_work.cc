@@ -68,7 +68,7 @@ Leaves Emitter::emit_work(const hlo::Computation& computation, const hlo::Instru
     thunk.collective.rendezvous_id = next_rendezvous_++;
   } else {
     thunk.kind = ThunkKind::kKernel;
-    thunk.fusion_calls_library = fusion_calls_library(module_, instruction);
+    thunk.fusion_calls_library = library_call_in_fusion(module_, instruction) != nullptr;
     if (hlo::is_elementwise(op)) {
       thunk.flops = result_shape.element_count();
     } else if (op == Opcode::kReduce && !instruction.operands.empty()) {

@@ -93,14 +93,17 @@ bool is_gemm(const hlo::Instruction& instruction) {
   return op == Opcode::kCustomCall && instruction.custom_call_target.rfind("__cublas$", 0) == 0;
 }
 
-bool fusion_calls_library(const hlo::Module& module, const hlo::Instruction& fusion) {
-  if (fusion.opcode != Opcode::kFusion || fusion.called.empty()) return false;
+const hlo::Instruction* library_call_in_fusion(const hlo::Module& module, const hlo::Instruction& fusion) {
+  if (fusion.opcode != Opcode::kFusion || fusion.fusion_kind != "kCustom" || fusion.called.empty()) return nullptr;
   const int c = fusion.called[0];
-  if (c < 0 || static_cast<size_t>(c) >= module.computations.size()) return false;
-  const hlo::Computation& body = module.computations[static_cast<size_t>(c)];
-  if (body.root < 0 || static_cast<size_t>(body.root) >= body.instructions.size()) return false;
-  const hlo::Instruction& root = body.instructions[static_cast<size_t>(body.root)];
-  return root.opcode == Opcode::kCustomCall && is_gemm(root);
+  if (c < 0 || static_cast<size_t>(c) >= module.computations.size()) return nullptr;
+  const hlo::Instruction* found = nullptr;
+  for (const hlo::Instruction& i : module.computations[static_cast<size_t>(c)].instructions) {
+    if (i.opcode != Opcode::kCustomCall || !is_gemm(i)) continue;
+    if (found != nullptr) return nullptr;  // not one call: XLA's custom fusions hold one
+    found = &i;
+  }
+  return found;
 }
 
 GemmDims gemm_dims(const hlo::Computation& computation, const hlo::Instruction& gemm) {

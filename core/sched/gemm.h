@@ -17,9 +17,9 @@ constexpr int64_t kDefaultGemmWorkspaceBytes = int64_t{32} << 20;
 // dot, or a custom-call (plain or sugared `custom-call-start`) to cuBLAS.
 bool is_gemm(const hlo::Instruction& instruction);
 
-// A fusion whose computation's root is a cuBLAS custom-call: XLA runs it as
-// that call (its dynamic-slice fusions run one on a slice of an operand).
-bool fusion_calls_library(const hlo::Module& module, const hlo::Instruction& fusion);
+// The cuBLAS call a custom fusion runs, or null: XLA runs such a fusion as
+// that one call (its dynamic-slice fusions run one on a slice of an operand).
+const hlo::Instruction* library_call_in_fusion(const hlo::Module& module, const hlo::Instruction& fusion);
 
 // m, n, k, batch and element type of a GEMM whose operands live in
 // `computation`. For a custom-call the dims come from backend_config

@@ -8,6 +8,7 @@
 
 #include "core/hlo/opcode.h"
 #include "core/hlo/shape.h"
+#include "core/sched/gemm.h"
 #include "core/xla/dump_file.h"
 #include "core/xla/instruction_match.h"
 
@@ -224,21 +225,6 @@ std::string gemm_key(const hlo::Computation& c, const hlo::Instruction& call) {
 
 bool is_cublas_call(const hlo::Instruction& i) { return i.custom_call_target.starts_with("__cublas"); }
 
-// The one cuBLAS call inside a custom fusion (XLA's dynamic-slice fusion
-// runs a call on a slice of its operand), or null.
-const hlo::Instruction* cublas_call_inside(const hlo::Module& m, const hlo::Instruction& fusion) {
-  if (fusion.opcode != hlo::Opcode::kFusion || fusion.fusion_kind != "kCustom" || fusion.called.empty()) {
-    return nullptr;
-  }
-  const hlo::Instruction* found = nullptr;
-  for (const hlo::Instruction& i : m.computations.at(static_cast<size_t>(fusion.called[0])).instructions) {
-    if (!is_cublas_call(i)) continue;
-    if (found != nullptr) return nullptr;
-    found = &i;
-  }
-  return found;
-}
-
 }  // namespace
 
 Result<std::vector<AutotunedInstruction>> parse_autotune_log(std::string_view text, std::string_view file_name) {
@@ -327,7 +313,7 @@ std::unordered_map<std::string, AutotunedTime> autotuned_times_of(const std::vec
       if (auto o = out.find(i.name); o != out.end() && is_cublas_call(i)) {
         by_gemm.emplace(gemm_key(c, i), o->second);
       }
-      if (const hlo::Instruction* call = cublas_call_inside(module, i)) {
+      if (const hlo::Instruction* call = sched::library_call_in_fusion(module, i)) {
         const hlo::Computation& fused = module.computations.at(static_cast<size_t>(i.called[0]));
         fused_calls.emplace_back(i.name, gemm_key(fused, *call));
       }
