@@ -144,6 +144,20 @@ TEST(StoreTest, ManyRunsShareProgramsAndStringsAndListInOrder) {
   EXPECT_EQ((*runs)[0].id, *id1);
   EXPECT_EQ((*runs)[1].id, *id2);
   EXPECT_EQ((*runs)[0].program_id, (*runs)[1].program_id);  // deduplicated by hash
+  // The same text under another name (two captures imported without their
+  // modules: no text, each named after its file) is another program.
+  RunInfo other = sample_info();
+  other.program_name = "other.jsonl";
+  RunInfo first = sample_info();
+  first.program_name = "first.jsonl";
+  auto id3 = store->save_run(first, "", {}, a);
+  auto id4 = store->save_run(other, "", {}, a);
+  auto id5 = store->save_run(first, "", {}, b);
+  ASSERT_TRUE(id3.is_ok() && id4.is_ok() && id5.is_ok());
+  EXPECT_EQ(store->run_info(*id3)->program_name, "first.jsonl");
+  EXPECT_EQ(store->run_info(*id4)->program_name, "other.jsonl");
+  EXPECT_EQ(store->run_info(*id5)->program_id, store->run_info(*id3)->program_id);
+  EXPECT_NE(store->run_info(*id4)->program_id, store->run_info(*id3)->program_id);
   EXPECT_EQ((*runs)[1].event_count, 2);
   auto lb = store->load_trace(*id2);
   ASSERT_TRUE(lb.is_ok());

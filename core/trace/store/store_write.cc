@@ -92,15 +92,17 @@ Result<int64_t> SqliteTraceStore::intern_string(const std::string& value) {
 
 Result<int64_t> SqliteTraceStore::intern_program(const std::string& name, const std::string& text) {
   std::string hash = text_hash(text);
-  SL_ASSIGN_OR_RETURN(Statement find, db_.prepare("SELECT id, text FROM programs WHERE hash = ?"));
+  SL_ASSIGN_OR_RETURN(Statement find, db_.prepare("SELECT id, text, name FROM programs WHERE hash = ?"));
   for (int attempt = 0;; ++attempt) {
     std::string key = attempt == 0 ? hash : fmt::format("{}#{}", hash, attempt);
     find.bind(1, key);
     Status status;
     if (find.step(&status)) {
-      if (find.column_text(1) == text) return find.column_int(0);
+      // One program is one name and one text: captures imported without a
+      // module all have an empty text, and each keeps its own name.
+      if (find.column_text(1) == text && find.column_text(2) == name) return find.column_int(0);
       find.reset();
-      continue;  // a hash collision: try the next key
+      continue;  // a hash collision, or the same text under another name: try the next key
     }
     SL_RETURN_IF_ERROR(status);
     SL_ASSIGN_OR_RETURN(Statement insert, db_.prepare("INSERT INTO programs (name, text, hash) VALUES (?, ?, ?)"));
