@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -321,6 +322,15 @@ std::vector<std::string> device_model_candidates(const std::string& name) {
   out.push_back(std::string(SL_ASSETS_DIR) + "/" + leaf);
 #endif
   return out;
+}
+
+std::string stock_device_for_gpu(const std::string& gpu_name) {
+  std::string lower = gpu_name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* name : {"h200", "h100", "a100"}) {
+    if (lower.find(name) != std::string::npos) return name;
+  }
+  return "";
 }
 
 Result<DeviceModel> load_device_model(const std::string& name_or_path) {

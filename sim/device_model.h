@@ -190,4 +190,9 @@ Result<DeviceModel> load_device_model(const std::string& name_or_path);
 // The paths load_device_model tries for a bare name, in order.
 std::vector<std::string> device_model_candidates(const std::string& name);
 
+// The stock device file ("h200", "h100", "a100") of the GPU a run names
+// ("NVIDIA H100 80GB HBM3", as a capture records it, or "NVIDIA H200 x2");
+// "" where no stock file describes it.
+std::string stock_device_for_gpu(const std::string& gpu_name);
+
 }  // namespace sl::sim

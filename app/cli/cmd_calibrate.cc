@@ -1,8 +1,6 @@
 // `streamlens calibrate RUN [RUN...] -o DEVICE.json`: fits a device model to
 // measured runs (sim/calibrate.h) and writes it as a device file.
 
-#include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <memory>
 #include <fmt/format.h>
@@ -85,16 +83,6 @@ Result<LoadedRun> load_run(trace::TraceStore& store, const std::string& ref) {
   return run;
 }
 
-// The stock device file closest to the GPU the run names ("NVIDIA H200 x2").
-std::string base_model_name(const std::string& device) {
-  std::string lower = device;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (const char* name : {"h200", "h100", "a100"}) {
-    if (lower.find(name) != std::string::npos) return name;
-  }
-  return "h200";
-}
-
 }  // namespace
 
 int cmd_calibrate(const StoreArgs& args, const std::vector<std::string>& runs, const std::string& out) {
@@ -108,7 +96,9 @@ int cmd_calibrate(const StoreArgs& args, const std::vector<std::string>& runs, c
     if (!run) return fail(run.status());
     loaded.push_back(std::move(*run));
   }
-  std::string base_name = base_model_name(loaded.front().info.device_model);
+  // The stock device file of the GPU the runs ran on; h200 for any other.
+  std::string base_name = sim::stock_device_for_gpu(loaded.front().info.device_model);
+  if (base_name.empty()) base_name = "h200";
   Result<sim::DeviceModel> base = sim::load_device_model(base_name);
   if (!base) return fail(base.status());
 

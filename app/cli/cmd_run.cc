@@ -106,7 +106,11 @@ std::string host_pace_note(const trace::Trace& trace, int iterations) {
 
 }  // namespace
 
-int cmd_run(const RunArgs& args) {
+int cmd_run(const RunArgs& given) {
+  RunArgs args = given;
+  Result<std::string> device = simulated_device(args.device, args.db, args.kernel_times);
+  if (!device) return fail(device.status());
+  args.device = *device;
   Result<hlo::Module> module = load_program(args.program.program, args.program.replicas, args.program.partitions);
   if (!module) return fail(module.status());
   Result<sched::LowerOptions> options =

@@ -172,7 +172,11 @@ void print_text(const SuggestArgs& args, const sim::SearchSpace& space, const si
 
 }  // namespace
 
-int cmd_suggest(const SuggestArgs& args) {
+int cmd_suggest(const SuggestArgs& given) {
+  SuggestArgs args = given;
+  Result<std::string> device = simulated_device(args.device, args.db, args.kernel_times);
+  if (!device) return fail(device.status());
+  args.device = *device;
   Result<hlo::Module> module = load_program(args.program);
   if (!module) return fail(module.status());
   Result<std::vector<int>> comm_sms = parse_comm_sms(args.comm_sms);

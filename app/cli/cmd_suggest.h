@@ -16,7 +16,7 @@ struct SuggestArgs {
   std::string program;
   int64_t replicas = 0;        // 0: the module's
   int64_t partitions = 0;
-  std::string device = "h200";
+  std::string device;          // "": h200, or with --kernel-times the GPU its capture ran on
   int64_t budget = 2000;       // simulations of the local search
   int top = 5;
   uint64_t seed = 0;

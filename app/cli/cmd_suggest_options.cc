@@ -9,7 +9,9 @@ namespace sl::cli {
 CLI::App* add_suggest_command(CLI::App& app, SuggestArgs& args) {
   CLI::App* cmd = app.add_subcommand("suggest", "search stream assignments with the simulator and print the best");
   cmd->add_option("program", args.program, "program in HLO text (.hlo)")->required();
-  cmd->add_option("--device", args.device, "simulated device: h200, h100, a100 or a device .json");
+  cmd->add_option("--device", args.device,
+                  "simulated device: h200, h100, a100 or a device .json (default h200; with --kernel-times, the "
+                  "GPU that run ran on)");
   cmd->add_option("--budget", args.budget, "simulations the local search may run")->check(CLI::Range(1, 100000000));
   cmd->add_option("--top", args.top, "candidates to print")->check(CLI::Range(1, 1000));
   cmd->add_option("--seed", args.seed, "seed of the local search");

@@ -21,7 +21,7 @@ struct ProgramArgs {
 struct RunArgs {
   ProgramArgs program;
   std::string backend = "auto";        // auto | sim | cpu | cuda
-  std::string device = "h200";
+  std::string device;                  // "": h200, or with --kernel-times the GPU its capture ran on
   std::string db = "streamlens.db";
   std::string name;
   std::string init = "ramp";

@@ -59,7 +59,9 @@ int main(int argc, char** argv) {
   add_program_options(run, &run_args.program);
   run->add_option("--backend", run_args.backend, "auto (cuda when a GPU is present, else sim), sim, cpu or cuda")
       ->check(CLI::IsMember({"auto", "sim", "cpu", "cuda"}));
-  run->add_option("--device", run_args.device, "simulated device: h200, h100, a100 or a device .json");
+  run->add_option("--device", run_args.device,
+                  "simulated device: h200, h100, a100 or a device .json (default h200; with --kernel-times, the "
+                  "GPU that run ran on)");
   run->add_option("--db", run_args.db, "trace database (SQLite)");
   run->add_option("--name", run_args.name, "name of the run");
   run->add_option("--init", run_args.init, "parameter values")->check(CLI::IsMember({"ramp", "random"}));

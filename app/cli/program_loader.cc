@@ -5,6 +5,7 @@
 
 #include "app/cli/terminal.h"
 #include "app/common/input_file.h"
+#include "app/common/kernel_times.h"
 #include "core/hlo/parser.h"
 #include "core/hlo/verifier.h"
 
@@ -55,6 +56,19 @@ Result<sched::LowerOptions> lower_options(const std::vector<std::string>& stream
   options.num_partitions = partitions;
   if (max_unroll > 0) options.max_thunks = max_unroll;
   return options;
+}
+
+Result<std::string> simulated_device(const std::string& device_option, const std::string& db,
+                                     const std::string& kernel_times) {
+  if (!device_option.empty()) return device_option;
+  if (kernel_times.empty()) return std::string("h200");
+  Result<app::DeviceOfRun> device = app::device_of_run(db, kernel_times);
+  if (!device) {
+    return Status(device.status().code(), "--kernel-times " + kernel_times + ": " + device.status().message());
+  }
+  // The GPU's name comes from the capture file: printed as text, not as terminal controls.
+  if (!device->note.empty()) print_text(stderr, device->note + "\n");
+  return device->device;
 }
 
 }  // namespace sl::cli

@@ -1,5 +1,6 @@
 #pragma once
-// Shared steps of check/lower/run: read, parse, verify, parse --stream.
+// Shared steps of check/lower/run/suggest: read, parse, verify, parse --stream,
+// pick the simulated device.
 
 #include <string>
 #include <vector>
@@ -22,5 +23,11 @@ Result<sched::StreamOverrides> parse_stream_overrides(const std::vector<std::str
 // the unrolling cap; 0 = the default).
 Result<sched::LowerOptions> lower_options(const std::vector<std::string>& stream_specs, int64_t replicas,
                                           int64_t partitions, int64_t max_unroll = 0);
+
+// The device file a simulation takes: `--device` where given, else the
+// stock file of the GPU the `--kernel-times` capture ran on (its note goes
+// to stderr), else h200.
+Result<std::string> simulated_device(const std::string& device_option, const std::string& db,
+                                     const std::string& kernel_times);
 
 }  // namespace sl::cli

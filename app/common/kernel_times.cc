@@ -210,6 +210,31 @@ Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std
   return out;
 }
 
+std::string device_of_capture(const trace::RunInfo& info) {
+  const std::string stock = sim::stock_device_for_gpu(info.device_model);
+  return stock.empty() ? "h200" : stock;
+}
+
+Result<DeviceOfRun> device_of_run(const std::string& db, const std::string& run) {
+  SL_ASSIGN_OR_RETURN(auto store, trace::TraceStore::open(db, trace::TraceStore::Mode::kReadOnly));
+  SL_ASSIGN_OR_RETURN(int64_t id, resolve_run(*store, run));
+  SL_ASSIGN_OR_RETURN(trace::RunInfo info, store->run_info(id));
+  DeviceOfRun out{device_of_capture(info), ""};
+  if (info.backend != "capture") return out;  // measured_kernel_times refuses it
+  if (out.device == sim::stock_device_for_gpu(info.device_model)) {
+    out.note = fmt::format("device {}: run {} ran on {} (--device to choose another)", out.device, id,
+                           info.device_model);
+  } else if (info.device_model.empty() || info.device_model == "cuda") {  // captured before GPU names
+    out.note = fmt::format("device {}: run {} does not say which GPU it ran on (--device to choose another)",
+                           out.device, id);
+  } else {
+    out.note = fmt::format("device {}: run {} ran on {}, which no stock device file describes (--device to "
+                           "choose another)",
+                           out.device, id, info.device_model);
+  }
+  return out;
+}
+
 KernelTimesSource kernel_times_source(const trace::RunInfo& info) {
   KernelTimesSource out;
   auto config = nlohmann::json::parse(info.config_json, nullptr, false);
@@ -220,6 +245,7 @@ KernelTimesSource kernel_times_source(const trace::RunInfo& info) {
   if (info.backend == "capture" && is_linked_run(info)) {
     out.run = info.id;
     out.module_path = text("linked_module");
+    out.device = device_of_capture(info);
   } else if (info.backend == "sim" && config.contains("kernel_times") && config["kernel_times"].is_number_integer()) {
     out.run = config["kernel_times"].get<int64_t>();
     out.module_path = text("module_path");

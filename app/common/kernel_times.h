@@ -58,6 +58,19 @@ Result<TraceDrivenBackend> trace_driven_backend(const std::string& db, const std
                                                 const hlo::Module* target = nullptr,
                                                 const std::string& target_path = "");
 
+// The device file a simulation costed by a capture's kernel times takes when
+// none is named: the stock file of the GPU the capture ran on (its device
+// model, "NVIDIA H100 80GB HBM3"); h200 where the run names no GPU a stock
+// file describes (captures before GPU names were recorded say "cuda").
+std::string device_of_capture(const trace::RunInfo& info);
+
+struct DeviceOfRun {
+  std::string device;
+  std::string note;  // for the run's summary: which file, and why
+};
+// device_of_capture of `run` (an id, last or last-N) in the database `db`.
+Result<DeviceOfRun> device_of_run(const std::string& db, const std::string& run);
+
 // What a simulation of a run again is costed by: a linked capture's own
 // kernel times, or those a trace-driven simulation was costed by (its config's
 // "kernel_times"), with the module file simulated (the capture's

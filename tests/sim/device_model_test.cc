@@ -35,6 +35,37 @@ TEST(DeviceModel, ShippedModelsLoadByName) {
   EXPECT_DOUBLE_EQ(a100->peak_bf16_tflops, 312);
 }
 
+// A capture names its GPU as the driver does; a run of several names them with a count.
+TEST(DeviceModel, TheStockFileOfAGpuName) {
+  EXPECT_EQ(stock_device_for_gpu("NVIDIA H100 80GB HBM3"), "h100");
+  EXPECT_EQ(stock_device_for_gpu("NVIDIA H200"), "h200");
+  EXPECT_EQ(stock_device_for_gpu("NVIDIA H200 x2"), "h200");
+  EXPECT_EQ(stock_device_for_gpu("NVIDIA A100-SXM4-80GB"), "a100");
+  EXPECT_EQ(stock_device_for_gpu("cuda"), "");
+  EXPECT_EQ(stock_device_for_gpu("NVIDIA L4"), "");
+  EXPECT_EQ(stock_device_for_gpu(""), "");
+}
+
+// Every stock file can cost a trace-driven run: the host and graph fields
+// h200.json has are in the others too (h100.json lacked them, so its host
+// issued every kernel for free).
+TEST(DeviceModel, StockFilesHaveTheHostAndGraphCosts) {
+  for (const char* name : {"h200", "h100", "a100"}) {
+    Result<DeviceModel> m = load_device_model(name);
+    ASSERT_TRUE(m.is_ok()) << name;
+    EXPECT_GT(m->host_kernel_launch_us, 0) << name;
+    EXPECT_GT(m->host_library_call_us, 0) << name;
+    EXPECT_GT(m->host_graph_launch_us, 0) << name;
+    EXPECT_GT(m->cublas_call_us, 0) << name;
+    EXPECT_GT(m->graph_launch_us, 0) << name;
+    EXPECT_LT(m->graph_node_gap_after_pdl_launch_us, 0) << name;
+  }
+  // Measured on H100 captures: the H100's graph nodes overlap more than the H200's.
+  Result<DeviceModel> h100 = load_device_model("h100"), h200 = load_device_model("h200");
+  EXPECT_LT(h100->graph_node_gap_after_pdl_launch_us, h200->graph_node_gap_after_pdl_launch_us);
+  EXPECT_LT(h100->graph_node_gap_us, h200->graph_node_gap_us);
+}
+
 TEST(DeviceModel, LoadsByPath) {
   Result<DeviceModel> m = load_device_model(asset("h100"));
   ASSERT_TRUE(m.is_ok()) << m.status().message();
