@@ -163,5 +163,39 @@ TEST_F(LinkCli, ACapturedRunsDeviceIsTheGpuItRanOn) {
   EXPECT_EQ(j[1].value("device_model", ""), "cuda");
 }
 
+
+// A trace-driven run takes the device file of the GPU its capture ran on:
+// h100 for a capture on an H100 (the injection library names it), h200 for
+// one that names no GPU; --device chooses another.
+TEST_F(LinkCli, ATraceDrivenRunTakesTheDeviceFileOfTheCapturesGpu) {
+  const std::filesystem::path h100 = std::filesystem::path(SL_SOURCE_DIR) / "tests/corpus/captures/lra_h100";
+  const std::string h100_module = (h100 / "module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt").string();
+  ASSERT_EQ(run("import " + (h100 / "capture.jsonl").string() + " --xla-dump " + h100.string()).exit_code, 0);
+  ASSERT_EQ(run("import " + (kCapture / "capture.jsonl").string() + " --xla-dump " + kCapture.string()).exit_code, 0);
+
+  Outcome picked = run("run " + h100_module + " --backend sim --kernel-times 1 --json");
+  ASSERT_EQ(picked.exit_code, 0) << picked.err;
+  EXPECT_NE(picked.err.find("device h100: run 1 ran on NVIDIA H100 80GB HBM3"), std::string::npos) << picked.err;
+  auto j = nlohmann::json::parse(picked.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << picked.out.substr(0, 400);
+  EXPECT_EQ(j["device_model"].get<std::string>().rfind("h100 + kernel times of run 1", 0), 0u) << j["device_model"];
+
+  Outcome chosen = run("run " + h100_module + " --backend sim --kernel-times 1 --device h200 --json");
+  ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
+  EXPECT_EQ(chosen.err.find("device h"), std::string::npos) << chosen.err;
+  j = nlohmann::json::parse(chosen.out, nullptr, false);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["device_model"].get<std::string>().rfind("h200 + ", 0), 0u) << j["device_model"];
+
+  Outcome unnamed = run("run " + kModule + " --backend sim --kernel-times 2 --json");
+  ASSERT_EQ(unnamed.exit_code, 0) << unnamed.err;
+  EXPECT_NE(unnamed.err.find("device h200: run 2 does not say which GPU it ran on"), std::string::npos)
+      << unnamed.err;
+
+  Outcome missing = run("run " + kModule + " --backend sim --kernel-times 9");
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("--kernel-times 9"), std::string::npos) << missing.err;
+}
+
 }  // namespace
 }  // namespace sl::cli_test
