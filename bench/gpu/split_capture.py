@@ -8,8 +8,9 @@ The process copied MARKER_BYTES + i bytes to the GPU before setting i's
 compilation and before each of its blocks of steps. Every record from one
 such copy to the next belongs to that setting; the records before the first
 marker (JAX starting) go to the first setting. Writes
-OUT_PREFIX_SETTING/capture.jsonl, each with the capture's meta line and
-its host lines (the process's probe at its start and end), and
+OUT_PREFIX_SETTING/capture.jsonl, each with the capture's meta line, its
+host lines (the process's probe at its start and end) and its device lines
+(the GPUs' names, written at the end), and
 prints how many records and markers each setting got.
 """
 import json
@@ -29,7 +30,7 @@ def main():
             if not line:
                 continue
             r = json.loads(line)
-            (meta if r.get("k") in ("meta", "host") else records).append((r.get("start", 0), line, r))
+            (meta if r.get("k") in ("meta", "host", "device") else records).append((r.get("start", 0), line, r))
     records.sort(key=lambda x: x[0])
     out = {s["setting"]: [] for s in settings}
     markers = {s["setting"]: 0 for s in settings}
