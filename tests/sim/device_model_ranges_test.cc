@@ -57,40 +57,55 @@ TEST(DeviceModelRanges, NumbersTakenFromH200MatchIt) {
   EXPECT_NEAR(a100->p2p_bandwidth_gbps, h200->p2p_bandwidth_gbps * 600 / 900, 0.1);
 }
 
-// Every number h100.json or a100.json says it takes from h200.json (its
-// source reads "h200.json value, unscaled: ..." or "... scaled by the NVLink
-// bandwidth ratio ... 2/3: ...") must be h200.json's current number, as is or
-// times 600/900, and must quote h200.json's current source: re-measuring the
-// H200 then fails here until the borrowed copies follow.
+// The numbers of `theirs` (a device file, or an object in one such as
+// gemm_efficiency) whose source says it takes them from h200.json's `h200`
+// (its source reads "h200.json value, unscaled: ..." or "... scaled by the
+// NVLink bandwidth ratio ... 2/3: ...") must be h200.json's current number,
+// as is or times 600/900, and must quote h200.json's current source. Returns
+// how many there were; `where` names them in failures.
+int check_borrowed(const nlohmann::json& theirs, const nlohmann::json& h200, const std::string& where) {
+  int borrowed = 0;
+  for (const auto& [key, value] : theirs.items()) {
+    if (value.is_object() && h200.contains(key) && h200[key].is_object()) {
+      borrowed += check_borrowed(value, h200[key], where + "." + key);
+      continue;
+    }
+    const std::string suffix = "_source";
+    if (!value.is_string() || key.size() <= suffix.size() || !key.ends_with(suffix)) continue;
+    const std::string& source = value.get_ref<const std::string&>();
+    const size_t at = source.find("h200.json value");
+    if (at == std::string::npos) continue;
+    ++borrowed;
+    const std::string field = key.substr(0, key.size() - suffix.size());
+    if (!h200.contains(key) || !h200.contains(field)) {
+      ADD_FAILURE() << where << "." << field << " is not in h200.json";
+      continue;
+    }
+    EXPECT_NE(source.find(h200[key].get<std::string>()), std::string::npos)
+        << where << "." << key << " does not quote h200.json's current source";
+    const double their_value = theirs[field].get<double>(), h200_value = h200[field].get<double>();
+    const std::string how = source.substr(at, source.find(": ", at) - at);
+    if (how.find("unscaled") != std::string::npos) {
+      EXPECT_DOUBLE_EQ(their_value, h200_value) << where << "." << field;
+    } else if (how.find("2/3") != std::string::npos) {
+      EXPECT_NEAR(their_value, h200_value * 600 / 900, 0.05) << where << "." << field;
+    } else {
+      ADD_FAILURE() << where << "." << key << ": neither unscaled nor the NVLink ratio: " << how;
+    }
+  }
+  return borrowed;
+}
+
+// Re-measuring the H200 fails here until the numbers h100.json and
+// a100.json borrow from it follow, nested ones (gemm_efficiency) included.
 TEST(DeviceModelRanges, BorrowedNumbersAndSourcesAreH200sCurrentOnes) {
   const nlohmann::json h200 = device_json("h200");
   for (const char* name : {"h100", "a100"}) {
-    const nlohmann::json j = device_json(name);
-    int borrowed = 0;
-    for (const auto& [key, value] : j.items()) {
-      const std::string suffix = "_source";
-      if (!value.is_string() || key.size() <= suffix.size() || !key.ends_with(suffix)) continue;
-      const std::string& source = value.get_ref<const std::string&>();
-      const size_t at = source.find("h200.json value");
-      if (at == std::string::npos) continue;
-      ++borrowed;
-      const std::string field = key.substr(0, key.size() - suffix.size());
-      ASSERT_TRUE(h200.contains(key) && h200.contains(field))
-          << name << "." << field << " is not in h200.json";
-      EXPECT_NE(source.find(h200[key].get<std::string>()), std::string::npos)
-          << name << "." << key << " does not quote h200.json's current source";
-      const double theirs = j[field].get<double>(), h200_value = h200[field].get<double>();
-      const std::string how = source.substr(at, source.find(": ", at) - at);
-      if (how.find("unscaled") != std::string::npos) {
-        EXPECT_DOUBLE_EQ(theirs, h200_value) << name << "." << field;
-      } else if (how.find("2/3") != std::string::npos) {
-        EXPECT_NEAR(theirs, h200_value * 600 / 900, 0.05) << name << "." << field;
-      } else {
-        ADD_FAILURE() << name << "." << key << ": neither unscaled nor the NVLink ratio: " << how;
-      }
-    }
-    EXPECT_GE(borrowed, 10) << name;
+    EXPECT_GE(check_borrowed(device_json(name), h200, name), 10) << name;
   }
+  // split_k_min_k sits inside gemm_efficiency.
+  const nlohmann::json h100_gemms = device_json("h100")["gemm_efficiency"];
+  EXPECT_EQ(check_borrowed(h100_gemms, h200["gemm_efficiency"], "h100.gemm_efficiency"), 1);
 }
 
 TEST(DeviceModelRanges, AbsurdLaunchAndBandwidthAreRejected) {
