@@ -102,7 +102,7 @@ trace::RunInfo captured_run_info(const std::string& name, const std::string& pro
   info.name = name;
   info.program_name = program;
   info.backend = "capture";
-  info.device_model = trace.gpu_name.empty() ? "cuda" : trace.gpu_name;
+  info.device_model = trace.gpu_name.empty() ? trace::kUnnamedCaptureDevice : trace.gpu_name;
   info.config_json = config;
   int64_t max_device = -1;
   for (const trace::Event& e : trace.events) max_device = std::max<int64_t>(max_device, e.device);

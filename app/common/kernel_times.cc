@@ -221,10 +221,10 @@ Result<DeviceOfRun> device_of_run(const std::string& db, const std::string& run)
   SL_ASSIGN_OR_RETURN(trace::RunInfo info, store->run_info(id));
   DeviceOfRun out{device_of_capture(info), ""};
   if (info.backend != "capture") return out;  // measured_kernel_times refuses it
-  if (out.device == sim::stock_device_for_gpu(info.device_model)) {
+  if (!sim::stock_device_for_gpu(info.device_model).empty()) {
     out.note = fmt::format("device {}: run {} ran on {} (--device to choose another)", out.device, id,
                            info.device_model);
-  } else if (info.device_model.empty() || info.device_model == "cuda") {  // captured before GPU names
+  } else if (info.device_model.empty() || info.device_model == trace::kUnnamedCaptureDevice) {
     out.note = fmt::format("device {}: run {} does not say which GPU it ran on (--device to choose another)",
                            out.device, id);
   } else {

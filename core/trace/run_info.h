@@ -16,6 +16,10 @@ enum class RunStatus { kRunning, kComplete, kFailed, kInterrupted };
 const char* run_status_name(RunStatus status);  // "running" | "complete" | "failed" | "interrupted"
 bool parse_run_status(std::string_view name, RunStatus* out);
 
+// A captured run's device_model where the capture names no GPU (made
+// before the injection library wrote device lines).
+inline constexpr const char* kUnnamedCaptureDevice = "cuda";
+
 struct RunInfo {
   int64_t id = 0;
   std::string name;
