@@ -343,9 +343,19 @@ std::string format_comparison_text(const Comparison& c, size_t max_rows) {
     out += fmt::format("\ncritical path {}: {} events, {} us busy of {} us\n", s == &c.a ? "A" : "B",
                        s->critical_path.events.size(), format_us(s->critical_path.busy_ns),
                        format_us(s->critical_path.length_ns()));
+    // A long path (a loop's trips) keeps its ends within the row limit; the
+    // JSON has every event.
+    const std::vector<std::string>& names = s->critical_path_names;
+    const size_t half = std::max<size_t>(1, max_rows / 2);
+    const bool cut = max_rows != 0 && names.size() > 2 * half;
     std::string chain;
-    for (size_t i = 0; i < s->critical_path_names.size(); ++i) {
-      chain += (i ? " -> " : "  ") + s->critical_path_names[i];
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (cut && i == half) {
+        chain += fmt::format(" -> ... {} more", names.size() - 2 * half);
+        i = names.size() - half - 1;
+        continue;
+      }
+      chain += (i ? " -> " : "  ") + names[i];
     }
     out += chain + "\n";
   }

@@ -69,7 +69,8 @@ Comparison compare_runs(const RunInfo& info_a, const Trace& a, const RunInfo& in
 // a timeline outlines for the delta.
 std::vector<int64_t> delta_events(const Comparison& comparison, bool side_a, const Trace& full);
 
-// max_rows = 0 prints every delta.
+// max_rows = 0 prints every delta and every event of the critical paths;
+// otherwise that many deltas, and a path's first and last max_rows / 2.
 std::string format_comparison_text(const Comparison& comparison, size_t max_rows = 0);
 // {"a":{"run","backend","device_model","makespan_ns","streams":[...],"idle":[...],"overlap":{...},"critical_path":{...}},
 //  "b":{...},"makespan_a_ns","makespan_b_ns","makespan_delta_ns","matched","only_in_a","only_in_b","deltas":[...]}.

@@ -107,6 +107,25 @@ TEST(CompareTest, JsonHoldsBothMakespansAndDeltas) {
   EXPECT_NE(text.find("only B"), std::string::npos);
 }
 
+// A loop's critical path runs through every trip: the text keeps its ends
+// within the row limit and says how many it left out; the JSON keeps all.
+TEST(CompareTest, ALongCriticalPathKeepsItsEndsInTheText) {
+  RunInfo info;
+  info.id = 1;
+  Trace chain;
+  for (int i = 0; i < 100; ++i) {
+    add_event(chain, 0, 0, EventKind::kGemm, "gemm", "k" + std::to_string(i), i * 10, i * 10 + 10);
+  }
+  const Comparison c = compare_runs(info, chain, info, chain);
+  const std::string text = format_comparison_text(c, 8);
+  EXPECT_NE(text.find("\n  k0 (gemm) -> k1 (gemm) -> k2 (gemm) -> k3 (gemm) -> ... 92 more -> k96 (gemm) -> "
+                      "k97 (gemm) -> k98 (gemm) -> k99 (gemm)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(format_comparison_text(c).find("k49 (gemm) -> k50 (gemm)"), std::string::npos) << "no limit: all of it";
+  EXPECT_EQ(nlohmann::json::parse(comparison_json(c))["a"]["critical_path"]["events"].size(), 100u);
+}
+
 TEST(CompareTest, IdenticalRunsHaveZeroDeltas) {
   Pair p = make_pair();
   Comparison c = compare_runs(p.info_a, p.a, p.info_a, p.a);
