@@ -234,7 +234,8 @@ class SimBackend : public exec::Backend {
   Result<trace::Trace> trace_driven(const std::vector<sched::DeviceProgram>& devices, const GraphProgram* laid,
                                     const std::vector<std::vector<int64_t>>& role_gaps, SimOptions options,
                                     const trace::Trace& modelled) const {
-    ThunkTimes times = thunk_times(devices, *measured_, modelled, std::llround(model_.cublas_call_us * 1e3));
+    ThunkTimes times = thunk_times(devices, *measured_, modelled, std::llround(model_.cublas_call_us * 1e3),
+                                   std::llround(model_.min_kernel_us * 1e3));
     DeviceModel replay = model_;
     if (measured_->launch_gap_ns > 0) replay.kernel_launch_us = static_cast<double>(measured_->launch_gap_ns) / 1e3;
     int64_t gaps_by_role = 0;

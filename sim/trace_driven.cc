@@ -116,10 +116,10 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
   return out;
 }
 
-int64_t autotuned_kernel_ns(int64_t autotuned_ns, int64_t overhead_ns) {
+int64_t autotuned_kernel_ns(int64_t autotuned_ns, int64_t overhead_ns, int64_t shortest_kernel_ns) {
   const double a = static_cast<double>(autotuned_ns);
-  return std::max<int64_t>(1, std::llround(kAutotuneScale * std::max(a - static_cast<double>(overhead_ns),
-                                                                     kAutotuneFloor * a)));
+  const double floor = std::min(static_cast<double>(shortest_kernel_ns), kAutotuneScale * a);
+  return std::max<int64_t>(1, std::llround(std::max(kAutotuneScale * (a - static_cast<double>(overhead_ns)), floor)));
 }
 
 int64_t default_autotune_overhead_ns(const std::string& backend) {
@@ -164,7 +164,7 @@ void estimate_autotune_overhead(MeasuredTimes& measured,
 }
 
 ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const MeasuredTimes& measured,
-                       const trace::Trace& modelled, int64_t cublas_call_ns) {
+                       const trace::Trace& modelled, int64_t cublas_call_ns, int64_t shortest_kernel_ns) {
   ThunkTimes out;
   // Each thunk's modelled duration: its events' total (a thunk's events carry its index).
   std::map<std::pair<int32_t, int64_t>, int64_t> model_ns;  // (device slot, thunk index)
@@ -235,7 +235,8 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
         continue;
       }
       if (auto a = measured.autotuned.find(std::string(t.attributed_name)); a != measured.autotuned.end()) {
-        out.ns[d][i] = autotuned_kernel_ns(a->second.ns, measured.autotune_overhead_ns(a->second.backend));
+        out.ns[d][i] =
+            autotuned_kernel_ns(a->second.ns, measured.autotune_overhead_ns(a->second.backend), shortest_kernel_ns);
         ++out.modelled_thunks;
         ++out.autotuned_thunks;
         continue;

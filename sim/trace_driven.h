@@ -115,10 +115,11 @@ struct MeasuredTimes {
 // The autotuner times a kernel alone, with its launch and timer around it,
 // 2-3 us more than a step runs it (the dev captures of hold-out set 12,
 // bench/FIDELITY-real.md): a kernel's time in a step is about
-// kAutotuneScale x (autotuned - overhead), and never under kAutotuneFloor of
-// the autotuned time x kAutotuneScale (a kernel of 4 us alone runs at least 2).
+// kAutotuneScale x (autotuned - overhead). The overhead is about the same
+// whatever the kernel's length (2.5-3.0 us from 4 to 20 us autotuned, sets
+// 12-27), so a short kernel's time is what is left after it, never under
+// the device's shortest kernel (min_kernel_us).
 inline constexpr double kAutotuneScale = 0.95;
-inline constexpr double kAutotuneFloor = 0.5;
 inline constexpr int64_t kDefaultAutotuneOverheadNs = 2500;
 // Fewer instructions of the run's own log than this, of a backend: that
 // backend's default. One or two samples are one kernel's noise (rn2's
@@ -129,7 +130,10 @@ inline constexpr int64_t kMinAutotuneOverheadSamples = 3;
 // kDefaultAutotuneOverheadNs, but for the backends whose overhead the
 // captures of bench/FIDELITY-real.md measured apart (docs/simulator.md).
 int64_t default_autotune_overhead_ns(const std::string& backend);
-int64_t autotuned_kernel_ns(int64_t autotuned_ns, int64_t overhead_ns);
+// An instruction's time in a step from its autotuned time, at least
+// `shortest_kernel_ns` (the device's min_kernel_us) unless the autotuned
+// time itself is shorter.
+int64_t autotuned_kernel_ns(int64_t autotuned_ns, int64_t overhead_ns, int64_t shortest_kernel_ns);
 
 // The overhead of the measured run's own autotuning log (`run_log`: its
 // instructions' autotuned times), by backend: the median over the
@@ -170,7 +174,9 @@ inline constexpr int64_t kMinGemmBiasSamples = 3;
 // each thunk's modelled duration. `cublas_call_ns` is the part of a kGemm
 // thunk's modelled time that is the call's fixed cost (the device's
 // cublas_call_us): the biases measure and scale only the rest.
+// `shortest_kernel_ns` (the device's min_kernel_us) bounds the times taken
+// from the autotuning log (autotuned_kernel_ns).
 ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const MeasuredTimes& measured,
-                       const trace::Trace& modelled, int64_t cublas_call_ns);
+                       const trace::Trace& modelled, int64_t cublas_call_ns, int64_t shortest_kernel_ns);
 
 }  // namespace sl::sim

@@ -11,6 +11,9 @@
 namespace sl::sim {
 namespace {
 
+// h200.json's min_kernel_us.
+constexpr int64_t kShortestKernelNs = 928;
+
 // Four steps of one 'dot' each, taking 400, 100, 300 and 200 ns.
 trace::Trace four_steps() {
   trace::Trace t;
@@ -103,7 +106,7 @@ BiasCase bias_case(int gemms, bool calls = false, bool new_call = true) {
 // of all.
 TEST(TraceDriven, AGemmFusionTheRunNeverRanTakesTheGemmsBias) {
   BiasCase c = bias_case(4, false, false);
-  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 0);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 0, kShortestKernelNs);
   EXPECT_EQ(t.matched_thunks, 9);
   EXPECT_EQ(t.modelled_thunks, 2);
   EXPECT_EQ(t.gemm_bias_samples, 4);
@@ -116,7 +119,7 @@ TEST(TraceDriven, AGemmFusionTheRunNeverRanTakesTheGemmsBias) {
 // With fewer matched GEMMs than kMinGemmBiasSamples, one median for all.
 TEST(TraceDriven, TooFewMatchedGemmsShareTheMedianOfAll) {
   BiasCase c = bias_case(2, false, false);
-  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 0);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 0, kShortestKernelNs);
   EXPECT_EQ(t.gemm_bias_samples, 2);
   EXPECT_DOUBLE_EQ(t.gemm_model_bias, t.model_bias);
   EXPECT_DOUBLE_EQ(t.model_bias, 1.5);  // 2 of 7 ratios are 0.125
@@ -128,7 +131,7 @@ TEST(TraceDriven, TooFewMatchedGemmsShareTheMedianOfAll) {
 // model's (its fixed cost and its product), not the fusions' 0.125.
 TEST(TraceDriven, ACublasCallDoesNotTakeTheTritonGemmsBias) {
   BiasCase c = bias_case(4);
-  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 2000);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 2000, kShortestKernelNs);
   EXPECT_EQ(t.call_bias_samples, 0);
   EXPECT_DOUBLE_EQ(t.call_model_bias, 1.0);
   EXPECT_DOUBLE_EQ(t.gemm_model_bias, 0.125);
@@ -141,7 +144,7 @@ TEST(TraceDriven, ACublasCallDoesNotTakeTheTritonGemmsBias) {
 TEST(TraceDriven, ACublasCallTheRunNeverRanPaysTheFixedCostAndTheCallsBias) {
   BiasCase c = bias_case(4, true, true);
   for (int i = 0; i < 4; ++i) c.measured.ns_per_step["custom-call." + std::to_string(i)] = 3500;
-  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 2000);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 2000, kShortestKernelNs);
   EXPECT_EQ(t.call_bias_samples, 4);
   EXPECT_DOUBLE_EQ(t.call_model_bias, 0.25) << "(3.5 - 2) / (8 - 2)";
   EXPECT_EQ(t.ns[0][9], 2000 + 1500);
@@ -156,12 +159,12 @@ TEST(TraceDriven, ADynamicSliceFusionTheRunNeverRanIsACublasCall) {
   sched::Thunk& fusion = c.program.thunks[9];
   fusion.kind = sched::ThunkKind::kKernel;
   fusion.fusion_calls_library = true;
-  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 2000);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 2000, kShortestKernelNs);
   EXPECT_DOUBLE_EQ(t.gemm_model_bias, 0.125);
   EXPECT_DOUBLE_EQ(t.call_model_bias, 1.0);
   EXPECT_EQ(t.ns[0][9], 8000) << "as the cuBLAS call it is";
   fusion.fusion_calls_library = false;
-  EXPECT_EQ(thunk_times({c.program}, c.measured, c.modelled, 2000).ns[0][9], 1000)
+  EXPECT_EQ(thunk_times({c.program}, c.measured, c.modelled, 2000, kShortestKernelNs).ns[0][9], 1000)
       << "a GEMM kernel: 8 us at the Triton fusions' bias";
 }
 
@@ -190,7 +193,7 @@ TEST(TraceDriven, AGemmTheRunNeverRanCostsItsAutotunedTimeLessTheLogsOverhead) {
   c.measured.autotuned["gemm_fusion_dot.99"] = {20000, "TRITON"};
   c.measured.autotuned["gemm_fusion_dot.0"] = {50000, "TRITON"};
   c.measured.autotune_overhead_by_backend["TRITON"] = 2500;
-  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 0);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 0, kShortestKernelNs);
   EXPECT_EQ(t.modelled_thunks, 2);
   EXPECT_EQ(t.autotuned_thunks, 1);
   EXPECT_EQ(t.ns[0][9], 16625) << "0.95 x (20 - 2.5) us";
@@ -198,12 +201,15 @@ TEST(TraceDriven, AGemmTheRunNeverRanCostsItsAutotunedTimeLessTheLogsOverhead) {
   EXPECT_EQ(t.ns[0][10], 1500) << "no log entry: the model times its bias";
 }
 
-// A kernel of 4 us alone under a 3 us overhead still runs: at least half of
-// its autotuned time (times the scale).
-TEST(TraceDriven, AShortAutotunedKernelKeepsHalfItsTime) {
-  EXPECT_EQ(autotuned_kernel_ns(4000, 3000), 1900);
-  EXPECT_EQ(autotuned_kernel_ns(10000, 0), 9500);
-  EXPECT_EQ(autotuned_kernel_ns(1, 5000), 1);
+// A short kernel is what the overhead leaves of its autotuned time: set
+// 23's dlt timed a slice fusion at 4.4 us that its steps ran in 1.2. Less
+// than the device's shortest kernel is left only where the log says less.
+TEST(TraceDriven, AShortAutotunedKernelIsWhatTheOverheadLeaves) {
+  EXPECT_EQ(autotuned_kernel_ns(4400, 3000, kShortestKernelNs), 1330) << "0.95 x (4.4 - 3.0) us, not half of 4.4";
+  EXPECT_EQ(autotuned_kernel_ns(10000, 0, kShortestKernelNs), 9500);
+  EXPECT_EQ(autotuned_kernel_ns(3500, 3000, kShortestKernelNs), kShortestKernelNs) << "never under the shortest kernel";
+  EXPECT_EQ(autotuned_kernel_ns(500, 3000, kShortestKernelNs), 475) << "unless the log itself is shorter";
+  EXPECT_EQ(autotuned_kernel_ns(1, 5000, kShortestKernelNs), 1);
 }
 
 // The overhead from the run's own log: per launch, autotuned minus measured
