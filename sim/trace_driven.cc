@@ -118,8 +118,9 @@ Result<MeasuredTimes> measured_times(const trace::Trace& linked) {
 
 int64_t autotuned_kernel_ns(int64_t autotuned_ns, int64_t overhead_ns, int64_t shortest_kernel_ns) {
   const double a = static_cast<double>(autotuned_ns);
-  const double floor = std::min(static_cast<double>(shortest_kernel_ns), kAutotuneScale * a);
-  return std::max<int64_t>(1, std::llround(std::max(kAutotuneScale * (a - static_cast<double>(overhead_ns)), floor)));
+  const double at_least = std::min(static_cast<double>(shortest_kernel_ns), kAutotuneScale * a);
+  return std::max<int64_t>(1,
+                           std::llround(std::max(kAutotuneScale * (a - static_cast<double>(overhead_ns)), at_least)));
 }
 
 int64_t default_autotune_overhead_ns(const std::string& backend) {

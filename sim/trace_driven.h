@@ -116,9 +116,10 @@ struct MeasuredTimes {
 // 2-3 us more than a step runs it (the dev captures of hold-out set 12,
 // bench/FIDELITY-real.md): a kernel's time in a step is about
 // kAutotuneScale x (autotuned - overhead). The overhead is about the same
-// whatever the kernel's length (2.5-3.0 us from 4 to 20 us autotuned, sets
-// 12-27), so a short kernel's time is what is left after it, never under
-// the device's shortest kernel (min_kernel_us).
+// whatever the kernel's length (2.3-3.2 us from 3 to 20 us autotuned over
+// sets 12-27: bench/FIDELITY-real.md, hold-out set 28), so a short kernel's
+// time is what is left after it, never under the device's shortest kernel
+// (min_kernel_us).
 inline constexpr double kAutotuneScale = 0.95;
 inline constexpr int64_t kDefaultAutotuneOverheadNs = 2500;
 // Fewer instructions of the run's own log than this, of a backend: that
