@@ -163,7 +163,6 @@ TEST_F(LinkCli, ACapturedRunsDeviceIsTheGpuItRanOn) {
   EXPECT_EQ(j[1].value("device_model", ""), "cuda");
 }
 
-
 // A trace-driven run takes the device file of the GPU its capture ran on:
 // h100 for a capture on an H100 (the injection library names it), h200 for
 // one that names no GPU; --device chooses another.
