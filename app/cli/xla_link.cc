@@ -88,7 +88,7 @@ Result<int64_t> save_linked_run(trace::TraceStore& store, trace::RunInfo info, c
     config = nlohmann::json::parse(info.config_json, nullptr, false);
     if (!config.is_object()) config = nlohmann::json::object();
   }
-  config["linked_module"] = linked.module_path;
+  config[std::string(trace::kLinkedModuleKey)] = linked.module_path;
   config["linked_thunks"] = linked.thunks_path;
   config["steps"] = linked.summary.steps.size();
   if (source_run > 0) config["linked_from_run"] = source_run;

@@ -22,8 +22,9 @@ namespace {
 
 // The file of the run's linked module, or "" when its config names none.
 std::string linked_module_of(const nlohmann::json& config) {
-  if (!config.is_object() || !config.contains("linked_module") || !config["linked_module"].is_string()) return {};
-  return config["linked_module"].get<std::string>();
+  const std::string key(trace::kLinkedModuleKey);
+  if (!config.is_object() || !config.contains(key) || !config[key].is_string()) return {};
+  return config[key].get<std::string>();
 }
 
 // That module, parsed: an error where the run names none or it does not parse.
@@ -93,8 +94,8 @@ Result<sim::MeasuredTimes> measured_kernel_times(const std::string& db, const st
   // Which of its instructions the measured run launched inside command
   // buffers, from the dump beside the module it was linked to (when still there).
   auto config = nlohmann::json::parse(measured_run.info.config_json, nullptr, false);
-  if (config.is_object() && config.contains("linked_module") && config["linked_module"].is_string()) {
-    LaunchedInstructions launched = launched_instructions(config["linked_module"].get<std::string>());
+  if (const std::string linked = linked_module_of(config); !linked.empty()) {
+    LaunchedInstructions launched = launched_instructions(linked);
     measured->in_graph = std::move(launched.in_graph);
     measured->graph_first = std::move(launched.graph_first);
     measured->graph_after = std::move(launched.graph_after);

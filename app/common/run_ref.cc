@@ -46,7 +46,7 @@ Result<StoredRun> load_stored_run(trace::TraceStore& store, const std::string& r
 }
 
 bool is_linked_run(const trace::RunInfo& info) {
-  return info.config_json.find("\"linked_module\"") != std::string::npos;
+  return trace::config_is_linked(info.config_json);
 }
 
 }  // namespace sl::app

@@ -20,6 +20,19 @@ bool parse_run_status(std::string_view name, RunStatus* out);
 // before the injection library wrote device lines).
 inline constexpr const char* kUnnamedCaptureDevice = "cuda";
 
+// The key `link` adds to a run's config_json, naming the module it was
+// linked to; a linked run's events carry their step as their iteration (-1
+// outside the steps).
+inline constexpr std::string_view kLinkedModuleKey = "linked_module";
+inline bool config_is_linked(std::string_view config_json) {
+  const size_t n = kLinkedModuleKey.size();
+  for (size_t at = config_json.find(kLinkedModuleKey); at != std::string_view::npos;
+       at = config_json.find(kLinkedModuleKey, at + 1)) {
+    if (at > 0 && at + n < config_json.size() && config_json[at - 1] == '"' && config_json[at + n] == '"') return true;
+  }
+  return false;
+}
+
 struct RunInfo {
   int64_t id = 0;
   std::string name;

@@ -133,6 +133,27 @@ TEST_F(LinkCli, LinkTiesAnImportedCaptureToItsModuleAsANewRun) {
   EXPECT_NE(runs.out.find("linked to jit_step"), std::string::npos) << runs.out;
 }
 
+// `query`'s step column: each event's module execution in a linked run,
+// NULL outside the steps and in every event of a run never linked.
+TEST_F(LinkCli, QueryNumbersTheStepsOfALinkedRunOnly) {
+  ASSERT_EQ(run("import " + (kCapture / "capture.jsonl").string()).exit_code, 0);
+  ASSERT_EQ(run("link 1 " + kModule).exit_code, 0);
+  Outcome o = run("query --json \"select run_id, count(*) as events, count(step) as in_steps, count(distinct step) "
+                  "as steps, min(step) as first, max(step) as last, sum(step is not null and step != iteration) "
+                  "as other from events group by run_id order by run_id\"");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto rows = nlohmann::json::parse(o.out, nullptr, false);
+  ASSERT_TRUE(rows.is_array() && rows.size() == 2) << o.out;
+  EXPECT_EQ(rows[0]["in_steps"], 0) << o.out;
+  EXPECT_EQ(rows[1]["steps"], 31) << o.out;
+  EXPECT_EQ(rows[1]["first"], 0) << o.out;
+  EXPECT_EQ(rows[1]["last"], 30) << o.out;
+  EXPECT_EQ(rows[1]["other"], 0) << o.out;
+  // Autotuning and the other modules' kernels stay outside the steps.
+  EXPECT_GT(rows[1]["in_steps"].get<int64_t>(), 0);
+  EXPECT_LT(rows[1]["in_steps"].get<int64_t>(), rows[1]["events"].get<int64_t>());
+}
+
 TEST_F(LinkCli, KernelTimesFromAnUnlinkedRunIsInvalidInput) {
   ASSERT_EQ(run("import " + (kCapture / "capture.jsonl").string()).exit_code, 0);
   Outcome replay = run("run " + kModule + " --backend sim --kernel-times 1");

@@ -47,7 +47,7 @@ struct Section {
 
 // Runs linked to an XLA module (streamlens import --xla-dump) know each
 // kernel's instruction: labels show it.
-bool is_linked(const trace::RunInfo& info) { return info.config_json.find("\"linked_module\"") != std::string::npos; }
+bool is_linked(const trace::RunInfo& info) { return trace::config_is_linked(info.config_json); }
 
 ImU32 label_color(uint32_t fill) {
   Rgb c = unpack_rgb(fill);

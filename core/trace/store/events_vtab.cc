@@ -17,6 +17,7 @@ SQLITE_EXTENSION_INIT3
 #include <algorithm>
 #include <vector>
 
+#include "core/trace/run_info.h"
 #include "core/trace/store/event_chunk.h"
 #include "core/trace/trace.h"
 
@@ -50,6 +51,7 @@ struct EventsCursor {
   sqlite3_stmt* chunks = nullptr;
   sqlite3_stmt* legacy = nullptr;   // schema-1 rows; null when there is no such table
   sqlite3_stmt* lookup = nullptr;   // strings by id
+  sqlite3_stmt* run_config = nullptr;  // a run's config_json by id
   bool in_legacy = false;
   bool eof = true;
   int64_t run_id = 0;
@@ -62,6 +64,9 @@ struct EventsCursor {
   std::vector<std::string> strings;
   std::vector<uint8_t> string_state;  // 0 not looked up, 1 found, 2 missing
   std::string uncached;               // the last name with an id beyond the cache
+  // Whether run `linked_run` was linked to its XLA module (its iteration is then the step).
+  int64_t linked_run = -1;
+  bool linked = false;
 };
 
 // Ids beyond this are looked up every time rather than cached in a vector.
@@ -161,6 +166,7 @@ int close_cursor(sqlite3_vtab_cursor* base) {
   finalize(&c->chunks);
   finalize(&c->legacy);
   finalize(&c->lookup);
+  finalize(&c->run_config);
   delete c;
   return SQLITE_OK;
 }
@@ -280,6 +286,11 @@ int filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqlite
     rc = prepare(c, "SELECT value FROM \"" + schema + "\".strings WHERE id = ?1", &c->lookup);
     if (rc != SQLITE_OK) return rc;
   }
+  if (!c->run_config) {
+    rc = prepare(c, "SELECT config_json FROM \"" + schema + "\".runs WHERE id = ?1", &c->run_config);
+    if (rc != SQLITE_OK) return rc;
+  }
+  c->linked_run = -1;
   rc = SQLITE_OK;
   if (load_chunk(c, &rc)) return SQLITE_OK;
   if (rc != SQLITE_OK) return rc;
@@ -322,6 +333,22 @@ const std::string* string_of(EventsCursor* c, uint32_t id) {
   return found ? &c->strings[id] : nullptr;
 }
 
+// Whether the cursor's current run is linked to its XLA module: `streamlens
+// link` (or capture --xla-dump) records the module in the run's config and
+// rewrites each event's iteration to its step, -1 outside the steps.
+bool current_run_linked(EventsCursor* c) {
+  if (c->linked_run == c->run_id) return c->linked;
+  c->linked_run = c->run_id;
+  c->linked = false;
+  sqlite3_reset(c->run_config);
+  sqlite3_bind_int64(c->run_config, 1, c->run_id);
+  if (sqlite3_step(c->run_config) == SQLITE_ROW) {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(c->run_config, 0));
+    c->linked = text != nullptr && config_is_linked(text);
+  }
+  return c->linked;
+}
+
 void result_string(sqlite3_context* ctx, const std::string* s) {
   if (s) {
     sqlite3_result_text(ctx, s->data(), static_cast<int>(s->size()), SQLITE_TRANSIENT);
@@ -355,7 +382,13 @@ int column(sqlite3_vtab_cursor* base, sqlite3_context* ctx, int col) {
     case kFlops: sqlite3_result_int64(ctx, e.flops); break;
     case kCorrelation: sqlite3_result_int64(ctx, e.correlation); break;
     case kIteration: sqlite3_result_int64(ctx, e.iteration); break;
-    case kStep: sqlite3_result_null(ctx); break;  // steps come with runs linked to their programs
+    case kStep:  // NULL outside the steps and in runs never linked
+      if (e.iteration >= 0 && current_run_linked(c)) {
+        sqlite3_result_int64(ctx, e.iteration);
+      } else {
+        sqlite3_result_null(ctx);
+      }
+      break;
     default: sqlite3_result_null(ctx); break;
   }
   return SQLITE_OK;
