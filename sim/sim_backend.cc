@@ -76,11 +76,32 @@ class SimBackend : public exec::Backend {
     }
     SL_ASSIGN_OR_RETURN(trace::Trace trace, simulate(*devices, model_, sim_options));
     if (measured_) {
-      // `trace` is the model's run: each thunk's modelled duration for the replays.
+      // Each thunk's modelled duration for the replays, from the model's run
+      // without the overlap of graph nodes: a node that overlaps its
+      // predecessor shows the overlap taken off its duration, and the
+      // trace-driven run takes it off again.
+      std::vector<std::vector<int64_t>> no_overlap = role_gaps;
+      bool overlaps = false;
+      for (auto& gaps : no_overlap) {
+        for (int64_t& gap : gaps) {
+          if (gap != kNoGap && gap < 0) {
+            gap = 0;
+            overlaps = true;
+          }
+        }
+      }
+      std::optional<trace::Trace> standalone;
+      if (overlaps) {
+        SimOptions options = sim_options;
+        options.fixed_thunk_gap_ns = &no_overlap;
+        SL_ASSIGN_OR_RETURN(standalone, simulate(*devices, model_, options));
+      }
+      const trace::Trace& modelled = standalone ? *standalone : trace;
       SL_ASSIGN_OR_RETURN(trace::Trace driven,
-                          trace_driven(*devices, laid ? &*laid : nullptr, role_gaps, sim_options, trace));
+                          trace_driven(*devices, laid ? &*laid : nullptr, role_gaps, sim_options, modelled));
       if (laid) {
-        SL_RETURN_IF_ERROR(add_host_pace_range(program.devices, *laid, role_gaps, dnn_host, sim_options, trace, driven));
+        SL_RETURN_IF_ERROR(
+            add_host_pace_range(program.devices, *laid, role_gaps, dnn_host, sim_options, modelled, driven));
       }
       trace = std::move(driven);
     }

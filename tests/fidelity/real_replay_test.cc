@@ -221,7 +221,9 @@ TEST_F(RealReplay, AGemmTheCaptureNeverRanTakesTheGemmsBias) {
 // dots in TF32 and K split over the idle SMs (FIDELITY-real.md, "Split K and TF32");
 // -6.0% since each call also pays cublas_call_us (hold-out set 10); -4.8%
 // since the default capture's gaps after its PDL-launched Triton GEMMs stay
-// with them (hold-out set 25).
+// with them (hold-out set 25); -3.7% since a node the capture never ran
+// overlaps its predecessor once, not twice (FIDELITY-real.md, "A modelled
+// graph node's overlap").
 TEST_F(RealReplay, GemmsTheCaptureNeverRanRunInTf32WithTheirKSplit) {
 #if !SL_HAVE_CUDA_BUILD
   GTEST_SKIP() << "reading capture files needs a CUDA build";
@@ -237,7 +239,7 @@ TEST_F(RealReplay, GemmsTheCaptureNeverRanRunInTf32WithTheirKSplit) {
   ASSERT_TRUE(measured.contains("median_iteration_makespan_ns") && predicted.contains("makespan_ns"));
   const double m = measured["median_iteration_makespan_ns"].get<double>();
   const double error = (predicted["makespan_ns"].get<double>() - m) / m;
-  expect(error, Expectation{true, -0.048}, "two_tower default -> without Triton GEMMs");
+  expect(error, Expectation{true, -0.037}, "two_tower default -> without Triton GEMMs");
 }
 
 // Hold-out set 12's wide regression step (tests/corpus/jax/holdout12_programs.py),
