@@ -32,6 +32,23 @@ void add_autotune_overhead_counters(const MeasuredTimes& measured, trace::Trace&
   }
 }
 
+// The role gaps with every overlap of a graph node and its predecessor (a
+// negative gap) at 0; empty when no gap was negative.
+std::vector<std::vector<int64_t>> without_overlaps(const std::vector<std::vector<int64_t>>& role_gaps) {
+  std::vector<std::vector<int64_t>> out = role_gaps;
+  bool any = false;
+  for (auto& gaps : out) {
+    for (int64_t& gap : gaps) {
+      if (gap != kNoGap && gap < 0) {
+        gap = 0;
+        any = true;
+      }
+    }
+  }
+  if (!any) out.clear();
+  return out;
+}
+
 class SimBackend : public exec::Backend {
  public:
   SimBackend(DeviceModel model, std::optional<MeasuredTimes> measured, LaunchSetup launch)
@@ -80,18 +97,9 @@ class SimBackend : public exec::Backend {
       // without the overlap of graph nodes: a node that overlaps its
       // predecessor shows the overlap taken off its duration, and the
       // trace-driven run takes it off again.
-      std::vector<std::vector<int64_t>> no_overlap = role_gaps;
-      bool overlaps = false;
-      for (auto& gaps : no_overlap) {
-        for (int64_t& gap : gaps) {
-          if (gap != kNoGap && gap < 0) {
-            gap = 0;
-            overlaps = true;
-          }
-        }
-      }
+      const std::vector<std::vector<int64_t>> no_overlap = without_overlaps(role_gaps);
       std::optional<trace::Trace> standalone;
-      if (overlaps) {
+      if (!no_overlap.empty()) {
         SimOptions options = sim_options;
         options.fixed_thunk_gap_ns = &no_overlap;
         SL_ASSIGN_OR_RETURN(standalone, simulate(*devices, model_, options));
