@@ -263,8 +263,9 @@ class SimBackend : public exec::Backend {
   Result<trace::Trace> trace_driven(const std::vector<sched::DeviceProgram>& devices, const GraphProgram* laid,
                                     const std::vector<std::vector<int64_t>>& role_gaps, SimOptions options,
                                     const trace::Trace& modelled) const {
-    ThunkTimes times = thunk_times(devices, *measured_, modelled, std::llround(model_.cublas_call_us * 1e3),
-                                   std::llround(model_.min_kernel_us * 1e3));
+    const ModelledScale scale{std::llround(model_.cublas_call_us * 1e3), std::llround(model_.min_kernel_us * 1e3),
+                              model_.hbm_bandwidth_gbps * model_.hbm_efficiency};
+    ThunkTimes times = thunk_times(devices, *measured_, modelled, scale);
     DeviceModel replay = model_;
     if (measured_->launch_gap_ns > 0) replay.kernel_launch_us = static_cast<double>(measured_->launch_gap_ns) / 1e3;
     int64_t gaps_by_role = 0;
@@ -307,6 +308,11 @@ class SimBackend : public exec::Backend {
                       fmt::format("the same over the matched cuBLAS calls, their fixed cost aside ({} of them; 1 "
                                   "when fewer than {}), x1000: the bias of the cuBLAS calls the model costs",
                                   times.call_bias_samples, kMinGemmBiasSamples));
+    trace.add_counter("trace_driven.kernel_fixed_ns", times.kernel_fixed_ns,
+                      fmt::format("a plain kernel's fixed part: the median of measured - bytes' time over the "
+                                  "matched ones ({} of them; min_kernel_us when fewer than {}); one the measured "
+                                  "run never ran takes at least this plus its bytes' time",
+                                  times.kernel_fixed_samples, kMinGemmBiasSamples));
     trace.add_counter("trace_driven.launch_gap_ns", measured_->launch_gap_ns,
                       "median idle time between records of a stream in the measured steps, used as the launch gap");
     return trace;

@@ -165,10 +165,13 @@ void estimate_autotune_overhead(MeasuredTimes& measured,
 }
 
 ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const MeasuredTimes& measured,
-                       const trace::Trace& modelled, int64_t cublas_call_ns, int64_t shortest_kernel_ns) {
+                       const trace::Trace& modelled, const ModelledScale& scale) {
   ThunkTimes out;
+  const int64_t cublas_call_ns = scale.cublas_call_ns;
   // Each thunk's modelled duration: its events' total (a thunk's events carry its index).
   std::map<std::pair<int32_t, int64_t>, int64_t> model_ns;  // (device slot, thunk index)
+  // And the time its bytes take at the device's HBM bandwidth.
+  std::map<std::pair<int32_t, int64_t>, double> bytes_ns;
   // Thunks the model costs as GEMMs (cuBLAS calls and GEMM fusions alike).
   std::set<std::pair<int32_t, int64_t>> model_gemm;
   std::map<int64_t, int32_t> slot_of_device;
@@ -178,12 +181,28 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
     auto slot = slot_of_device.find(e.device);
     if (slot == slot_of_device.end()) continue;
     model_ns[{slot->second, e.correlation}] += e.duration_ns();
+    if (scale.hbm_bytes_per_ns > 0) {
+      bytes_ns[{slot->second, e.correlation}] += static_cast<double>(e.bytes) / scale.hbm_bytes_per_ns;
+    }
     if (e.kind == trace::EventKind::kGemm) model_gemm.insert({slot->second, e.correlation});
   }
   auto is_gemm = [&](size_t d, size_t i) {
     return model_gemm.count({static_cast<int32_t>(d), static_cast<int64_t>(i)}) != 0;
   };
   auto call_ns = [&](const sched::Thunk& t) { return is_library_call(t) ? cublas_call_ns : 0; };
+  // XLA's own kernels that are no GEMM and no copy: their time is a fixed
+  // part and their bytes' (bench/FIDELITY-real.md, "The small kernels a
+  // capture never ran").
+  auto plain_kernel = [&](size_t d, size_t i) {
+    const sched::Thunk& t = devices[d].thunks[i];
+    return t.kind == sched::ThunkKind::kKernel && !is_gemm(d, i) && !is_library_call(t) &&
+           copy_path(t) == CopyPath::kNone;
+  };
+  auto bytes_time = [&](size_t d, size_t i) {
+    auto b = bytes_ns.find({static_cast<int32_t>(d), static_cast<int64_t>(i)});
+    return b == bytes_ns.end() ? 0.0 : b->second;
+  };
+  std::vector<double> fixed_parts;  // measured - bytes' time, of the matched plain kernels
   // Thunks per instruction per device: a measured step's time is shared by
   // the instruction's occurrences (a loop body's kernels run once a trip).
   out.ns.resize(devices.size());
@@ -211,6 +230,7 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
         out.gap_ns[d][i] = g->second / count;
       }
       ++out.matched_thunks;
+      if (plain_kernel(d, i)) fixed_parts.push_back(static_cast<double>(ns) - bytes_time(d, i));
       auto model = model_ns.find({static_cast<int32_t>(d), static_cast<int64_t>(i)});
       const int64_t fixed = call_ns(t);
       if (model != model_ns.end() && model->second > fixed && t.kind != sched::ThunkKind::kCollective) {
@@ -228,6 +248,10 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
   out.gemm_model_bias = out.gemm_bias_samples >= kMinGemmBiasSamples ? median_of(gemm_ratios) : out.model_bias;
   out.call_bias_samples = static_cast<int64_t>(call_ratios.size());
   out.call_model_bias = out.call_bias_samples >= kMinGemmBiasSamples ? median_of(call_ratios) : 1.0;
+  out.kernel_fixed_samples = static_cast<int64_t>(fixed_parts.size());
+  out.kernel_fixed_ns = out.kernel_fixed_samples >= kMinGemmBiasSamples
+                            ? std::max<int64_t>(0, std::llround(median_of(std::move(fixed_parts))))
+                            : scale.shortest_kernel_ns;
   for (size_t d = 0; d < devices.size(); ++d) {
     const auto& thunks = devices[d].thunks;
     for (size_t i = 0; i < thunks.size(); ++i) {
@@ -236,8 +260,8 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
         continue;
       }
       if (auto a = measured.autotuned.find(std::string(t.attributed_name)); a != measured.autotuned.end()) {
-        out.ns[d][i] =
-            autotuned_kernel_ns(a->second.ns, measured.autotune_overhead_ns(a->second.backend), shortest_kernel_ns);
+        out.ns[d][i] = autotuned_kernel_ns(a->second.ns, measured.autotune_overhead_ns(a->second.backend),
+                                           scale.shortest_kernel_ns);
         ++out.modelled_thunks;
         ++out.autotuned_thunks;
         continue;
@@ -249,6 +273,11 @@ ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const M
       const int64_t fixed = std::min(call_ns(t), model->second);
       out.ns[d][i] = std::max<int64_t>(
           1, fixed + static_cast<int64_t>(static_cast<double>(model->second - fixed) * bias));
+      if (plain_kernel(d, i)) {
+        // A small kernel takes its fixed part and its bytes' time, where
+        // the model takes the longer of its floor and that time.
+        out.ns[d][i] = std::max<int64_t>(out.ns[d][i], out.kernel_fixed_ns + std::llround(bytes_time(d, i)));
+      }
       ++out.modelled_thunks;
     }
   }

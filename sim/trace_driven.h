@@ -166,18 +166,34 @@ struct ThunkTimes {
   // Triton GEMM's bias is not cuBLAS's: the same product runs at another speed.
   double call_model_bias = 1.0;
   int64_t call_bias_samples = 0;
+  // A plain kernel's fixed part (XLA's own kernel, no GEMM, no copy): the
+  // median over the matched ones of measured - their bytes' time at the
+  // HBM bandwidth, with kMinGemmBiasSamples or more; else the device's
+  // shortest kernel. A plain kernel the run never ran takes at least this
+  // plus its bytes' time.
+  int64_t kernel_fixed_ns = 0;
+  int64_t kernel_fixed_samples = 0;
+};
+
+// What thunk_times needs of the device model.
+struct ModelledScale {
+  // The part of a kGemm thunk's modelled time that is the call's fixed cost
+  // (the device's cublas_call_us): the biases measure and scale only the rest.
+  int64_t cublas_call_ns = 0;
+  // The device's min_kernel_us: it bounds the times taken from the
+  // autotuning log (autotuned_kernel_ns), and is a plain kernel's fixed part
+  // where too few matched.
+  int64_t shortest_kernel_ns = 0;
+  // HBM bytes a ns at the model's achievable bandwidth (0: no bytes' time).
+  double hbm_bytes_per_ns = 0;
 };
 
 inline constexpr int64_t kMinGemmBiasSamples = 3;
 
 // `modelled` is a simulation of `devices` by the model alone: its events
 // carry their thunk index as correlation (sim/engine_trace.cc), which gives
-// each thunk's modelled duration. `cublas_call_ns` is the part of a kGemm
-// thunk's modelled time that is the call's fixed cost (the device's
-// cublas_call_us): the biases measure and scale only the rest.
-// `shortest_kernel_ns` (the device's min_kernel_us) bounds the times taken
-// from the autotuning log (autotuned_kernel_ns).
+// each thunk's modelled duration and bytes.
 ThunkTimes thunk_times(const std::vector<sched::DeviceProgram>& devices, const MeasuredTimes& measured,
-                       const trace::Trace& modelled, int64_t cublas_call_ns, int64_t shortest_kernel_ns);
+                       const trace::Trace& modelled, const ModelledScale& scale);
 
 }  // namespace sl::sim

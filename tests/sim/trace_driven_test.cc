@@ -106,7 +106,7 @@ BiasCase bias_case(int gemms, bool calls = false, bool new_call = true) {
 // of all.
 TEST(TraceDriven, AGemmFusionTheRunNeverRanTakesTheGemmsBias) {
   BiasCase c = bias_case(4, false, false);
-  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 0, kShortestKernelNs);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, {0, kShortestKernelNs, 0});
   EXPECT_EQ(t.matched_thunks, 9);
   EXPECT_EQ(t.modelled_thunks, 2);
   EXPECT_EQ(t.gemm_bias_samples, 4);
@@ -119,7 +119,7 @@ TEST(TraceDriven, AGemmFusionTheRunNeverRanTakesTheGemmsBias) {
 // With fewer matched GEMMs than kMinGemmBiasSamples, one median for all.
 TEST(TraceDriven, TooFewMatchedGemmsShareTheMedianOfAll) {
   BiasCase c = bias_case(2, false, false);
-  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 0, kShortestKernelNs);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, {0, kShortestKernelNs, 0});
   EXPECT_EQ(t.gemm_bias_samples, 2);
   EXPECT_DOUBLE_EQ(t.gemm_model_bias, t.model_bias);
   EXPECT_DOUBLE_EQ(t.model_bias, 1.5);  // 2 of 7 ratios are 0.125
@@ -131,7 +131,7 @@ TEST(TraceDriven, TooFewMatchedGemmsShareTheMedianOfAll) {
 // model's (its fixed cost and its product), not the fusions' 0.125.
 TEST(TraceDriven, ACublasCallDoesNotTakeTheTritonGemmsBias) {
   BiasCase c = bias_case(4);
-  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 2000, kShortestKernelNs);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, {2000, kShortestKernelNs, 0});
   EXPECT_EQ(t.call_bias_samples, 0);
   EXPECT_DOUBLE_EQ(t.call_model_bias, 1.0);
   EXPECT_DOUBLE_EQ(t.gemm_model_bias, 0.125);
@@ -144,7 +144,7 @@ TEST(TraceDriven, ACublasCallDoesNotTakeTheTritonGemmsBias) {
 TEST(TraceDriven, ACublasCallTheRunNeverRanPaysTheFixedCostAndTheCallsBias) {
   BiasCase c = bias_case(4, true, true);
   for (int i = 0; i < 4; ++i) c.measured.ns_per_step["custom-call." + std::to_string(i)] = 3500;
-  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 2000, kShortestKernelNs);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, {2000, kShortestKernelNs, 0});
   EXPECT_EQ(t.call_bias_samples, 4);
   EXPECT_DOUBLE_EQ(t.call_model_bias, 0.25) << "(3.5 - 2) / (8 - 2)";
   EXPECT_EQ(t.ns[0][9], 2000 + 1500);
@@ -159,13 +159,41 @@ TEST(TraceDriven, ADynamicSliceFusionTheRunNeverRanIsACublasCall) {
   sched::Thunk& fusion = c.program.thunks[9];
   fusion.kind = sched::ThunkKind::kKernel;
   fusion.fusion_calls_library = true;
-  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 2000, kShortestKernelNs);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, {2000, kShortestKernelNs, 0});
   EXPECT_DOUBLE_EQ(t.gemm_model_bias, 0.125);
   EXPECT_DOUBLE_EQ(t.call_model_bias, 1.0);
   EXPECT_EQ(t.ns[0][9], 8000) << "as the cuBLAS call it is";
   fusion.fusion_calls_library = false;
-  EXPECT_EQ(thunk_times({c.program}, c.measured, c.modelled, 2000, kShortestKernelNs).ns[0][9], 1000)
+  EXPECT_EQ(thunk_times({c.program}, c.measured, c.modelled, {2000, kShortestKernelNs, 0}).ns[0][9], 1000)
       << "a GEMM kernel: 8 us at the Triton fusions' bias";
+}
+
+// XLA's small kernels take a fixed part and their bytes' time (the model:
+// the longer of its floor and that time). The five matched elementwise
+// kernels move 200 bytes (200 ns at 1 byte/ns) and ran 1.5 us: a fixed
+// part of 1.3 us. The elementwise kernel the run never ran moves 700 bytes:
+// 1.3 + 0.7 us, where the model at the kernels' bias said 1.5.
+TEST(TraceDriven, ASmallKernelTheRunNeverRanTakesTheRunsFixedPartAndItsBytes) {
+  BiasCase c = bias_case(4);
+  for (trace::Event& e : c.modelled.events) {
+    if (e.kind == trace::EventKind::kElementwise) e.bytes = 200;
+  }
+  c.modelled.events.back().bytes = 700;
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, {2000, kShortestKernelNs, 1.0});
+  EXPECT_EQ(t.kernel_fixed_samples, 5);
+  EXPECT_EQ(t.kernel_fixed_ns, 1300);
+  EXPECT_EQ(t.ns[0][10], 2000);
+  // A long kernel keeps the model's time at the bias: 10 us x 1.5, not 1.3 + 10.
+  c.modelled.events.back().bytes = 10000;
+  c.modelled.events.back().end_ns = 10000;
+  EXPECT_EQ(thunk_times({c.program}, c.measured, c.modelled, {2000, kShortestKernelNs, 1.0}).ns[0][10], 15000);
+  // Too few matched: the device's shortest kernel is the fixed part.
+  for (int i = 1; i < 5; ++i) c.measured.ns_per_step.erase("loop_add_fusion." + std::to_string(i));
+  c.modelled.events.back().bytes = 700;
+  c.modelled.events.back().end_ns = 1000;
+  const ThunkTimes few = thunk_times({c.program}, c.measured, c.modelled, {2000, kShortestKernelNs, 1.0});
+  EXPECT_EQ(few.kernel_fixed_ns, kShortestKernelNs);
+  EXPECT_EQ(few.ns[0][10], kShortestKernelNs + 700);
 }
 
 // A cuDNN call of three kernels: the second after 4 us of idle GPU (issued
@@ -193,7 +221,7 @@ TEST(TraceDriven, AGemmTheRunNeverRanCostsItsAutotunedTimeLessTheLogsOverhead) {
   c.measured.autotuned["gemm_fusion_dot.99"] = {20000, "TRITON"};
   c.measured.autotuned["gemm_fusion_dot.0"] = {50000, "TRITON"};
   c.measured.autotune_overhead_by_backend["TRITON"] = 2500;
-  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, 0, kShortestKernelNs);
+  const ThunkTimes t = thunk_times({c.program}, c.measured, c.modelled, {0, kShortestKernelNs, 0});
   EXPECT_EQ(t.modelled_thunks, 2);
   EXPECT_EQ(t.autotuned_thunks, 1);
   EXPECT_EQ(t.ns[0][9], 16625) << "0.95 x (20 - 2.5) us";
