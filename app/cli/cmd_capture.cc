@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/capture_losses.h"
 #include "app/cli/commands.h"
 #include "app/cli/forward_signals.h"
 #include "app/cli/xla_dump_flags.h"
@@ -137,6 +138,7 @@ Result<std::string> child_xla_flags(const std::string& dump_dir) {
 Result<int64_t> save_capture(trace::TraceStore& store, const std::string& name,
                              const std::vector<std::string>& command, long pid, const trace::Trace& captured,
                              const std::string& xla_dump, int child_status) {
+  warn_capture_losses(captured, "'" + name + "'");
   trace::RunInfo info = captured_run_info(
       name, command[0],
       nlohmann::json{{"command", command}, {"pid", pid}}.dump(-1, ' ', false,

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/cli/capture_losses.h"
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "app/cli/xla_link.h"
@@ -22,6 +23,7 @@ int cmd_import_capture(const StoreArgs& args, const std::string& file, const std
 #ifdef SL_HAVE_CUDA
   auto captured = cupti::import_capture_file(file, cupti::CaptureWindow{});
   if (!captured) return fail(captured.status());
+  warn_capture_losses(*captured, file);
   auto store = trace::TraceStore::open(args.db);
   if (!store) return fail(store.status());
   trace::RunInfo info = captured_run_info(

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "app/common/command_buffer_setup.h"
+#include "app/cli/capture_losses.h"
 #include "app/cli/commands.h"
 #include "app/cli/exit_codes.h"
 #include "app/common/kernel_times.h"
@@ -217,11 +218,8 @@ int cmd_run(const RunArgs& given) {
   interrupt_guard.set_run(0);
   if (!recorded) return fail(recorded.status());
   for (const std::string& note : recorded->output.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
+  warn_capture_losses(recorded->output.trace, "run " + std::to_string(recorded->run_id));
   for (const trace::Counter& c : recorded->output.trace.counters) {
-    if (c.name == "cupti_dropped_records" && c.value > 0) {
-      std::fprintf(stderr, "warning: CUPTI dropped %lld records: the timeline misses some GPU work\n",
-                   static_cast<long long>(c.value));
-    }
     if (c.name == sim::kCollectivesHeldCounter && c.value > 0) {
       std::fprintf(stderr,
                    "note: %lld collective(s) launched after a GEMM that holds every SM waited for it to end "

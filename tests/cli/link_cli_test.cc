@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -152,6 +153,26 @@ TEST_F(LinkCli, QueryNumbersTheStepsOfALinkedRunOnly) {
   // Autotuning and the other modules' kernels stay outside the steps.
   EXPECT_GT(rows[1]["in_steps"].get<int64_t>(), 0);
   EXPECT_LT(rows[1]["in_steps"].get<int64_t>(), rows[1]["events"].get<int64_t>());
+}
+
+// A process killed while its capture file was written leaves a last line
+// cut short: the import keeps the rest, links it, and says what it lost
+// (before, only the run's counters did).
+TEST_F(LinkCli, ACaptureCutShortIsImportedWithAWarning) {
+  const std::filesystem::path cut = dir_ / "cut.jsonl";
+  std::filesystem::copy_file(kCapture / "capture.jsonl", cut);
+  {
+    std::ofstream out(cut, std::ios::app);
+    out << R"({"corr":9,"ctx":1,"dev":0,"end":17966)";
+  }
+  Outcome imported = run("import " + cut.string() + " --xla-dump " + kCapture.string());
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_NE(imported.out.find("31 steps of jit_step"), std::string::npos) << imported.out;
+  EXPECT_NE(imported.err.find("1 line of the capture could not be read"), std::string::npos) << imported.err;
+
+  Outcome whole = run("import " + (kCapture / "capture.jsonl").string());
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_EQ(whole.err.find("could not be read"), std::string::npos) << whole.err;
 }
 
 TEST_F(LinkCli, KernelTimesFromAnUnlinkedRunIsInvalidInput) {
