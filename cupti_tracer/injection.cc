@@ -3,18 +3,23 @@
 // kernel, memcpy and memset of the process with CUPTI and writes them as JSON
 // lines (capture_file.h): to $STREAMLENS_CAPTURE_DIR/capture.PID.jsonl, one
 // file per process (a launcher's children each load the library), else to
-// $STREAMLENS_CAPTURE_FILE (one process).
+// $STREAMLENS_CAPTURE_FILE (one process). The file is synced every second
+// (STREAMLENS_FLUSH_MS), so a process killed outright keeps its capture up
+// to then.
 
 #include <cuda.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "cupti_tracer/capture_file.h"
 #include "cupti_tracer/cupti_api.h"
@@ -46,6 +51,11 @@ class FileSink : public sl::cupti::ActivitySink {
     if (file_ == nullptr || g_forked) return;
     std::fwrite(line.data(), 1, line.size(), file_);
     std::fputc('\n', file_);
+  }
+  // Hands what was written to the kernel: a process killed after this keeps it.
+  void sync() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (file_ != nullptr && !g_forked) std::fflush(file_);
   }
   void close() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -100,8 +110,56 @@ void write_gpu_names() {
   dlclose(driver);
 }
 
+// Every STREAMLENS_FLUSH_MS (default 1000; 0: never) a thread of ours asks
+// CUPTI for the buffers whose records are complete and syncs the file, so
+// that a process killed outright (SIGKILL, the OOM killer) leaves its capture
+// up to the last period instead of nothing: CUPTI otherwise hands a buffer
+// over when its 8 MiB are full or at exit. The flush runs the sink on this
+// thread, not the program's.
+class PeriodicFlush {
+ public:
+  void start(long period_ms) {
+    if (period_ms <= 0) return;
+    thread_ = std::thread([this, period_ms] {
+      std::unique_lock<std::mutex> lock(mu_);
+      while (!cv_.wait_for(lock, std::chrono::milliseconds(period_ms), [this] { return stopping_; })) {
+        lock.unlock();
+        (void)sl::cupti::CuptiApi::flush_completed();
+        g_file_sink->sync();
+        lock.lock();
+      }
+    });
+  }
+  void stop() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+PeriodicFlush* g_periodic_flush = nullptr;  // lives until exit, as the sink
+
+long flush_period_ms() {
+  const char* env = std::getenv("STREAMLENS_FLUSH_MS");
+  if (env == nullptr || *env == '\0') return 1000;
+  char* end = nullptr;
+  const long ms = std::strtol(env, &end, 10);
+  return end != nullptr && *end == '\0' && ms >= 0 && ms <= 3600000 ? ms : 1000;
+}
+
 void finish_capture() {
   if (g_file_sink == nullptr || g_forked) return;
+  if (g_periodic_flush != nullptr) g_periodic_flush->stop();
   write_host_probe("end");
   write_gpu_names();
   sl::Status s = sl::cupti::CuptiApi::stop();  // flushes into the sink
@@ -141,6 +199,8 @@ int start_capture() {
   }
   std::atexit(finish_capture);
   pthread_atfork(nullptr, nullptr, [] { g_forked = true; });
+  g_periodic_flush = new PeriodicFlush();
+  g_periodic_flush->start(flush_period_ms());
   return 1;
 }
 

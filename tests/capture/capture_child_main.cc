@@ -9,6 +9,8 @@
 //   capture_child N --until-sigint F  ... then creates file F and waits (60 s
 //                                   at most) for SIGINT, to exit normally as
 //                                   a Python program does on KeyboardInterrupt
+//   capture_child N --killed-after-ms T  ... then waits T ms and kills
+//                                   itself with SIGKILL (no exit handler runs)
 // Exits 0, or 1 on a CUDA error (said on stderr).
 
 #include <cuda_runtime.h>
@@ -72,6 +74,10 @@ int main(int argc, char** argv) {
     if (copy == 0) std::exit(0);  // atexit handlers run in the copy
     int status = 0;
     if (copy < 0 || waitpid(copy, &status, 0) < 0) return 1;
+  }
+  if (mode == "--killed-after-ms" && argc > 3) {
+    usleep(static_cast<useconds_t>(std::atoi(argv[3])) * 1000);
+    std::raise(SIGKILL);
   }
   if (mode == "--until-sigint" && argc > 3) {
     std::signal(SIGINT, [](int) { g_interrupted = 1; });

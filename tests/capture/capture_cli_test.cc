@@ -161,6 +161,20 @@ TEST_F(CaptureCli, StoppingTheCaptureSavesWhatTheCommandRecorded) {
   EXPECT_EQ(memsets_per_run(), "name\tcount(e.kind)\nstopped\t4\n");
 }
 
+// A process killed outright runs no exit handler, so the injection library
+// never gets to flush CUPTI at its exit: its periodic flush has already
+// written what the process recorded (before, such a run had no events).
+TEST_F(CaptureCli, AProcessKilledOutrightKeepsWhatItRecorded) {
+  setenv("STREAMLENS_FLUSH_MS", "100", 1);
+  Outcome o;
+  const bool gpu = capture("--name killed", "7 --killed-after-ms 1500", &o);
+  unsetenv("STREAMLENS_FLUSH_MS");
+  if (!gpu) GTEST_SKIP() << "no GPU";
+  EXPECT_EQ(o.exit_code, 3) << o.err;  // the command failed (killed), and the run is saved as failed
+  EXPECT_NE(o.out.find("exit status 137"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(memsets_per_run(), "name\tcount(e.kind)\nkilled\t7\n");
+}
+
 // A command that never uses CUDA writes no capture: said, exit 3.
 TEST_F(CaptureCli, ACommandWithoutCudaCapturesNothing) {
   Outcome o = streamlens("capture", "-- /bin/true");
