@@ -52,7 +52,9 @@ int run_self(const char* self, const std::string& count) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: capture_child N [--fork | --spawn A B | --nvtx-early RANGE]\n");
+    std::fprintf(stderr,
+                 "usage: capture_child N [--fork | --spawn A B | --nvtx-early RANGE | --until-sigint FILE | "
+                 "--killed-after-ms T]\n");
     return 2;
   }
   const int n = std::atoi(argv[1]);
