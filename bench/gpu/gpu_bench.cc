@@ -29,6 +29,7 @@
 #include "bench/gpu/program_bench.h"
 #include "core/exec/cuda/cuda_backend.h"
 #include "core/exec/cuda/kernels.h"
+#include "core/trace/capture_losses.h"
 #include "core/hlo/parser.h"
 #include "core/sched/lowering.h"
 #include "cupti_tracer/capture_file.h"
@@ -218,7 +219,7 @@ int bench_tracer(int kernels) {
   double flush_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - flush).count();
   auto t = collector.build_trace();
   int64_t dropped = 0;
-  for (const auto& c : t.counters) if (c.name == "cupti_dropped_records") dropped = c.value;
+  for (const auto& c : t.counters) if (c.name == trace::kCuptiDroppedRecordsCounter) dropped = c.value;
   size_t attributed = 0;
   for (const auto& e : t.events) attributed += e.instruction != 0;
   const char* api = std::getenv("SL_CUPTI_API");
