@@ -39,6 +39,10 @@ struct GraphProgram {
   // Per device, per thunk: the graph launch it is a node of (0, 1, ... in
   // program order), -1 for none.
   std::vector<std::vector<int64_t>> graph_of;
+  // Per device, per thunk: 1 for a kernel node that runs right after a
+  // memcpy node of its lane, in a graph XLA records again before each launch
+  // (DeviceModel::graph_node_gap_after_copy_us).
+  std::vector<std::vector<uint8_t>> after_copy;
   // Per device: lane stream number -> the stream that launched the graph.
   std::vector<std::vector<std::pair<int, int>>> lanes;
   // Per graph launch (the ids of graph_of): the commands the host records
@@ -65,7 +69,9 @@ std::vector<std::vector<uint8_t>> after_pdl_launch(const GraphProgram& program);
 // The launch gap of each thunk of `program` by its role, in ns, for
 // SimOptions::fixed_thunk_gap_ns (kNoGap for kStream when `stream_launch` is
 // false: the model's kernel_launch_us); a node after a kernel launched with
-// PDL takes graph_node_gap_after_pdl_launch_us.
+// PDL takes graph_node_gap_after_pdl_launch_us, one after a memcpy node
+// of a graph recorded again (GraphProgram::after_copy)
+// graph_node_gap_after_copy_us.
 std::vector<std::vector<int64_t>> role_gaps_ns(const GraphProgram& program, const DeviceModel& model,
                                                bool stream_launch);
 

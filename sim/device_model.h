@@ -116,6 +116,12 @@ struct DeviceModel {
   // (its Triton GEMM fusions), whose tail the next node overlaps. Optional in
   // device files: graph_node_gap_us.
   double graph_node_gap_after_pdl_launch_us = 0;
+  // A kernel node after a memcpy node of a graph XLA records again before
+  // each launch (a scan's body with its dynamic-slice copies): the copy
+  // engine hands over to the SMs, and the node costs this much beyond its
+  // time launched alone (GraphProgram::after_copy). Optional; defaults to
+  // graph_node_gap_us.
+  double graph_node_gap_after_copy_us = 0;
   int graph_concurrency = 1;     // lanes a graph's independent nodes run on at once
   // A graph launched while the GPU waits for the host (cold): its nodes after
   // the first start no earlier than graph_cold_wait_per_node_us for each of

@@ -106,6 +106,7 @@ std::string device_model_json(const DeviceModel& m, const DeviceSources& sources
   w.put(root, "", "host_pace_slow_scale", m.host_pace_slow_scale);
   w.put(root, "", "graph_node_gap_us", m.graph_node_gap_us);
   w.put(root, "", "graph_node_gap_after_pdl_launch_us", m.graph_node_gap_after_pdl_launch_us);
+  w.put(root, "", "graph_node_gap_after_copy_us", m.graph_node_gap_after_copy_us);
   w.put(root, "", "graph_concurrency", m.graph_concurrency);
   w.put(root, "", "graph_cold_wait_per_node_us", m.graph_cold_wait_per_node_us);
   w.put(root, "", "graph_cold_wait_free_nodes", m.graph_cold_wait_free_nodes);

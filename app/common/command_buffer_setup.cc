@@ -82,6 +82,7 @@ std::vector<sched::CommandBuffer> graphs_of_device(const xla::LaunchPlan& plan, 
     node_of[i] = static_cast<int>(g.thunks.size());
     g.thunks.push_back(static_cast<uint32_t>(thunk_of[i]));
     g.deps.push_back(std::move(deps));
+    g.copies.push_back(l.kind == xla::LaunchKind::kCopy ? 1 : 0);
   }
   std::erase_if(graphs, [](const sched::CommandBuffer& g) { return g.thunks.empty(); });
   return graphs;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A graph node's hand-over cost between the copy engines and the SMs.
 
-Usage: graph_copy_gaps.py STREAMLENS LABEL=DB[,DB...] ...
+Usage: graph_copy_gaps.py STREAMLENS LABEL=DB[@ROOT][,DB[@ROOT]...] ...
 
 Each DB is a database bench/fidelity/whatif_score.sh left, holding the
 captures of programs under XLA's defaults (NAME_def) and with command
@@ -13,10 +13,18 @@ another. Per instruction with 3 records or more of a class: its median gap
 after its predecessor, its median time there less its median time in the
 cboff capture (launched alone), and the sum of both (what the node costs a
 step beyond its time alone). Prints, per LABEL and class, the medians over
-the instructions, and the spread of the programs' own medians.
+the instructions, and the spread and median of the programs' own medians (a
+program counts once a database: once a set and protocol).
+
+With @ROOT (the captures' folder the database was scored from, holding
+PROGRAM_def/dump/), each class is split by whether XLA records the default
+module's graphs again before each launch (a command buffer holding a
+dynamic-slice fusion: a scan's body), as `streamlens lower` says
+(bench/FIDELITY-real.md, hold-out set 30).
 """
 import collections
 import csv
+import glob
 import io
 import re
 import statistics
@@ -33,7 +41,16 @@ def is_copy(kind):
     return kind in ("copy", "memset")
 
 
-def program_rows(streamlens, db):
+def graphs_recorded_again(streamlens, root, program):
+    """'recorded again' or 'as recorded' for the default module's graphs."""
+    modules = glob.glob(f"{root}/{program}_def/dump/*jit_*gpu_after_optimizations.txt")
+    if not modules:
+        return "no module"
+    out = subprocess.run([streamlens, "lower", modules[0]], capture_output=True, text=True).stdout
+    return "recorded again" if re.search(r"\d+ launches recorded again", out) else "as recorded"
+
+
+def program_rows(streamlens, db, root=None):
     """(class, program, gap, time - alone, gap + time - alone) per instruction."""
     runs = {r["name"]: r["id"] for r in query(streamlens, db, "select id, name from runs where backend = 'capture'")}
     programs = sorted({re.sub(r"_(def2?|cboff|notriton)$", "", n) for n in runs})
@@ -57,13 +74,14 @@ def program_rows(streamlens, db):
         for e in query(streamlens, db, f"select instruction, dur_ns from events where run_id = {alone_run} "
                                        f"and step is not null"):
             alone[e["instruction"]].append(int(e["dur_ns"]))
+        graphs = f" ({graphs_recorded_again(streamlens, root, program)})" if root else ""
         for (cls, instruction), samples in classed.items():
             if instruction not in alone or len(samples) < 3:
                 continue
             time = statistics.median(t for t, _ in samples)
             gap = statistics.median(g for _, g in samples)
             extra = time - statistics.median(alone[instruction])
-            rows.append((cls, program, gap, extra, gap + extra))
+            rows.append((cls + graphs, (db, program), gap, extra, gap + extra))
     return rows
 
 
@@ -72,13 +90,14 @@ def main():
         sys.exit(__doc__)
     streamlens = sys.argv[1]
     print("| label | follows | instructions | programs | gap (ns) | time - alone (ns) | beyond alone (ns) "
-          "| programs' medians, beyond alone (ns) |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
+          "| programs' medians, beyond alone (ns) | their median (ns) |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
     for arg in sys.argv[2:]:
         label, dbs = arg.split("=", 1)
         by_class = collections.defaultdict(list)
-        for db in dbs.split(","):
-            for row in program_rows(streamlens, db):
+        for item in dbs.split(","):
+            db, _, root = item.partition("@")
+            for row in program_rows(streamlens, db, root or None):
                 by_class[row[0]].append(row)
         for cls in sorted(by_class):
             rows = by_class[cls]
@@ -88,7 +107,7 @@ def main():
             spread = sorted(statistics.median(v) for v in per_program.values())
             print(f"| {label} | {cls} | {len(rows)} | {len(per_program)} | {statistics.median(r[2] for r in rows):.0f} "
                   f"| {statistics.median(r[3] for r in rows):.0f} | {statistics.median(r[4] for r in rows):.0f} "
-                  f"| {spread[0]:.0f} to {spread[-1]:.0f} |")
+                  f"| {spread[0]:.0f} to {spread[-1]:.0f} | {statistics.median(spread):.0f} |")
 
 
 if __name__ == "__main__":

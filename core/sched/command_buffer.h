@@ -19,6 +19,9 @@ namespace sl::sched {
 struct CommandBuffer {
   std::vector<uint32_t> thunks;
   std::vector<std::vector<int>> deps;
+  // Per node: 1 for a memcpy command (XLA's kCopy, as a scan's dynamic-slice
+  // copy); may be empty (none is).
+  std::vector<uint8_t> copies;
   // Commands XLA's host records again before each launch (0: launched as
   // recorded; xla::LaunchPlan::rerecorded_commands).
   int64_t rerecorded_commands = 0;

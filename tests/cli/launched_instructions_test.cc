@@ -10,6 +10,8 @@
 #include <string>
 
 #include "app/common/command_buffer_setup.h"
+#include "core/hlo/parser.h"
+#include "sim/command_buffers.h"
 
 namespace sl::app {
 namespace {
@@ -34,6 +36,39 @@ TEST(LaunchedInstructions, AGraphsFirstLaunchAndTheNodesAfterAPredecessorAreTold
   EXPECT_EQ(l.graph_after_pdl_launch, (std::unordered_set<std::string>{"loop_tanh_fusion"}));
   // The loop's condition and the copies before it run outside any graph.
   EXPECT_EQ(l.in_graph.count("loop_broadcast_fusion"), 0u);
+}
+
+// The body's graph marks its dynamic-slice copies (006/008, 013/015) as
+// memcpy nodes and is recorded again before each launch; laid out, the
+// kernels that run right after a copy are the first GEMM (009) and the add
+// (017), though the DAG orders neither after its copy.
+TEST(LaunchedInstructions, AGraphsMemcpyNodesAndTheKernelsRightAfterThemAreMarked) {
+  auto module = hlo::parse_program_file(kScanCopyModule);
+  ASSERT_TRUE(module.is_ok()) << module.status().message();
+  auto lowered = sched::lower(*module, {});
+  ASSERT_TRUE(lowered.is_ok()) << lowered.status().message();
+  auto cb = command_buffer_setup(kScanCopyModule, *module, *lowered, "auto");
+  ASSERT_TRUE(cb.is_ok()) << cb.status().message();
+  ASSERT_FALSE(cb->setup.graphs.empty());
+  ASSERT_FALSE(cb->setup.graphs[0].empty());
+  const sim::CommandBuffer& body = cb->setup.graphs[0][0];
+  EXPECT_GT(body.rerecorded_commands, 0);
+  ASSERT_EQ(body.copies.size(), body.thunks.size());
+  std::vector<std::string> copies;
+  for (size_t k = 0; k < body.thunks.size(); ++k) {
+    if (body.copies[k]) copies.emplace_back(lowered->devices[0].thunks[body.thunks[k]].attributed_name);
+  }
+  EXPECT_EQ(copies, (std::vector<std::string>{"fusion-start", "fusion-start.1"}));
+
+  auto laid = sim::lay_out_command_buffers(lowered->devices, cb->setup.graphs, 1);
+  ASSERT_TRUE(laid.is_ok()) << laid.status().message();
+  std::vector<std::string> after_copy;
+  for (size_t i = 0; i < laid->after_copy[0].size(); ++i) {
+    if (laid->graph_of[0][i] == 0 && laid->after_copy[0][i]) {
+      after_copy.emplace_back(laid->devices[0].thunks[i].attributed_name);
+    }
+  }
+  EXPECT_EQ(after_copy, (std::vector<std::string>{"gemm_fusion_dot_general.2", "loop_add_fusion"}));
 }
 
 TEST(LaunchedInstructions, AModuleWithoutADumpSaysNothingOfItsGraphs) {

@@ -146,6 +146,31 @@ TEST(CommandBuffers, TheNodeAfterAPdlLaunchOverlapsItsTail) {
   EXPECT_EQ(after_pdl_launch(*off)[0], (std::vector<uint8_t>{0, 0, 0, 0}));
 }
 
+// A kernel node after a memcpy node of a graph XLA records again before each
+// launch (a scan's body) pays graph_node_gap_after_copy_us: the copy engine's
+// hand-over. Not in a graph launched as recorded, nor after a kernel, nor a
+// copy node itself.
+TEST(CommandBuffers, AKernelAfterACopyInAGraphRecordedAgainPaysTheHandOver) {
+  DeviceModel m = graph_model(1, 0, 0.5);
+  m.graph_node_gap_after_copy_us = 1.5;
+  CommandBuffer chain;  // a (copy) -> b -> c (copy) -> d
+  chain.thunks = {0, 1, 2, 3};
+  chain.deps = {{}, {0}, {1}, {2}};
+  chain.copies = {1, 0, 1, 0};
+  chain.rerecorded_commands = 4;
+  auto laid = lay_out_command_buffers({diamond()}, {{chain}}, m.graph_concurrency);
+  ASSERT_TRUE(laid.is_ok()) << laid.status().message();
+  EXPECT_EQ(laid->after_copy[0], (std::vector<uint8_t>{0, 1, 0, 1}));
+  // a, then b and d 1.5 us after their copies, c 0.5 us after b.
+  EXPECT_EQ(makespan(*laid, m), 4000 + 2 * 1500 + 500);
+  // The same graph launched as recorded: every node pays the node gap.
+  chain.rerecorded_commands = 0;
+  auto as_recorded = lay_out_command_buffers({diamond()}, {{chain}}, m.graph_concurrency);
+  ASSERT_TRUE(as_recorded.is_ok());
+  EXPECT_EQ(as_recorded->after_copy[0], (std::vector<uint8_t>{0, 0, 0, 0}));
+  EXPECT_EQ(makespan(*as_recorded, m), 4000 + 3 * 500);
+}
+
 TEST(CommandBuffers, TracesShowTheLaunchingStreamAndTheOriginalThunks) {
   const std::vector<sched::DeviceProgram> programs = {diamond()};
   const DeviceModel m = graph_model(2, 0, 0);
