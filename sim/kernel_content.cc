@@ -219,6 +219,14 @@ double bytes_written(const Computation& c, int v, int depth = 0) {
         return bytes_of(operand(c, inst, inst.operands.size() - 1).shape);
       }
       break;
+    case Opcode::kGetTupleElement:
+      // The same workspace taken out of the call's tuple (a dynamic-slice
+      // fusion's root returns it beside the updated stack).
+      if (!inst.operands.empty()) {
+        const Instruction& call = operand(c, inst, 0);
+        if (sched::is_gemm(call) && inst.tuple_index == sched::gemm_workspace_leaf(call, call.shape)) return 0;
+      }
+      break;
     default:
       break;
   }
