@@ -271,7 +271,9 @@ Result<trace::Trace> import_capture_file(const std::string& path, const CaptureW
   SL_RETURN_IF_ERROR(read_capture(in, sink, &bad, &host));
   trace::Trace t = collector.build_trace();
   t.normalize_time();
-  if (bad > 0) t.add_counter(trace::kCaptureBadLinesCounter, bad, "lines of the capture file that could not be read");
+  if (bad > 0) {
+    t.add_counter(trace::kCaptureBadLinesCounter, bad, "lines of the capture file that could not be read");
+  }
   if (host.probe_start_ns) {
     t.add_counter(trace::kHostProbeStartCounter, *host.probe_start_ns, trace::kHostProbeDescription);
   }

@@ -362,7 +362,9 @@ trace::Trace ActivityCollector::build_trace() const {
     if (f == span_of.end() || g == span_of.end()) continue;
     t.dependencies.push_back({f->second.second, g->second.first});
   }
-  if (dropped_ > 0) t.add_counter(trace::kCuptiDroppedRecordsCounter, dropped_, "CUPTI records lost because buffers were full");
+  if (dropped_ > 0) {
+    t.add_counter(trace::kCuptiDroppedRecordsCounter, dropped_, "CUPTI records lost because buffers were full");
+  }
   if (unknown_kinds_ > 0)
     t.add_counter("cupti_unknown_activity_kinds", unknown_kinds_, "CUPTI records of a kind the tracer does not decode");
   if (unattributed > 0)

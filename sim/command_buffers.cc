@@ -104,7 +104,9 @@ class GraphLayout {
   }
 
  private:
-  static bool is_copy(const CommandBuffer& g, size_t node) { return node < g.copies.size() && g.copies[node] != 0; }
+  static bool is_copy(const CommandBuffer& g, size_t node) {
+    return node < g.copies.size() && g.copies[node] != 0;
+  }
 
   void push_sync(sched::ThunkKind kind, int stream, int event) {
     sched::Thunk t;
@@ -191,8 +193,8 @@ Result<GraphProgram> lay_out_command_buffers(const std::vector<sched::DeviceProg
       laid_out[static_cast<size_t>(g)] = true;
       // XLA launches its command buffers on the main compute stream.
       const int home = sched::kMainStream;
-      GraphLayout layout(in, program, out.original[d], out.role[d], out.graph_of[d], out.after_copy[d], out.graphs,
-                         first_lane, concurrency);
+      GraphLayout layout(in, program, out.original[d], out.role[d], out.graph_of[d], out.after_copy[d],
+                         out.graphs, first_lane, concurrency);
       highest_lane = std::max(highest_lane, layout.lay_out(mine[static_cast<size_t>(g)], home));
       out.rerecorded_commands.push_back(mine[static_cast<size_t>(g)].rerecorded_commands);
       out.retraced_commands.push_back(mine[static_cast<size_t>(g)].retraced_commands);

@@ -280,7 +280,8 @@ Result<DeviceModel> parse_device_model(const std::string& json_text, const std::
   m.graph_node_gap_us = r.optional_number("graph_node_gap_us", m.kernel_launch_us, kSignedGap);
   m.graph_node_gap_after_pdl_launch_us =
       r.optional_number("graph_node_gap_after_pdl_launch_us", m.graph_node_gap_us, kSignedGap);
-  m.graph_node_gap_after_copy_us = r.optional_number("graph_node_gap_after_copy_us", m.graph_node_gap_us, kSignedGap);
+  m.graph_node_gap_after_copy_us =
+      r.optional_number("graph_node_gap_after_copy_us", m.graph_node_gap_us, kSignedGap);
   m.graph_concurrency = static_cast<int>(r.optional_number("graph_concurrency", 1, kCount));
   m.graph_cold_wait_per_node_us = r.optional_number("graph_cold_wait_per_node_us", 0, kMicroseconds);
   m.graph_cold_wait_free_nodes = static_cast<int>(r.optional_number("graph_cold_wait_free_nodes", 0, kCount));

@@ -224,7 +224,8 @@ double bytes_written(const Computation& c, int v, int depth = 0) {
       // fusion's root returns it beside the updated stack).
       if (!inst.operands.empty()) {
         const Instruction& call = operand(c, inst, 0);
-        if (sched::is_gemm(call) && inst.tuple_index == sched::gemm_workspace_leaf(call, call.shape)) return 0;
+        const bool workspace = inst.tuple_index == sched::gemm_workspace_leaf(call, call.shape);
+        if (sched::is_gemm(call) && workspace) return 0;
       }
       break;
     default:
