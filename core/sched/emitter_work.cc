@@ -39,6 +39,9 @@ Leaves Emitter::emit_work(const hlo::Computation& computation, const hlo::Instru
   }
   const bool gemm = is_gemm(instruction);
   const int workspace_leaf = gemm ? gemm_workspace_leaf(instruction, result_shape) : -1;
+  // A library-calling fusion's workspace stays a result (its users may take
+  // it out of the tuple) but is scratch, not bytes written.
+  const int fusion_workspace = op == Opcode::kFusion ? fusion_workspace_leaf(module_, instruction) : -1;
   Leaves result = new_leaves(result_shape, &instruction, position, /*whole_program=*/false);
   int64_t bytes_out = 0;
   for (size_t k = 0; k < result.size(); ++k) {
@@ -49,7 +52,8 @@ Leaves Emitter::emit_work(const hlo::Computation& computation, const hlo::Instru
     }
     out_.buffer_ids.push_back(id);
     ++buffers.results;
-    if (id >= 0) bytes_out += out_.buffers[static_cast<size_t>(id)].slice.size;
+    if (id < 0 || static_cast<int>(k) == fusion_workspace) continue;
+    bytes_out += out_.buffers[static_cast<size_t>(id)].slice.size;
   }
 
   if (gemm) {

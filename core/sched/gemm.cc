@@ -136,4 +136,27 @@ int gemm_workspace_leaf(const hlo::Instruction& gemm, const hlo::Shape& shape) {
   return static_cast<int>(shape.leaves().size()) - 1;
 }
 
+int fusion_workspace_leaf(const hlo::Module& module, const hlo::Instruction& fusion) {
+  const hlo::Instruction* call = library_call_in_fusion(module, fusion);
+  if (call == nullptr) return -1;
+  const int call_leaf = gemm_workspace_leaf(*call, call->shape);
+  if (call_leaf < 0) return -1;
+  const hlo::Computation& body = module.computations[static_cast<size_t>(fusion.called[0])];
+  if (body.root < 0 || static_cast<size_t>(body.root) >= body.instructions.size()) return -1;
+  const hlo::Instruction& root = body.instructions[static_cast<size_t>(body.root)];
+  if (&root == call) return call_leaf;
+  if (root.opcode != Opcode::kTuple) return -1;
+  int leaf = 0;  // the root's elements may be tuples: count leaves, not elements
+  for (int32_t element : root.operands) {
+    if (element < 0 || static_cast<size_t>(element) >= body.instructions.size()) return -1;
+    const hlo::Instruction& e = body.instructions[static_cast<size_t>(element)];
+    const bool takes_workspace = e.opcode == Opcode::kGetTupleElement && !e.operands.empty() &&
+                                 &body.instructions[static_cast<size_t>(e.operands[0])] == call &&
+                                 e.tuple_index == call_leaf;
+    if (takes_workspace) return leaf;
+    leaf += static_cast<int>(e.shape.leaves().size());
+  }
+  return -1;
+}
+
 }  // namespace sl::sched

@@ -32,4 +32,9 @@ GemmDims gemm_dims(const hlo::Computation& computation, const hlo::Instruction& 
 // that is an s8 array, or -1 when there is none (dot: never).
 int gemm_workspace_leaf(const hlo::Instruction& gemm, const hlo::Shape& result);
 
+// Index of the leaf in a library-calling fusion's result that is its cuBLAS
+// call's workspace (a dynamic-slice fusion's root tuple can return it beside
+// the updated operand), or -1. Scratch, like a custom-call's: not output.
+int fusion_workspace_leaf(const hlo::Module& module, const hlo::Instruction& fusion);
+
 }  // namespace sl::sched
