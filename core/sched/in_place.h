@@ -1,8 +1,9 @@
 #pragma once
-// In-place dynamic-update-slice and scatter (alone or as a fusion's root), as
-// XLA's buffer assignment does it: when the update is the last reader of its operand's buffer, its result takes that
-// buffer, so the update is written where the operand already lies instead of
-// copying the whole operand first. The cuda backend then launches only the
+// In-place dynamic-update-slice and scatter (alone, as a fusion's root, or as
+// an element of a fusion's root tuple), as XLA's buffer assignment does it:
+// when the update is the last reader of its operand's buffer, its result
+// takes that buffer, so the update is written where the operand already lies
+// instead of copying the whole operand first. The cuda backend then launches only the
 // update's copy (same offset for operand and result), and the thunk's
 // bytes_accessed counts only what it moves (read and write the update).
 

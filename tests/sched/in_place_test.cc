@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "tests/sched/sched_test_util.h"
 
 namespace sl::sched {
@@ -119,6 +121,40 @@ ENTRY %main {
   EXPECT_NE(d.operands[0].offset, d.results[0].offset);
 }
 
+// A dynamic-slice fusion (XLA's form of a scan's per-trip GEMM without
+// Triton) writes its cuBLAS call's product into one slice of the stack and
+// returns the call's 32 MiB workspace beside it. `stack` is the entry's
+// instruction that makes the stack.
+std::string dynamic_slice_fusion(const std::string& stack) {
+  return R"(
+HloModule m
+%dsf (p0: bf16[64,192], p1: bf16[192,192], p2: bf16[24,64,192], p3: s32[]) -> (bf16[24,64,192], s8[33554432]) {
+  %p2 = bf16[24,64,192]{2,1,0} parameter(2)
+  %p0 = bf16[64,192]{1,0} parameter(0)
+  %p1 = bf16[192,192]{1,0} parameter(1)
+  %cc = (bf16[64,192]{1,0}, s8[33554432]{0}) custom-call(%p0, %p1), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]}}}
+  %y = bf16[64,192]{1,0} get-tuple-element(%cc), index=0
+  %b = bf16[1,64,192]{2,1,0} bitcast(%y)
+  %p3 = s32[] parameter(3)
+  %z = s32[] constant(0)
+  %dus = bf16[24,64,192]{2,1,0} dynamic-update-slice(%p2, %b, %p3, %z, %z)
+  %ws = s8[33554432]{0} get-tuple-element(%cc), index=1
+  ROOT %t = (bf16[24,64,192]{2,1,0}, s8[33554432]{0}) tuple(%dus, %ws)
+}
+ENTRY %main {
+  %h = bf16[64,192]{1,0} parameter(0)
+  %w = bf16[192,192]{1,0} parameter(1)
+  %p = bf16[24,64,192]{2,1,0} parameter(2)
+  %i = s32[] parameter(3)
+  )" + stack + R"(
+  ROOT %f = (bf16[24,64,192]{2,1,0}, s8[33554432]{0}) fusion(%h, %w, %ys, %i), kind=kCustom, calls=%dsf
+})";
+}
+
+constexpr int64_t kStackBytes = 24 * 64 * 192 * 2;
+constexpr int64_t kProductBytes = 64 * 192 * 2;
+constexpr int64_t kOtherReads = kProductBytes + 192 * 192 * 2 + 4;  // h, w and the index
+
 }  // namespace
 // The transformer's scatter-add of the loss gradient: a scatter fusion whose
 // operand (a broadcast zero) is dead after it.
@@ -164,6 +200,29 @@ TEST(InPlace, ScatterFusionReadingItsOperandElsewhereKeepsTheCopy) {
   ASSERT_TRUE(l);
   const Thunk& f = thunk_of(*l, "f");
   EXPECT_NE(f.operands[0].offset, f.results[0].offset);
+}
+
+TEST(InPlace, ADynamicSliceFusionUpdatesItsStackInPlaceBesideItsWorkspace) {
+  auto l = lower_text(dynamic_slice_fusion("%ys = bf16[24,64,192]{2,1,0} negate(%p)"));
+  ASSERT_TRUE(l);
+  const Thunk& f = thunk_of(*l, "f");
+  EXPECT_TRUE(f.fusion_calls_library);
+  ASSERT_EQ(f.results.size(), 2u);
+  EXPECT_EQ(f.results[0].offset, f.operands[2].offset);
+  EXPECT_EQ(f.operands[2].offset, thunk_of(*l, "ys").results[0].offset);
+  // The workspace stays a result of its own, scratch and not written bytes.
+  EXPECT_EQ(f.results[1].size, 33554432);
+  EXPECT_NE(f.results[1].offset, f.results[0].offset);
+  EXPECT_EQ(f.bytes_accessed, kOtherReads + kProductBytes);
+}
+
+TEST(InPlace, ADynamicSliceFusionOnAnEntryParameterCopiesTheStack) {
+  auto l = lower_text(dynamic_slice_fusion("%ys = bf16[24,64,192]{2,1,0} bitcast(%p)"));
+  ASSERT_TRUE(l);
+  const Thunk& f = thunk_of(*l, "f");
+  EXPECT_NE(f.results[0].offset, f.operands[2].offset);
+  // Reads the whole stack and writes it whole; the workspace is not counted.
+  EXPECT_EQ(f.bytes_accessed, kOtherReads + 2 * kStackBytes);
 }
 
 }  // namespace sl::sched

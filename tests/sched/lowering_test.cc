@@ -303,43 +303,6 @@ ENTRY e {
   EXPECT_EQ(thunks[find_thunk(thunks, "win")].bytes_accessed, 2 * 8 * 16 * 4 + 2 * 4);  // window twice, two indices
 }
 
-// A dynamic-slice fusion (XLA's form of a scan's per-trip GEMM without Triton)
-// returns its cuBLAS call's 32 MiB workspace beside the updated stack: still a
-// result, but scratch, so not counted as bytes written.
-TEST(Lowering, ALibraryFusionsWorkspaceIsNotCountedAsWritten) {
-  auto l = lower_text(R"(
-HloModule m
-%dsf (p0: bf16[64,192], p1: bf16[192,192], p2: bf16[24,64,192], p3: s32[]) -> (bf16[24,64,192], s8[33554432]) {
-  %p2 = bf16[24,64,192]{2,1,0} parameter(2)
-  %p0 = bf16[64,192]{1,0} parameter(0)
-  %p1 = bf16[192,192]{1,0} parameter(1)
-  %cc = (bf16[64,192]{1,0}, s8[33554432]{0}) custom-call(%p0, %p1), custom_call_target="__cublas$lt$matmul", backend_config={"gemm_backend_config":{"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]}}}
-  %y = bf16[64,192]{1,0} get-tuple-element(%cc), index=0
-  %b = bf16[1,64,192]{2,1,0} bitcast(%y)
-  %p3 = s32[] parameter(3)
-  %z = s32[] constant(0)
-  %dus = bf16[24,64,192]{2,1,0} dynamic-update-slice(%p2, %b, %p3, %z, %z)
-  %ws = s8[33554432]{0} get-tuple-element(%cc), index=1
-  ROOT %t = (bf16[24,64,192]{2,1,0}, s8[33554432]{0}) tuple(%dus, %ws)
-}
-ENTRY %main (h: bf16[64,192], w: bf16[192,192], ys: bf16[24,64,192], i: s32[]) -> (bf16[24,64,192], s8[33554432]) {
-  %h = bf16[64,192]{1,0} parameter(0)
-  %w = bf16[192,192]{1,0} parameter(1)
-  %ys = bf16[24,64,192]{2,1,0} parameter(2)
-  %i = s32[] parameter(3)
-  ROOT %f = (bf16[24,64,192]{2,1,0}, s8[33554432]{0}) fusion(%h, %w, %ys, %i), kind=kCustom, calls=%dsf
-})");
-  ASSERT_TRUE(l);
-  const Thunk& f = l->thunks()[find_thunk(l->thunks(), "f")];
-  EXPECT_TRUE(f.fusion_calls_library);
-  ASSERT_EQ(f.results.size(), 2u);
-  EXPECT_EQ(f.results[1].size, 33554432);
-  // Reads h, w, the stack and i; writes the stack (an entry parameter, so not
-  // updated in place).
-  const int64_t stack = 24 * 64 * 192 * 2;
-  EXPECT_EQ(f.bytes_accessed, 64 * 192 * 2 + 192 * 192 * 2 + stack + 4 + stack);
-}
-
 TEST(Lowering, FormatListsThunksStreamsAndPeak) {
   auto l = lower_text(R"(
 HloModule fmt
