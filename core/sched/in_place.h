@@ -3,9 +3,10 @@
 // an element of a fusion's root tuple), as XLA's buffer assignment does it:
 // when the update is the last reader of its operand's buffer, its result
 // takes that buffer, so the update is written where the operand already lies
-// instead of copying the whole operand first. The cuda backend then launches only the
-// update's copy (same offset for operand and result), and the thunk's
-// bytes_accessed counts only what it moves (read and write the update).
+// instead of copying the whole operand first. The cuda backend then launches
+// only the update's copy (same offset for operand and result), and the
+// thunk's bytes_accessed counts only what it moves (read and write the
+// update).
 
 #include "core/sched/emitter.h"
 
