@@ -222,11 +222,7 @@ double bytes_written(const Computation& c, int v, int depth = 0) {
     case Opcode::kGetTupleElement:
       // The same workspace taken out of the call's tuple (a dynamic-slice
       // fusion's root returns it beside the updated stack).
-      if (!inst.operands.empty()) {
-        const Instruction& call = operand(c, inst, 0);
-        const bool workspace = inst.tuple_index == sched::gemm_workspace_leaf(call, call.shape);
-        if (sched::is_gemm(call) && workspace) return 0;
-      }
+      if (sched::takes_gemm_workspace(c, inst)) return 0;
       break;
     default:
       break;

@@ -41,7 +41,11 @@ Leaves Emitter::emit_work(const hlo::Computation& computation, const hlo::Instru
   const int workspace_leaf = gemm ? gemm_workspace_leaf(instruction, result_shape) : -1;
   // A library-calling fusion's workspace stays a result (its users may take
   // it out of the tuple) but is scratch, not bytes written.
-  const int fusion_workspace = op == Opcode::kFusion ? fusion_workspace_leaf(module_, instruction) : -1;
+  const hlo::Instruction* library_call =
+      op == Opcode::kFusion ? library_call_in_fusion(module_, instruction) : nullptr;
+  const int fusion_workspace =
+      library_call ? fusion_workspace_leaf(module_.computations[static_cast<size_t>(instruction.called[0])])
+                   : -1;
   Leaves result = new_leaves(result_shape, &instruction, position, /*whole_program=*/false);
   int64_t bytes_out = 0;
   for (size_t k = 0; k < result.size(); ++k) {
@@ -72,7 +76,7 @@ Leaves Emitter::emit_work(const hlo::Computation& computation, const hlo::Instru
     thunk.collective.rendezvous_id = next_rendezvous_++;
   } else {
     thunk.kind = ThunkKind::kKernel;
-    thunk.fusion_calls_library = library_call_in_fusion(module_, instruction) != nullptr;
+    thunk.fusion_calls_library = library_call != nullptr;
     if (hlo::is_elementwise(op)) {
       thunk.flops = result_shape.element_count();
     } else if (op == Opcode::kReduce && !instruction.operands.empty()) {

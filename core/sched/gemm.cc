@@ -136,24 +136,24 @@ int gemm_workspace_leaf(const hlo::Instruction& gemm, const hlo::Shape& shape) {
   return static_cast<int>(shape.leaves().size()) - 1;
 }
 
-int fusion_workspace_leaf(const hlo::Module& module, const hlo::Instruction& fusion) {
-  const hlo::Instruction* call = library_call_in_fusion(module, fusion);
-  if (call == nullptr) return -1;
-  const int call_leaf = gemm_workspace_leaf(*call, call->shape);
-  if (call_leaf < 0) return -1;
-  const hlo::Computation& body = module.computations[static_cast<size_t>(fusion.called[0])];
+bool takes_gemm_workspace(const hlo::Computation& computation, const hlo::Instruction& gte) {
+  if (gte.opcode != Opcode::kGetTupleElement || gte.operands.empty()) return false;
+  const int call = gte.operands[0];
+  if (call < 0 || static_cast<size_t>(call) >= computation.instructions.size()) return false;
+  const hlo::Instruction& c = computation.instructions[static_cast<size_t>(call)];
+  return is_gemm(c) && gte.tuple_index == gemm_workspace_leaf(c, c.shape);
+}
+
+int fusion_workspace_leaf(const hlo::Computation& body) {
   if (body.root < 0 || static_cast<size_t>(body.root) >= body.instructions.size()) return -1;
   const hlo::Instruction& root = body.instructions[static_cast<size_t>(body.root)];
-  if (&root == call) return call_leaf;
+  if (is_gemm(root)) return gemm_workspace_leaf(root, root.shape);
   if (root.opcode != Opcode::kTuple) return -1;
   int leaf = 0;  // the root's elements may be tuples: count leaves, not elements
   for (int32_t element : root.operands) {
     if (element < 0 || static_cast<size_t>(element) >= body.instructions.size()) return -1;
     const hlo::Instruction& e = body.instructions[static_cast<size_t>(element)];
-    const bool takes_workspace = e.opcode == Opcode::kGetTupleElement && !e.operands.empty() &&
-                                 &body.instructions[static_cast<size_t>(e.operands[0])] == call &&
-                                 e.tuple_index == call_leaf;
-    if (takes_workspace) return leaf;
+    if (takes_gemm_workspace(body, e)) return leaf;
     leaf += static_cast<int>(e.shape.leaves().size());
   }
   return -1;

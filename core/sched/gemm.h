@@ -32,9 +32,15 @@ GemmDims gemm_dims(const hlo::Computation& computation, const hlo::Instruction& 
 // that is an s8 array, or -1 when there is none (dot: never).
 int gemm_workspace_leaf(const hlo::Instruction& gemm, const hlo::Shape& result);
 
-// Index of the leaf in a library-calling fusion's result that is its cuBLAS
-// call's workspace (a dynamic-slice fusion's root tuple can return it beside
-// the updated operand), or -1. Scratch, like a custom-call's: not output.
-int fusion_workspace_leaf(const hlo::Module& module, const hlo::Instruction& fusion);
+// Whether `gte`, an instruction of `computation`, takes a cuBLAS call's
+// workspace out of the call's result tuple.
+bool takes_gemm_workspace(const hlo::Computation& computation, const hlo::Instruction& gte);
+
+// Index of the leaf in the result of a library-calling fusion (`body`: its
+// fused computation) that is its cuBLAS call's workspace, or -1: the call's
+// own when it is the root, or a root tuple element taking it (a dynamic-slice
+// fusion returns it beside the updated operand). Scratch, like a
+// custom-call's: not output.
+int fusion_workspace_leaf(const hlo::Computation& body);
 
 }  // namespace sl::sched
