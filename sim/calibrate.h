@@ -9,7 +9,9 @@
 // - min_kernel_us: the median duration of kernels that do next to nothing;
 // - gemm_efficiency.values, per (m, n, k) bucket that has samples: achieved
 //   FLOP/s over peak, with wave quantization and launch taken out;
-// - hbm_efficiency: bytes / time of memory-bound non-GEMM kernels;
+// - hbm_efficiency: bytes / time of memory-bound non-GEMM kernels, their
+//   flops and bytes as the simulator costs them (sim/kernel_content.h: by
+//   content in the run's module, a fusion's slice of an operand, not all of it);
 // - nccl_bus_bandwidth_gbps / p2p_bandwidth_gbps and nccl_launch_us: a
 //   least-squares line duration = a + bytes / algbw per (collective kind,
 //   group size), algbw turned into bus bandwidth with the factors the cost

@@ -46,11 +46,16 @@ void fit_launch_gap(const FitInputs& in, DeviceModel& model, FitLog& log) {
 
 namespace {
 
+// A kernel the simulator costs as a GEMM (a fusion holding a dot, a
+// convolution): the GEMM fits speak for it, not the kernel fits.
+bool gemm_content(const Sample& s) {
+  return s.work.work_class == WorkClass::kGemm || s.work.work_class == WorkClass::kConvolution;
+}
+
 // The model's busy time of a non-GEMM kernel, before min_kernel_us.
-double kernel_busy_ns(const DeviceModel& m, const Thunk& t) {
-  const double compute_ns = static_cast<double>(t.flops) / (m.peak_f32_tflops * 1e12 * m.kernel_compute_efficiency) * 1e9;
-  const double memory_ns = static_cast<double>(t.bytes_accessed) / hbm_bytes_per_ns(m);
-  return std::max(compute_ns, memory_ns);
+double kernel_busy_ns(const DeviceModel& m, const Sample& s) {
+  const ContentTimes t = content_times(m, s.work);
+  return std::max(t.compute_ns, t.memory_ns);
 }
 
 }  // namespace
@@ -60,7 +65,7 @@ double kernel_busy_ns(const DeviceModel& m, const Thunk& t) {
 void fit_min_kernel(const FitInputs& in, DeviceModel& model, FitLog& log) {
   std::vector<double> durations;
   for (const Sample& s : in.samples) {
-    if (s.thunk->kind == ThunkKind::kKernel && kernel_busy_ns(model, *s.thunk) < 200) {
+    if (s.thunk->kind == ThunkKind::kKernel && !gemm_content(s) && kernel_busy_ns(model, s) < 200) {
       durations.push_back(s.duration_ns);
     }
   }
@@ -74,14 +79,13 @@ namespace {
 // bound under the base model's rates (compute-bound kernels say nothing about
 // HBM) and long enough to stream (a few microseconds measure start-up).
 bool streams_alone(const DeviceModel& base, const Sample& s, CopyPath path) {
-  if (s.thunk->kind != ThunkKind::kKernel || !alone(s) || s.thunk->bytes_accessed <= 0 || s.duration_ns <= 0) {
+  if (s.thunk->kind != ThunkKind::kKernel || gemm_content(s) || !alone(s) || s.work.bytes() <= 0 ||
+      s.duration_ns <= 0) {
     return false;
   }
   if (copy_path(*s.thunk) != path) return false;
-  double compute_ns = static_cast<double>(s.thunk->flops) /
-                      (base.peak_f32_tflops * 1e12 * base.kernel_compute_efficiency) * 1e9;
-  double memory_ns = static_cast<double>(s.thunk->bytes_accessed) / hbm_bytes_per_ns(base);
-  return compute_ns <= memory_ns && memory_ns >= 5e3;
+  const ContentTimes t = content_times(base, s.work);
+  return t.compute_ns <= t.memory_ns && t.memory_ns >= 5e3;
 }
 
 }  // namespace
@@ -91,7 +95,7 @@ void fit_memory_bandwidth(const FitInputs& in, DeviceModel& model, FitLog& log) 
   int64_t n = 0;
   for (const Sample& s : in.samples) {
     if (!streams_alone(in.base, s, CopyPath::kNone)) continue;
-    bytes += static_cast<double>(s.thunk->bytes_accessed);
+    bytes += s.work.bytes();
     busy += s.duration_ns;  // the launch is the gap before the kernel, not in it
     ++n;
   }
@@ -122,7 +126,7 @@ void fit_copy_bandwidth(const FitInputs& in, DeviceModel& model, FitLog& log) {
     int64_t n = 0;
     for (const Sample& s : in.samples) {
       if (!streams_alone(in.base, s, path)) continue;
-      bytes += static_cast<double>(s.thunk->bytes_accessed);
+      bytes += s.work.bytes();
       busy += s.duration_ns;
       ++n;
     }

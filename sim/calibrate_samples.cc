@@ -118,6 +118,8 @@ void collect_samples(const CalibrationRun& run, std::vector<Sample>* out, std::v
       return tr.events[a].start_ns < tr.events[b].start_ns;
     });
     const std::vector<const Thunk*>& matching = thunks.at(key);
+    std::vector<KernelWork> work;  // the same instruction's thunks do the same work
+    for (const Thunk* t : matching) work.push_back(kernel_work(run.program->module, *t));
     // One launch can run several kernels (cuBLAS split-K and its reduction):
     // when every launch of this instruction shows the same number of kernels,
     // each group of them is one sample spanning the group.
@@ -133,6 +135,7 @@ void collect_samples(const CalibrationRun& run, std::vector<Sample>* out, std::v
       for (size_t j = 1; j < per_launch; ++j) end = std::max(end, tr.events[events[g * per_launch + j]].end_ns);
       Sample s;
       s.thunk = matching[g % matching.size()];  // repeated iterations run the same thunks again
+      s.work = work[g % matching.size()];
       s.run = &run;
       s.duration_ns = static_cast<double>(end - start);
       s.device = e.device;

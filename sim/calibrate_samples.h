@@ -9,6 +9,7 @@
 
 #include "core/sched/thunk.h"
 #include "sim/calibrate.h"
+#include "sim/kernel_content.h"
 
 namespace sl::sim::calibrate_internal {
 
@@ -16,6 +17,10 @@ namespace sl::sim::calibrate_internal {
 struct Sample {
   const sched::Thunk* thunk = nullptr;
   const CalibrationRun* run = nullptr;
+  // What the simulator costs the thunk by: its content in the run's module
+  // (the bytes a fusion's users read, not its operands whole), or the
+  // thunk's own numbers where there is no content to read.
+  KernelWork work;
   double duration_ns = 0;
   double collective_overlap_ns = 0;  // time a collective ran beside it
   double kernel_overlap_ns = 0;      // time a compute kernel on another stream ran beside it

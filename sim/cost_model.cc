@@ -192,13 +192,20 @@ KernelCost content_cost(const DeviceModel& model, const sched::Thunk& thunk, con
     default:
       break;
   }
+  const ContentTimes times = content_times(model, work);
+  const double memory_ns = times.memory_ns / copy_bandwidth_scale(model, copy_path(thunk));
+  return make_cost(times.compute_ns, memory_ns, model.kernel_launch_us * 1e3, 1.0, model.min_kernel_us * 1e3);
+}
+
+ContentTimes content_times(const DeviceModel& model, const KernelWork& work) {
   // The FMA pipes and the SFU work side by side: the busier one bounds.
   const double flop_rate = model.peak_f32_tflops * 1e12 * model.kernel_compute_efficiency;
   const double sfu_rate = transcendental_rate(model);
-  double compute_ns = flop_rate > 0 ? work.flops / flop_rate * kNsPerS : 0;
-  if (sfu_rate > 0) compute_ns = std::max(compute_ns, work.transcendentals / sfu_rate * kNsPerS);
-  double memory_ns = work.bytes() / (hbm_bytes_per_ns(model) * copy_bandwidth_scale(model, copy_path(thunk)));
-  return make_cost(compute_ns, memory_ns, model.kernel_launch_us * 1e3, 1.0, model.min_kernel_us * 1e3);
+  ContentTimes t;
+  t.compute_ns = flop_rate > 0 ? work.flops / flop_rate * kNsPerS : 0;
+  if (sfu_rate > 0) t.compute_ns = std::max(t.compute_ns, work.transcendentals / sfu_rate * kNsPerS);
+  t.memory_ns = work.bytes() / hbm_bytes_per_ns(model);
+  return t;
 }
 
 CollectiveCost collective_cost(const DeviceModel& model, const sched::CollectiveInfo& info, int64_t group_size) {

@@ -90,6 +90,16 @@ double transcendental_rate(const DeviceModel& model);
 // is longest; kThunk work exactly as kernel_cost.
 KernelCost content_cost(const DeviceModel& model, const sched::Thunk& thunk, const KernelWork& work, bool allow_tf32);
 
+// What content_cost takes the longest of for work that is not a GEMM, alone
+// on every SM: its compute (flops or transcendentals, the busier) and its
+// bytes at hbm_bandwidth_gbps * hbm_efficiency, before the copy path's scale
+// and min_kernel_us. Calibration fits the model through these.
+struct ContentTimes {
+  double compute_ns = 0;
+  double memory_ns = 0;
+};
+ContentTimes content_times(const DeviceModel& model, const KernelWork& work);
+
 // NCCL's ring model for a group of `group_size` ranks: the cheapest protocol's
 // base latency + steps * hop latency + bytes / algbw, with
 // algbw = busbw * n / steps (steps = n-1 for all-gather and reduce-scatter,

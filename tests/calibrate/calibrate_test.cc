@@ -377,6 +377,34 @@ ENTRY %main {
   EXPECT_EQ(find_fitted(*c, "min_kernel_us")->samples, 6);
 }
 
+// A fusion that reads a quarter of its operand through a slice moves that
+// quarter, as the simulator costs it (sim/kernel_content.h), not the operand
+// whole (the lowering's bytes_accessed): HBM efficiency is fitted from the
+// bytes the simulator would move, so the fitted model reproduces the run.
+TEST(Calibrate, FitsHbmEfficiencyFromTheBytesAFusionActuallyReads) {
+  constexpr const char* kSlicedAdd = R"(
+HloModule sliced_add
+%quarter_doubled {
+  %p = f32[16777216]{0} parameter(0)
+  %s = f32[4194304]{0} slice(%p), slice={[0:4194304]}
+  ROOT %a = f32[4194304]{0} add(%s, %s)
+}
+ENTRY %main {
+  %x = f32[16777216]{0} parameter(0)
+  ROOT %f = f32[4194304]{0} fusion(%x), kind=kLoop, calls=%quarter_doubled
+}
+)";
+  const DeviceModel truth = true_model();
+  SimulatedRun run = simulate(truth, kSlicedAdd);
+  Result<Calibration> c = calibrate_detailed(stock_h200(), {CalibrationRun{6, &run.trace, &run.program, false}});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  ASSERT_NE(find_fitted(*c, "hbm_efficiency"), nullptr);
+  EXPECT_EQ(find_fitted(*c, "hbm_efficiency")->samples, 1);
+  // Counting the operand whole (64 MiB read for 16 MiB) would give 2x the
+  // true rate, capped at 1.
+  expect_within(c->model.hbm_efficiency, 0.80, 0.02, "hbm_efficiency");
+}
+
 // Copies on the copy engines (a slice, a concatenation) and on the row-copy
 // kernel (an in-place dynamic-update-slice, a dynamic slice) are fitted apart
 // from the elementwise rate, which the add sets.
