@@ -308,7 +308,6 @@ TEST_F(FusionPaths, ScatterAddWithCollidingIndices) {
   expect_same(bf16, 2e-2);
 }
 
-}  // namespace
 // XLA's precision for f32 GEMMs (core/sched/dot_precision.h): the
 // DEFAULT-precision custom-call runs in TF32 (close to the cpu result, not
 // equal), the HIGHEST one in full f32.
@@ -339,4 +338,5 @@ TEST_F(FusionPaths, F32GemmsUseTf32WhereXlaDoes) {
   expect_same(highest, 1e-5);
 }
 
+}  // namespace
 }  // namespace sl::exec

@@ -76,7 +76,9 @@ void check_device(const DeviceProgram& device, const BufferAssignment& buffers, 
       const int seq = ++clock[s][s];
       work.push_back({i, s, seq, clock[s]});
       for (const Access& a : accesses(t)) {
-        if (a.slice.offset >= 0) EXPECT_LE(a.slice.offset + a.slice.size, buffers.arena_bytes) << label;
+        if (a.slice.offset >= 0) {
+          EXPECT_LE(a.slice.offset + a.slice.size, buffers.arena_bytes) << label;
+        }
       }
     }
   }
@@ -111,7 +113,9 @@ void check_program(const LoweredProgram& program, const std::string& label) {
       EXPECT_EQ(c.group[static_cast<size_t>(c.rank_in_group)], device.device) << label;
       const std::vector<int64_t> group(c.group.begin(), c.group.end());
       auto [it, inserted] = rendezvous_group.emplace(c.rendezvous_id * 1000003 + c.group.front(), group);
-      if (!inserted) EXPECT_EQ(it->second, group) << label << ": rendezvous " << c.rendezvous_id;
+      if (!inserted) {
+        EXPECT_EQ(it->second, group) << label << ": rendezvous " << c.rendezvous_id;
+      }
     }
   }
 }

@@ -74,7 +74,9 @@ TEST(SuggestSearch, CandidatesAreDistinctBetterFirstAndNeverTheOriginal) {
   ASSERT_TRUE(r.is_ok());
   for (size_t k = 0; k < r->candidates.size(); ++k) {
     EXPECT_NE(r->candidates[k].makespan_ns, r->original_makespan_ns);
-    if (k > 0) EXPECT_LT(r->candidates[k - 1].makespan_ns, r->candidates[k].makespan_ns);
+    if (k > 0) {
+      EXPECT_LT(r->candidates[k - 1].makespan_ns, r->candidates[k].makespan_ns);
+    }
     EXPECT_EQ(r->candidates[k].overrides, overrides_for(space, r->candidates[k].assignment));
   }
   // The best needs exactly the two misplaced instructions moved (i1, i2 onto one extra stream).

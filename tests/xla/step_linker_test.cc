@@ -198,7 +198,9 @@ TEST(StepLinker, ALoopWithoutATripCountIsFollowedAsOftenAsItRan) {
   std::map<int32_t, int> bodies;
   for (const Event& e : t.events) {
     if (t.instruction_of(e) == "body") ++bodies[e.iteration];
-    if (t.name_of(e) == "memcpy DtoH") EXPECT_EQ(t.instruction_of(e), "w");
+    if (t.name_of(e) == "memcpy DtoH") {
+      EXPECT_EQ(t.instruction_of(e), "w");
+    }
   }
   EXPECT_EQ(bodies, (std::map<int32_t, int>{{0, 3}, {1, 1}, {2, 5}}));
 }

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 
 #include "core/exec/cpu/element_bits.h"
 #include "core/exec/cpu/ops.h"
@@ -18,8 +17,6 @@ namespace {
 
 using hlo::Opcode;
 using hlo::PrimitiveType;
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 Status undefined(Opcode op, PrimitiveType type) {
   return invalid_input(fmt::format("{} is not defined on {} values", hlo::opcode_name(op),
