@@ -350,7 +350,7 @@ SINGLE = {
 
 
 def add_programs():
-    """The calibration programs and hold-out sets 3 to 7 and 11 to 32, kept in their own files."""
+    """The calibration programs and hold-out sets 3 to 7 and 11 to 33, kept in their own files."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import calibration_programs
     import holdout3_programs
@@ -380,6 +380,7 @@ def add_programs():
     import holdout30_programs
     import holdout31_programs
     import holdout32_programs
+    import holdout33_programs
     for module in (calibration_programs, holdout3_programs, holdout4_programs, holdout5_programs,
                    holdout6_programs, holdout7_programs, holdout11_programs, holdout12_programs,
                    holdout13_programs, holdout14_programs, holdout15_programs,
@@ -387,7 +388,8 @@ def add_programs():
                    holdout19_programs, holdout20_programs, holdout21_programs,
                    holdout22_programs, holdout23_programs, holdout24_programs, holdout25_programs,
                    holdout26_programs, holdout27_programs, holdout28_programs, holdout29_programs,
-                   holdout30_programs, holdout31_programs, holdout32_programs):
+                   holdout30_programs, holdout31_programs, holdout32_programs,
+                   holdout33_programs):
         for name, build in module.PROGRAMS.items():
             SINGLE[name] = lambda jnp, jax, build=build: build(jnp, jax, dims)
 
