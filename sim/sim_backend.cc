@@ -32,6 +32,21 @@ void add_autotune_overhead_counters(const MeasuredTimes& measured, trace::Trace&
   }
 }
 
+// The cuBLAS calls the host traces again to launch the graph whose first
+// node is thunk `i` of device `d` (GraphProgram::retraced_commands).
+int64_t retraced_at_launch(const GraphProgram& laid, size_t d, size_t i) {
+  const int64_t g = laid.graph_of[d][i];
+  return g >= 0 && static_cast<size_t>(g) < laid.retraced_commands.size()
+             ? laid.retraced_commands[static_cast<size_t>(g)]
+             : 0;
+}
+
+// The same for the measured run's graph of node `source`.
+int64_t retraced_at_launch(const MeasuredTimes& measured, const std::string& source) {
+  const auto it = measured.host_work.retraced_commands.find(source);
+  return it == measured.host_work.retraced_commands.end() ? 0 : it->second;
+}
+
 // The role gaps with every overlap of a graph node and its predecessor (a
 // negative gap) at 0; empty when no gap was negative.
 std::vector<std::vector<int64_t>> without_overlaps(const std::vector<std::vector<int64_t>>& role_gaps) {
@@ -349,10 +364,14 @@ class SimBackend : public exec::Backend {
         // At another place in its graph there: a graph's first node waited
         // for the launch, a node after another for its predecessor only.
         // After a kernel launched with PDL here and not there, or the other
-        // way round: the gap there was (or was not) that kernel's tail.
+        // way round: the gap there was (or was not) that kernel's tail. A
+        // graph's first node whose launch traced another number of cuBLAS
+        // calls again there (a notriton scan body's, none here) waited for
+        // another launch: the host-issue model gives this one's.
         const bool place_differs =
             role == LaunchRole::kGraphStart
-                ? measured_->graph_after.count(source) > 0
+                ? measured_->graph_after.count(source) > 0 ||
+                      retraced_at_launch(*measured_, source) != retraced_at_launch(laid, d, i)
                 : measured_->graph_first.count(source) > 0 ||
                       (measured_->graph_mode_known &&
                        (after_pdl[d][i] != 0) != (measured_->graph_after_pdl_launch.count(source) > 0));
