@@ -138,7 +138,7 @@ TEST_F(GraphLaunch, AGraphsFirstNodeDoesNotWaitALaunchThatTracedAnotherCall) {
 }
 
 // Both what-ifs pinned (within one point), the nine steps of each capture
-// (the whole captures': +9.8% and -7.0%, bench/FIDELITY-real.md, set 32).
+// (the whole captures': +9.8% and -7.0%, bench/FIDELITY-real.md, set 32's declaration).
 TEST_F(GraphLaunch, BothWhatIfsArePinned) {
   EXPECT_NEAR(error_against(1, kReluRnnDefModule, 2), 0.092, 0.01);
   EXPECT_NEAR(error_against(2, kReluRnnNotritonModule, 1), -0.066, 0.01);
