@@ -22,15 +22,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kCaptures = fs::path(SL_SOURCE_DIR) / "tests/corpus/captures";
+const fs::path kGraphCaptures = fs::path(SL_SOURCE_DIR) / "tests/corpus/captures";
 const std::string kChebyshevDefModule =
-    (kCaptures / "chebyshev_filter/module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt").string();
+    (kGraphCaptures / "chebyshev_filter/module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt").string();
 const std::string kChebyshevNotritonModule =
-    (kCaptures / "chebyshev_filter_notriton/module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt").string();
+    (kGraphCaptures / "chebyshev_filter_notriton/module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt").string();
 const std::string kReluRnnDefModule =
-    (kCaptures / "relu_rnn_projected_h100/module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt").string();
+    (kGraphCaptures / "relu_rnn_projected_h100/module_0000.jit_f.sm_9.0a_gpu_after_optimizations.txt").string();
 const std::string kReluRnnNotritonModule =
-    (kCaptures / "relu_rnn_projected_notriton_h100/module_19191.jit_f.sm_9.0a_gpu_after_optimizations.txt")
+    (kGraphCaptures / "relu_rnn_projected_notriton_h100/module_19191.jit_f.sm_9.0a_gpu_after_optimizations.txt")
         .string();
 
 // Imports a program's default capture (run 1) and its notriton capture (run 2).
@@ -46,8 +46,8 @@ class CapturePair : public ::testing::Test {
     fs::create_directories(dir_);
     db_ = (dir_ / "t.db").string();
     for (const char* name : {def, notriton}) {
-      Outcome o = run("import " + (kCaptures / name / "capture.jsonl").string() + " --xla-dump " +
-                      (kCaptures / name).string());
+      Outcome o = run("import " + (kGraphCaptures / name / "capture.jsonl").string() + " --xla-dump " +
+                      (kGraphCaptures / name).string());
       ASSERT_EQ(o.exit_code, 0) << o.err;
       ASSERT_NE(o.out.find("linked: 9 steps of jit_f"), std::string::npos) << o.out;
     }
