@@ -40,8 +40,10 @@ class CapturePair : public ::testing::Test {
 #if !SL_HAVE_CUDA_BUILD
     GTEST_SKIP() << "reading capture files needs a CUDA build";
 #endif
+    // Both fixtures have a test of the same name, which CTest may run at once.
+    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = fs::temp_directory_path() /
-           ("sl_graph_place_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("sl_graph_place_" + std::string(test->test_suite_name()) + "_" + std::string(test->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     db_ = (dir_ / "t.db").string();
