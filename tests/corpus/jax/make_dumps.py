@@ -381,6 +381,7 @@ def add_programs():
     import holdout31_programs
     import holdout32_programs
     import holdout33_programs
+    import holdout34_programs
     for module in (calibration_programs, holdout3_programs, holdout4_programs, holdout5_programs,
                    holdout6_programs, holdout7_programs, holdout11_programs, holdout12_programs,
                    holdout13_programs, holdout14_programs, holdout15_programs,
@@ -389,7 +390,7 @@ def add_programs():
                    holdout22_programs, holdout23_programs, holdout24_programs, holdout25_programs,
                    holdout26_programs, holdout27_programs, holdout28_programs, holdout29_programs,
                    holdout30_programs, holdout31_programs, holdout32_programs,
-                   holdout33_programs):
+                   holdout33_programs, holdout34_programs):
         for name, build in module.PROGRAMS.items():
             SINGLE[name] = lambda jnp, jax, build=build: build(jnp, jax, dims)
 
