@@ -2,24 +2,25 @@
 // imported run takes as its device model.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "cupti_tracer/capture_file.h"
+#include "tests/common/test_support.h"
 
 namespace sl::cupti {
 namespace {
+
+// The captures this file writes, removed when the test program exits.
+const test_support::ScratchDir kGpuNameScratch;
 
 const std::filesystem::path kTorchOnH100 =
     std::filesystem::path(SL_SOURCE_DIR) / "tests/data/captures/torch_matmul_h100.jsonl";
 
 std::string write_capture(const std::string& tag, const std::string& lines) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("sl_gpu_name_" + tag + "-" + std::to_string(::getpid()) + ".jsonl"))
-                               .string();
+  const std::string path = kGpuNameScratch.file("gpu_name_" + tag + ".jsonl");
   std::ofstream out(path);
   out << capture_meta_line(7, "prog", 1'000) << "\n";
   out << "{\"k\":\"kernel\",\"dev\":0,\"stream\":7,\"corr\":1,\"start\":5000,\"end\":6000,\"name\":\"k\"}\n";

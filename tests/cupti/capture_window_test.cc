@@ -1,22 +1,21 @@
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "cupti_tracer/capture_file.h"
+#include "tests/common/test_support.h"
 
 namespace sl::cupti {
 namespace {
 
+// The captures this file writes, removed when the test program exits.
+const test_support::ScratchDir kWindowScratch;
+
 // A capture of four kernels 1 ms apart; the profiler range holds the middle two.
 std::string write_capture(bool with_t0) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() /
-       ("sl_window_" + std::to_string(with_t0) + "-" + std::to_string(::getpid()) + ".jsonl"))
-          .string();
+  const std::string path = kWindowScratch.file("window_" + std::to_string(with_t0) + ".jsonl");
   std::ofstream out(path);
   const uint64_t t0 = 1'000'000'000;
   out << capture_meta_line(7, "prog", with_t0 ? t0 : 0) << "\n";
@@ -69,8 +68,7 @@ TEST(CaptureWindow, ADelayWithoutAStartTimeIsAnError) {
 // A range per training step: each record is kept by the range it starts in
 // (found by bisection), whatever the number of ranges.
 TEST(CaptureWindow, ManyRangesKeepWhatRanInsideEach) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("sl_ranges_" + std::to_string(::getpid()) + ".jsonl")).string();
+  const std::string path = kWindowScratch.file("ranges.jsonl");
   std::ofstream out(path);
   out << capture_meta_line(7, "prog", 1000) << "\n";
   for (uint64_t step = 0; step < 1000; ++step) {
@@ -86,14 +84,12 @@ TEST(CaptureWindow, ManyRangesKeepWhatRanInsideEach) {
   auto t = import_capture_file(path, CaptureWindow{.profiler_ranges = true});
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   EXPECT_EQ(names(*t), (std::vector<std::string>{"k1000010", "k1050020", "k1099949"}));
-  std::filesystem::remove(path);
 }
 
 // Damage is bounded: a line past kMaxCaptureLineBytes counts as bad and the
 // records after it are read; a device node is refused, not read forever.
 TEST(CaptureWindow, AnOverlongLineIsBadAndADeviceIsRefused) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("sl_long_" + std::to_string(::getpid()) + ".jsonl")).string();
+  const std::string path = kWindowScratch.file("long.jsonl");
   std::ofstream out(path);
   out << std::string(kMaxCaptureLineBytes + 10, 'a') << "\n";
   out << "{\"k\":\"kernel\",\"dev\":0,\"stream\":7,\"corr\":1,\"start\":5,\"end\":9,\"name\":\"after\"}\n";
@@ -104,7 +100,6 @@ TEST(CaptureWindow, AnOverlongLineIsBadAndADeviceIsRefused) {
   int64_t bad = 0;
   for (const trace::Counter& c : t->counters) bad += c.name == "capture_bad_lines" ? c.value : 0;
   EXPECT_EQ(bad, 1);
-  std::filesystem::remove(path);
   auto device = import_capture_file("/dev/zero");
   ASSERT_FALSE(device.is_ok());
   EXPECT_NE(device.status().message().find("not a regular file"), std::string::npos) << device.status().message();

@@ -1,24 +1,24 @@
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "core/trace/host_probe.h"
 #include "cupti_tracer/capture_file.h"
+#include "tests/common/test_support.h"
 #include "cupti_tracer/host_pace.h"
 
 namespace sl::cupti {
 namespace {
 
+// The captures this file writes, removed when the test program exits.
+const test_support::ScratchDir kHostProbeScratch;
+
 // A capture of one kernel with the host lines a capture of today writes,
 // plus `extra` lines.
 std::string write_probed_capture(const std::string& tag, const std::string& extra) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("sl_host_probe_" + tag + "-" + std::to_string(::getpid()) + ".jsonl"))
-                               .string();
+  const std::string path = kHostProbeScratch.file("host_probe_" + tag + ".jsonl");
   std::ofstream out(path);
   out << capture_meta_line(7, "prog", 1'000) << "\n";
   out << capture_host_line("start", 1'100'000, 1'000) << "\n";
