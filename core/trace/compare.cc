@@ -79,6 +79,12 @@ RunSummary summarize(const RunInfo& info, const Trace& trace, const Trace& full)
   s.info = info;
   s.iterations = static_cast<int32_t>(iterations_of(full).size());
   if (s.iterations > 1) s.iteration = median_iteration(full);
+  if (s.iterations >= kMinStepsForSpread) {
+    const std::vector<IterationLength> lengths = iteration_lengths(full);
+    const size_t last = lengths.size() - 1;
+    s.middle_half_low_ns = lengths[last / 4].length_ns;
+    s.middle_half_high_ns = lengths[(3 * last) / 4].length_ns;
+  }
   s.makespan_ns = trace.events.empty() ? info.makespan_ns : trace.makespan_ns();
   s.streams = stream_busy_time(trace);
   s.idle = device_idle_time(trace);
@@ -103,6 +109,7 @@ Json summary_json(const RunSummary& s) {
   j["makespan_ns"] = s.makespan_ns;
   j["iterations"] = s.iterations;
   if (s.iteration >= 0) j["compared_iteration"] = s.iteration;
+  if (s.middle_half_high_ns > 0) j["middle_half_ns"] = {s.middle_half_low_ns, s.middle_half_high_ns};
   Json streams = Json::array();
   for (const StreamBusy& b : s.streams) {
     streams.push_back({{"device", b.device}, {"stream", b.stream},
@@ -285,6 +292,17 @@ std::string format_host_probe(const Comparison& c) {
   return out;
 }
 
+// A note when the makespans differ by less than a measured run's middle
+// half of steps spans: a difference that small is within that run's own
+// step-to-step noise.
+std::string format_within_spread(const Comparison& c) {
+  const RunSummary* measured = c.a.middle_half_high_ns > 0 ? &c.a : c.b.middle_half_high_ns > 0 ? &c.b : nullptr;
+  if (measured == nullptr || std::llabs(c.makespan_delta_ns()) > measured->middle_half_width_ns()) return {};
+  return fmt::format(
+      "note: that is within {}'s own spread from step to step (the middle half of its steps spans {} us)\n",
+      measured == &c.a ? "A" : "B", format_us(measured->middle_half_width_ns()));
+}
+
 }  // namespace
 
 std::string format_comparison_text(const Comparison& c, size_t max_rows) {
@@ -293,8 +311,12 @@ std::string format_comparison_text(const Comparison& c, size_t max_rows) {
                      : std::string("n/a");
   };
   auto which_iteration = [](const RunSummary& s) {
-    return s.iteration >= 0 ? fmt::format(" (iteration {}, the median of {})", s.iteration, s.iterations)
-                            : std::string();
+    if (s.iteration < 0) return std::string();
+    const std::string spread = s.middle_half_high_ns > 0
+                                   ? fmt::format("; the middle half of the steps {}-{} us",
+                                                 format_us(s.middle_half_low_ns), format_us(s.middle_half_high_ns))
+                                   : std::string();
+    return fmt::format(" (iteration {}, the median of {}{})", s.iteration, s.iterations, spread);
   };
   std::string out;
   out += fmt::format("A: run {} {} ({} {}), makespan {} us{}\n", c.a.info.id, c.a.info.name, c.a.info.backend,
@@ -303,6 +325,7 @@ std::string format_comparison_text(const Comparison& c, size_t max_rows) {
                      c.b.info.device_model, format_us(c.b.makespan_ns), which_iteration(c.b));
   out += fmt::format("makespan delta (B - A): {} us ({})\n", format_us(c.makespan_delta_ns()),
                      pct(c.a.makespan_ns, c.makespan_delta_ns()));
+  out += format_within_spread(c);
   out += fmt::format("events matched {}, only in A {}, only in B {}\n", c.matched, c.only_in_a, c.only_in_b);
 
   out += "\nper-instruction deltas (B - A), largest first\n";

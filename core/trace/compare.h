@@ -36,10 +36,20 @@ struct InstructionDelta {
   int64_t start_delta_ns() const { return saturating_sub(start_b_ns, start_a_ns); }
 };
 
+// Iterations a run needs before `compare` gives their spread.
+inline constexpr int32_t kMinStepsForSpread = 4;
+
 struct RunSummary {
   RunInfo info;
   int32_t iterations = 0;   // recorded iterations of the run
   int32_t iteration = -1;   // the one compared (median span) when there are several
+  // The middle half of the iterations' lengths (the 25th and 75th
+  // percentiles), when there are kMinStepsForSpread or more: how far a
+  // step moves from step to step, which a difference of makespans has to
+  // exceed to say anything. Zero otherwise.
+  int64_t middle_half_low_ns = 0;
+  int64_t middle_half_high_ns = 0;
+  int64_t middle_half_width_ns() const { return middle_half_high_ns - middle_half_low_ns; }
   int64_t makespan_ns = 0;  // of the compared iteration
   std::vector<StreamBusy> streams;
   std::vector<DeviceIdle> idle;  // per device, in the compared iteration

@@ -58,7 +58,7 @@ Trace one_iteration(const Trace& trace, int32_t iteration) {
   return out;
 }
 
-int32_t median_iteration(const Trace& trace) {
+std::vector<IterationLength> iteration_lengths(const Trace& trace) {
   std::map<std::pair<int32_t, int32_t>, std::pair<int64_t, int64_t>> span;  // (iteration, device) -> first, last
   for (const Event& e : trace.events) {
     if (e.iteration < 0) continue;  // outside every step (a linked capture's autotuning)
@@ -68,13 +68,21 @@ int32_t median_iteration(const Trace& trace) {
       it->second.second = std::max(it->second.second, e.end_ns);
     }
   }
-  if (span.empty()) return -1;
   std::map<int32_t, int64_t> longest;  // iteration -> its longest device span
   for (const auto& [key, s] : span) longest[key.first] = std::max(longest[key.first], s.second - s.first);
-  std::vector<std::pair<int64_t, int32_t>> by_length;
-  for (const auto& [iteration, length] : longest) by_length.emplace_back(length, iteration);
-  std::sort(by_length.begin(), by_length.end());
-  return by_length[(by_length.size() - 1) / 2].second;
+  std::vector<IterationLength> out;
+  out.reserve(longest.size());
+  for (const auto& [iteration, length] : longest) out.push_back({iteration, length});
+  std::sort(out.begin(), out.end(), [](const IterationLength& x, const IterationLength& y) {
+    return std::tie(x.length_ns, x.iteration) < std::tie(y.length_ns, y.iteration);
+  });
+  return out;
+}
+
+int32_t median_iteration(const Trace& trace) {
+  const std::vector<IterationLength> by_length = iteration_lengths(trace);
+  if (by_length.empty()) return -1;
+  return by_length[(by_length.size() - 1) / 2].iteration;
 }
 
 Trace representative_iteration(const Trace& trace) {

@@ -21,8 +21,17 @@ std::vector<int32_t> iterations_of(const Trace& trace);
 // shows it, as a longer collective). Strings and counters are kept.
 Trace one_iteration(const Trace& trace, int32_t iteration);
 
-// The iteration whose span is the median, as measured runs are summarised:
-// the longest device's last end - first start; -1 for an empty trace.
+// An iteration's length: its longest device's last end - first start.
+struct IterationLength {
+  int32_t iteration = 0;
+  int64_t length_ns = 0;
+};
+
+// Every iteration's length, shortest first (ties by iteration number).
+std::vector<IterationLength> iteration_lengths(const Trace& trace);
+
+// The iteration whose length is the median, as measured runs are
+// summarised (the lower median of an even count); -1 for an empty trace.
 int32_t median_iteration(const Trace& trace);
 
 // The trace itself when it has one iteration, else its median iteration.

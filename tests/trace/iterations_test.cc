@@ -161,5 +161,51 @@ TEST(Iterations, CompareMatchesMeasuredMedianIterationWithSimulatedRun) {
   }
 }
 
+// Eight steps of one kernel, 100..800 ns long in a shuffled order.
+Trace eight_steps() {
+  Trace t;
+  const int64_t length[8] = {500, 100, 800, 300, 700, 200, 600, 400};
+  for (int it = 0; it < 8; ++it) {
+    add_event(t, 0, 0, EventKind::kOther, "k", "k", 1000 * it, 1000 * it + length[it]);
+    t.events.back().iteration = it;
+  }
+  return t;
+}
+
+TEST(Iterations, LengthsAreSortedShortestFirst) {
+  const std::vector<IterationLength> lengths = iteration_lengths(eight_steps());
+  ASSERT_EQ(lengths.size(), 8u);
+  EXPECT_EQ(lengths.front().iteration, 1);
+  EXPECT_EQ(lengths.front().length_ns, 100);
+  EXPECT_EQ(lengths.back().iteration, 2);
+  EXPECT_EQ(median_iteration(eight_steps()), 7);  // 400 ns: the lower median of eight
+  EXPECT_TRUE(iteration_lengths(Trace{}).empty());
+}
+
+// compare gives a measured run's middle half of steps (the 25th and 75th
+// percentiles: 200 and 600 ns of 100..800), and says when the makespans
+// differ by less than that spread.
+TEST(Iterations, CompareGivesTheStepsSpreadAndSaysWhenADifferenceIsWithinIt) {
+  RunInfo a_info, b_info;
+  a_info.id = 1;
+  b_info.id = 2;
+  Trace close, far;
+  add_event(close, 0, 0, EventKind::kOther, "k", "k", 0, 550);
+  add_event(far, 0, 0, EventKind::kOther, "k", "k", 0, 900);
+  const Comparison within = compare_runs(a_info, eight_steps(), b_info, close);
+  EXPECT_EQ(within.a.middle_half_low_ns, 200);
+  EXPECT_EQ(within.a.middle_half_high_ns, 600);
+  EXPECT_EQ(within.b.middle_half_high_ns, 0);  // one iteration: no spread
+  const std::string text = format_comparison_text(within);
+  EXPECT_NE(text.find("the middle half of the steps 0.200-0.600 us"), std::string::npos) << text;
+  EXPECT_NE(text.find("within A's own spread from step to step"), std::string::npos) << text;
+  EXPECT_NE(comparison_json(within).find("\"middle_half_ns\":[200,600]"), std::string::npos);
+
+  const std::string outside = format_comparison_text(compare_runs(a_info, eight_steps(), b_info, far));
+  EXPECT_EQ(outside.find("own spread"), std::string::npos) << outside;  // 900 - 400 > 400
+  // Three steps are too few for a spread.
+  EXPECT_EQ(compare_runs(a_info, measured(), b_info, close).a.middle_half_high_ns, 0);
+}
+
 }  // namespace
 }  // namespace sl::trace
