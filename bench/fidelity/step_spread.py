@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""The what-ifs' errors beside the measured runs' own step-to-step spread.
+
+Usage: step_spread.py STREAMLENS DB [DB ...]
+
+Each DB is one that bench/fidelity/whatif_score.sh left behind: captures
+imported as PROGRAM_SETTING, and each simulated step as a run named
+"PROGRAM_SETTING from RUN". For every capture, `streamlens compare --json`
+gives the middle half of its steps' lengths (`middle_half_ns`); for every
+what-if across settings (and def <-> def2), the error of the simulated step
+against the measured median step. Prints, per direction, how many are
+within 5% and how many within the measured run's middle-half width, and
+that width as a share of the median step (bench/FIDELITY-real.md, "Step to
+step, process to process").
+"""
+import collections
+import json
+import re
+import statistics
+import subprocess
+import sys
+
+
+def compare(streamlens, db, a, b):
+    out = subprocess.run([streamlens, "compare", a, b, "--db", db, "--json"], capture_output=True, text=True,
+                         check=True).stdout
+    return json.loads(out)
+
+
+def what_ifs(streamlens, db):
+    out = subprocess.run([streamlens, "runs", "--db", db], capture_output=True, text=True, check=True).stdout
+    captures, simulated = {}, []
+    for line in out.splitlines()[1:]:
+        cols = line.split()
+        if len(cols) > 3 and cols[3] == "capture":
+            captures[cols[1]] = cols[0]
+        m = re.match(r"\s*(\d+)\s+(\S+) from (\d+)\s", line)
+        if m:
+            simulated.append(m.groups())
+    name_of = {run: name for name, run in captures.items()}
+    widths = {}
+    for name, run in captures.items():
+        summary = compare(streamlens, db, run, run)["a"]
+        if "middle_half_ns" in summary:
+            low, high = summary["middle_half_ns"]
+            widths[name] = 100.0 * (high - low) / summary["makespan_ns"]
+    for run, name, source in simulated:
+        if name_of.get(source, name) == name or name not in widths:
+            continue  # a replay, or a run of too few steps
+        c = compare(streamlens, db, captures[name], run)
+        error = 100.0 * c["makespan_delta_ns"] / c["makespan_a_ns"]
+        direction = (name_of[source].rsplit("_", 1)[-1], name.rsplit("_", 1)[-1])
+        yield direction, error, widths[name]
+
+
+def main():
+    streamlens, dbs = sys.argv[1], sys.argv[2:]
+    by_direction = collections.defaultdict(list)
+    for db in dbs:
+        for direction, error, width in what_ifs(streamlens, db):
+            by_direction[direction].append((error, width))
+    print("| what-if | count | within 5% | within the measured run's middle half of steps | that width, median |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for (a, b), rows in sorted(by_direction.items()):
+        within_5 = sum(abs(e) <= 5 for e, _ in rows)
+        within_width = sum(abs(e) <= w for e, w in rows)
+        width = statistics.median(w for _, w in rows)
+        print(f"| {a} -> {b} | {len(rows)} | {within_5} | {within_width} | {width:.1f}% |")
+
+
+if __name__ == "__main__":
+    main()
