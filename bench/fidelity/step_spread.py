@@ -59,7 +59,8 @@ def main():
     for db in dbs:
         for direction, error, width in what_ifs(streamlens, db):
             by_direction[direction].append((error, width))
-    print("| what-if | count | within 5% | within the measured run's middle half of steps | that width, median |")
+    print("| what-if | count | within 5% | \\|error\\| under the width of the measured run's middle half of steps"
+          " | that width, median |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for (a, b), rows in sorted(by_direction.items()):
         within_5 = sum(abs(e) <= 5 for e, _ in rows)
