@@ -292,9 +292,9 @@ std::string format_host_probe(const Comparison& c) {
   return out;
 }
 
-// A note when the makespans differ by less than a measured run's middle
-// half of steps spans: a difference that small is within that run's own
-// step-to-step noise.
+// A note when the makespans differ by no more than the width of a run's
+// middle half of steps (A's, else B's): a difference that small lies
+// within that run's own step-to-step noise.
 std::string format_within_spread(const Comparison& c) {
   const RunSummary* measured = c.a.middle_half_high_ns > 0 ? &c.a : c.b.middle_half_high_ns > 0 ? &c.b : nullptr;
   if (measured == nullptr || std::llabs(c.makespan_delta_ns()) > measured->middle_half_width_ns()) return {};

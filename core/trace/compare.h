@@ -82,7 +82,8 @@ std::vector<int64_t> delta_events(const Comparison& comparison, bool side_a, con
 // max_rows = 0 prints every delta and every event of the critical paths;
 // otherwise that many deltas, and a path's first and last max_rows / 2.
 std::string format_comparison_text(const Comparison& comparison, size_t max_rows = 0);
-// {"a":{"run","backend","device_model","makespan_ns","streams":[...],"idle":[...],"overlap":{...},"critical_path":{...}},
+// {"a":{"run","backend","device_model","makespan_ns","iterations","compared_iteration","middle_half_ns":[low,high],
+//       "streams":[...],"idle":[...],"overlap":{...},"critical_path":{...}},
 //  "b":{...},"makespan_a_ns","makespan_b_ns","makespan_delta_ns","matched","only_in_a","only_in_b","deltas":[...]}.
 std::string comparison_json(const Comparison& comparison, int indent = -1);
 

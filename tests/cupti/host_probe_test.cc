@@ -6,8 +6,8 @@
 
 #include "core/trace/host_probe.h"
 #include "cupti_tracer/capture_file.h"
-#include "tests/common/test_support.h"
 #include "cupti_tracer/host_pace.h"
+#include "tests/common/test_support.h"
 
 namespace sl::cupti {
 namespace {
