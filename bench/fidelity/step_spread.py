@@ -15,10 +15,13 @@ step, process to process").
 """
 import collections
 import json
-import re
+import os
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from busy_idle_split import runs_of  # noqa: E402  (the same databases, read the same way)
 
 
 def compare(streamlens, db, a, b):
@@ -28,15 +31,7 @@ def compare(streamlens, db, a, b):
 
 
 def what_ifs(streamlens, db):
-    out = subprocess.run([streamlens, "runs", "--db", db], capture_output=True, text=True, check=True).stdout
-    captures, simulated = {}, []
-    for line in out.splitlines()[1:]:
-        cols = line.split()
-        if len(cols) > 3 and cols[3] == "capture":
-            captures[cols[1]] = cols[0]
-        m = re.match(r"\s*(\d+)\s+(\S+) from (\d+)\s", line)
-        if m:
-            simulated.append(m.groups())
+    captures, simulated = runs_of(streamlens, db)
     name_of = {run: name for name, run in captures.items()}
     widths = {}
     for name, run in captures.items():
