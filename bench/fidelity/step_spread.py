@@ -33,19 +33,16 @@ def compare(streamlens, db, a, b):
 def what_ifs(streamlens, db):
     captures, simulated = runs_of(streamlens, db)
     name_of = {run: name for name, run in captures.items()}
-    widths = {}
-    for name, run in captures.items():
-        summary = compare(streamlens, db, run, run)["a"]
-        if "middle_half_ns" in summary:
-            low, high = summary["middle_half_ns"]
-            widths[name] = 100.0 * (high - low) / summary["makespan_ns"]
     for run, name, source in simulated:
-        if name_of.get(source, name) == name or name not in widths:
-            continue  # a replay, or a run of too few steps
+        if name_of.get(source, name) == name or name not in captures:
+            continue  # a replay
         c = compare(streamlens, db, captures[name], run)
+        if "middle_half_ns" not in c["a"]:
+            continue  # too few steps for a spread
+        low, high = c["a"]["middle_half_ns"]
         error = 100.0 * c["makespan_delta_ns"] / c["makespan_a_ns"]
         direction = (name_of[source].rsplit("_", 1)[-1], name.rsplit("_", 1)[-1])
-        yield direction, error, widths[name]
+        yield direction, error, 100.0 * (high - low) / c["makespan_a_ns"]
 
 
 def main():

@@ -350,7 +350,7 @@ SINGLE = {
 
 
 def add_programs():
-    """The calibration programs and hold-out sets 3 to 7 and 11 to 33, kept in their own files."""
+    """The calibration programs and hold-out sets 3 to 7 and 11 to 34, kept in their own files."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import calibration_programs
     import holdout3_programs
